@@ -1,0 +1,1 @@
+"""Makes `burgerbot` importable from the project root when running pytest."""
