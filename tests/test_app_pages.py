@@ -1,0 +1,21 @@
+"""Every page of the app renders through the router without an exception."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("*.py"))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_renders_without_exception(page):
+    app = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60)
+    app.run()
+    app.switch_page(page)
+    app.run()
+    assert not app.exception, [e.value for e in app.exception]
+    assert app.title, f"{page} shows no title"

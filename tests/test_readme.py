@@ -1,0 +1,34 @@
+"""The README's promises: its library example runs, and its set-up commands are the ones CI uses."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+
+
+def code_blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", README, flags=re.S)
+
+
+def test_library_example_runs_and_prints_what_it_says():
+    (example,) = code_blocks("python")
+    result = subprocess.run(
+        [sys.executable, "-c", example], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "(4, 4) int64"
+    assert re.fullmatch(r"goals in 2,000 env-steps: \d+", lines[1])
+
+
+def test_exactly_two_setup_commands_and_ci_runs_the_test_one():
+    setup = README.split("## Set-up", 1)[1].split("\n## ", 1)[0]
+    commands = [block.strip() for block in re.findall(r"```bash\n(.*?)```", setup, flags=re.S)]
+    assert len(commands) == 2
+    assert "streamlit run streamlit_app.py" in commands[0]
+    assert commands[1] in (ROOT / ".ci" / "run").read_text()
