@@ -1,10 +1,31 @@
-"""BurgerBot vector-env teaching app: the router (pages live in `pages/`)."""
+"""BurgerBot vector-env teaching app: the router (each page lives in `pages/`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
+
+HERE = Path(__file__).parent
+
+# (section, file, title, icon), in the lesson's order.
+PAGES = [
+    ("Start", "home.py", "Home: the speed problem", "🏠"),
+    ("The lesson", "batch_shapes.py", "Batch shapes", "🧮"),
+    ("The lesson", "autoreset.py", "Auto-reset", "🔁"),
+    ("The lesson", "why_batches.py", "Why batches help", "📦"),
+    ("The lesson", "sb3.py", "Stable-Baselines3", "🧠"),
+    ("Try it yourself", "goal_scaling.py", "Goal scaling", "🍔"),
+    ("Try it yourself", "sync_vs_async.py", "Sync vs Async", "⏱️"),
+    ("Try it yourself", "mistakes.py", "Shapes, dtypes and common mistakes", "🩺"),
+    ("Today's libraries", "lesson_vs_today.py", "The lesson vs today's libraries", "🔍"),
+]
 
 st.set_page_config(page_title="BurgerBot: vectorised environments", page_icon="🍔", layout="wide")
 
-pages = [st.Page("pages/home.py", title="Home", icon="🏠", default=True)]
-st.navigation(pages).run()
+sections: dict[str, list] = {}
+for section, file, title, icon in PAGES:
+    if (HERE / "pages" / file).exists():
+        page = st.Page(f"pages/{file}", title=title, icon=icon, default=file == "home.py")
+        sections.setdefault(section, []).append(page)
+st.navigation(sections).run()

@@ -1,0 +1,68 @@
+"""The limits that keep the app inside a small hosted container, all in one place."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+
+__all__ = ["CAPS", "Caps", "load_caps"]
+
+
+@dataclass(frozen=True)
+class Caps:
+    """Upper bounds the app enforces; each can be raised locally with an environment variable.
+
+    The defaults suit Streamlit Community Cloud (about 1 GB of memory, 1 to 2 cores). The
+    variable for a field is ``BURGERBOT_`` plus the field name in capitals, for example
+    ``BURGERBOT_MAX_ENVS=65536 streamlit run streamlit_app.py``.
+    """
+
+    max_envs: int = 1024
+    """Largest NUM_ENVS for Sync and native envs on interactive pages (1024 Sync envs are
+    1024 Python objects stepped in a loop: still well under a second per step)."""
+
+    max_async_envs: int = 8
+    """Largest NUM_ENVS for AsyncVectorEnv: one worker process (about 60 MB) per env."""
+
+    max_live_async_workers: int = 16
+    """Async worker processes alive at once across all sessions of one server."""
+
+    max_steps_per_run: int = 2_000
+    """Step calls one click may make on the stepping pages (Step xN, rollouts, timelines)."""
+
+    max_sweep_env_steps: int = 20_000_000
+    """Env-steps one sweep (goal scaling, timing) may take in total, across envs and seeds."""
+
+    max_sync_sweep_env_steps: int = 3_000_000
+    """The same for Sync and Async backends, which step 50-100x slower than native."""
+
+    max_seeds: int = 50
+    """Seeds per point in the goal-scaling sweep."""
+
+    max_train_env_steps: int = 400_000
+    """Env-steps one training run may take."""
+
+
+def load_caps(environ: Mapping[str, str] | None = None) -> tuple[Caps, list[str]]:
+    """Read overrides such as ``BURGERBOT_MAX_ENVS``; return the caps and notes on bad values."""
+    environ = os.environ if environ is None else environ
+    values: dict[str, int] = {}
+    notes: list[str] = []
+    for field in fields(Caps):
+        name = f"BURGERBOT_{field.name.upper()}"
+        raw = environ.get(name)
+        if raw is None:
+            continue
+        try:
+            value = int(raw.strip().replace("_", ""))
+        except ValueError:
+            value = 0
+        if value < 1:
+            notes.append(f"Ignored {name}={raw!r}: it must be a positive whole number.")
+            continue
+        values[field.name] = value
+    return Caps(**values), notes
+
+
+CAPS, CAPS_NOTES = load_caps()

@@ -1,0 +1,1 @@
+"""Altair chart builders, one module per page; each returns an altair chart."""
