@@ -1,0 +1,541 @@
+"""Env-steps per second: a learner's BurgerBot, `BurgerBotEnv`, Sync, Async and native vectors."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pandas as pd
+from gymnasium import spaces
+
+from burgerbot.env import BurgerBotEnv
+from burgerbot.factories import make_vector_env
+from burgerbot.world import (
+    GOAL,
+    GOAL_REWARD,
+    GRID_SIZE,
+    HEADING_DELTAS,
+    HIT_REWARD,
+    MOVE_REWARD,
+    OBSTACLES,
+    START,
+    START_HEADING,
+    TURN_OR_STOP_REWARD,
+)
+
+__all__ = [
+    "DEFAULT_SIZES",
+    "IMPLEMENTATIONS",
+    "QUICK_SIZES",
+    "StraightforwardBurgerBot",
+    "check_goals",
+    "format_report",
+    "main",
+    "run_benchmark",
+]
+
+IMPLEMENTATIONS: dict[str, str] = {
+    "straightforward": "StraightforwardBurgerBot, plain loop (baseline)",
+    "single": "BurgerBotEnv, plain loop",
+    "sync": "SyncVectorEnv over BurgerBotEnv",
+    "async": "AsyncVectorEnv over BurgerBotEnv",
+    "native": "BurgerBotVectorEnv",
+}
+VECTOR_BACKENDS = ("sync", "async", "native")
+
+# Numbers of envs per vector backend. The two single-env rows always run (N=1): every
+# ratio column is measured against them.
+DEFAULT_SIZES: dict[str, tuple[int, ...]] = {
+    "sync": (1, 4, 16, 64, 256, 1024),
+    "async": (1, 4, 16),
+    "native": (1, 4, 16, 64, 256, 1024, 4096, 16384, 65536),
+}
+# Quick mode keeps every N that a goal or a native-vs-sync ratio needs. Async stops at 4:
+# sixteen spawned interpreters take longer to start on 2 cores than the whole timing.
+QUICK_SIZES: dict[str, tuple[int, ...]] = {
+    "sync": (1, 16, 256, 1024),
+    "async": (1, 4),
+    "native": (1, 16, 256, 1024, 65536),
+}
+DEFAULT_SECONDS = 2.0
+QUICK_SECONDS = 0.5
+# Async steps a few thousand times per second whatever the budget: a quarter is plenty.
+ASYNC_BUDGET_FRACTION = 0.25
+WARMUP_FRACTION = 0.1
+# The single-env loop checks the clock once per this many steps, so timing costs ~nothing.
+SINGLE_ENV_CHUNK = 1024
+# Pre-generated vector actions: at most this many in all (a few MB), cycled row by row.
+VECTOR_ACTION_POOL = 1 << 18
+
+COLUMNS = (
+    "impl",
+    "num_envs",
+    "env_steps_per_s",
+    "step_calls",
+    "seconds",
+    "vs_baseline",
+    "vs_plain_loop",
+    "vs_sync",
+)
+
+
+class StraightforwardBurgerBot(gym.Env[np.ndarray, int]):
+    """BurgerBot written the way a learner first writes it: attributes, ifs and a sensor loop.
+
+    It follows the same rules as ``BurgerBotEnv`` step for step (the tests check that) and
+    is kept as the honest baseline that the table-driven env is measured against.
+
+    Example:
+        >>> env = StraightforwardBurgerBot()
+        >>> env.reset(seed=0)[0]
+        array([0, 0, 1, 1])
+        >>> obs, reward, terminated, truncated, info = env.step(0)
+        >>> obs.tolist(), reward, terminated, truncated
+        ([0, 1, 1, 0], 1.0, False, False)
+    """
+
+    observation_space: spaces.MultiDiscrete
+    action_space: spaces.Discrete
+    max_steps: int
+    row: int
+    col: int
+    heading: int
+    steps: int
+
+    def __init__(self, max_steps: int = 150) -> None:
+        self.observation_space = spaces.MultiDiscrete([7, 7, 4, 3], dtype=np.int64)
+        self.action_space = spaces.Discrete(4)
+        self.max_steps = max_steps
+        self.row, self.col = START
+        self.heading = START_HEADING
+        self.steps = 0
+
+    def is_free(self, row: int, col: int) -> bool:
+        """True when (row, col) is on the grid and not an obstacle."""
+        return 0 <= row < GRID_SIZE and 0 <= col < GRID_SIZE and (row, col) not in OBSTACLES
+
+    def sensor(self) -> int:
+        """Count clear cells ahead (at most 5) and turn the count into 0 near, 1 medium, 2 far."""
+        d_row, d_col = HEADING_DELTAS[self.heading]
+        row, col = self.row + d_row, self.col + d_col
+        clear = 0
+        while clear < 5 and self.is_free(row, col):
+            clear += 1
+            row += d_row
+            col += d_col
+        if clear <= 1:
+            return 0
+        if clear <= 3:
+            return 1
+        return 2
+
+    def get_obs(self) -> np.ndarray:
+        """The observation ``[row, col, heading, sensor]``."""
+        return np.array([self.row, self.col, self.heading, self.sensor()], dtype=np.int64)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Put the robot back at the start, facing east."""
+        super().reset(seed=seed)
+        self.row, self.col = START
+        self.heading = START_HEADING
+        self.steps = 0
+        return self.get_obs(), {}
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """0 forward, 1 turn left, 2 turn right, 3 stop."""
+        hit = False
+        if action == 0:
+            d_row, d_col = HEADING_DELTAS[self.heading]
+            new_row, new_col = self.row + d_row, self.col + d_col
+            if self.is_free(new_row, new_col):
+                self.row, self.col = new_row, new_col
+            else:
+                hit = True
+        elif action == 1:
+            self.heading = (self.heading - 1) % 4
+        elif action == 2:
+            self.heading = (self.heading + 1) % 4
+        elif action != 3:
+            raise ValueError(f"`action` must be 0, 1, 2 or 3, got {action!r}")
+        self.steps += 1
+
+        if hit:
+            reward, terminated = HIT_REWARD, True
+        elif (self.row, self.col) == GOAL:
+            reward, terminated = GOAL_REWARD, True
+        elif action == 0:
+            reward, terminated = MOVE_REWARD, False
+        else:
+            reward, terminated = TURN_OR_STOP_REWARD, False
+        truncated = self.steps >= self.max_steps
+        return self.get_obs(), reward, terminated, truncated, {}
+
+
+def _single_env_chunk(env: gym.Env, actions: list[int]) -> Callable[[], int]:
+    """Step ``env`` once per action, resetting when an episode ends; returns the step count."""
+
+    def run_chunk() -> int:
+        step, reset = env.step, env.reset
+        for action in actions:
+            _, _, terminated, truncated, _ = step(action)
+            if terminated or truncated:
+                reset()
+        return len(actions)
+
+    return run_chunk
+
+
+def _vector_env_chunk(envs: gym.vector.VectorEnv, action_rows: np.ndarray) -> Callable[[], int]:
+    """One ``envs.step`` call per chunk, cycling through pre-generated action rows."""
+    rows = itertools.cycle(list(action_rows))
+
+    def run_chunk() -> int:
+        envs.step(next(rows))
+        return 1
+
+    return run_chunk
+
+
+def _run_for(run_chunk: Callable[[], int], seconds: float) -> tuple[int, float]:
+    """Run chunks until ``seconds`` have passed; return (step calls, seconds taken)."""
+    clock = time.perf_counter
+    calls = 0
+    start = clock()
+    while True:
+        calls += run_chunk()
+        elapsed = clock() - start
+        if elapsed >= seconds:
+            return calls, elapsed
+
+
+def _best_of(run_chunk: Callable[[], int], seconds: float, repeats: int) -> tuple[int, float]:
+    """Warm up, then time ``repeats`` runs of ``seconds`` each and keep the fastest."""
+    _run_for(run_chunk, seconds * WARMUP_FRACTION)
+    runs = [_run_for(run_chunk, seconds) for _ in range(repeats)]
+    return max(runs, key=lambda run: run[0] / run[1])
+
+
+def _measure_single(
+    make: Callable[[], gym.Env], rng: np.random.Generator, seconds: float, repeats: int
+) -> tuple[int, float]:
+    env = make()
+    try:
+        env.reset(seed=0)
+        actions = rng.integers(0, 4, size=SINGLE_ENV_CHUNK).tolist()
+        return _best_of(_single_env_chunk(env, actions), seconds, repeats)
+    finally:
+        env.close()
+
+
+def _measure_vector(
+    backend: str, num_envs: int, rng: np.random.Generator, seconds: float, repeats: int
+) -> tuple[int, float]:
+    envs = make_vector_env(backend, num_envs)
+    try:
+        envs.reset(seed=0)
+        pool_rows = max(1, min(256, VECTOR_ACTION_POOL // num_envs))
+        action_rows = rng.integers(0, 4, size=(pool_rows, num_envs), dtype=np.int64)
+        return _best_of(_vector_env_chunk(envs, action_rows), seconds, repeats)
+    finally:
+        envs.close()
+
+
+def _check_sizes(sizes: Mapping[str, Sequence[int]]) -> dict[str, tuple[int, ...]]:
+    checked = {}
+    for backend, counts in sizes.items():
+        if backend not in VECTOR_BACKENDS:
+            raise ValueError(f"`sizes` keys must be among {VECTOR_BACKENDS}, got {backend!r}")
+        for n in counts:
+            if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+                raise ValueError(
+                    f"`sizes[{backend!r}]` must hold positive whole numbers, got {n!r}"
+                )
+        checked[backend] = tuple(int(n) for n in counts)
+    return checked
+
+
+def _add_ratios(df: pd.DataFrame) -> pd.DataFrame:
+    """Ratio columns, each a division of two rates measured in this same run."""
+    rate = df["env_steps_per_s"]
+    single_rate = df.loc[df["impl"] == "single", "env_steps_per_s"].iloc[0]
+    baseline_rate = df.loc[df["impl"] == "straightforward", "env_steps_per_s"].iloc[0]
+    sync_rates = df[df["impl"] == "sync"].set_index("num_envs")["env_steps_per_s"]
+    df["vs_baseline"] = rate / baseline_rate
+    df["vs_plain_loop"] = rate / single_rate
+    df["vs_sync"] = rate / df["num_envs"].map(sync_rates).astype(float)
+    return df
+
+
+def run_benchmark(
+    quick: bool = False,
+    seconds: float | None = None,
+    *,
+    sizes: Mapping[str, Sequence[int]] | None = None,
+    repeats: int = 3,
+    seed: int = 0,
+    on_row: Callable[[dict[str, Any]], None] | None = None,
+) -> pd.DataFrame:
+    """Measure env-steps per second of every implementation, one tidy row per (impl, N).
+
+    Each row warms up, then steps with pre-generated random actions until ``seconds``
+    have passed, ``repeats`` times, and keeps the fastest run. Single envs reset when an
+    episode ends (part of their cost); vector envs auto-reset themselves (NEXT_STEP).
+
+    Args:
+        quick: Use the trimmed ``QUICK_SIZES`` and a shorter default budget.
+        seconds: Timing budget per repeat (Async gets a quarter of it). Defaults to
+            ``QUICK_SECONDS`` or ``DEFAULT_SECONDS``.
+        sizes: Numbers of envs per vector backend (``"sync"``, ``"async"``,
+            ``"native"``), replacing the defaults; a backend left out is not run. The
+            two single-env rows always run.
+        repeats: Timed runs per row; the best one is reported.
+        seed: Seed of the numpy generator that draws the actions.
+        on_row: Called with each row's measurements as soon as they are known.
+
+    Returns:
+        A DataFrame with columns ``impl``, ``num_envs``, ``env_steps_per_s``,
+        ``step_calls``, ``seconds``, and the ratios ``vs_baseline`` (to the
+        straightforward env), ``vs_plain_loop`` (to one ``BurgerBotEnv``) and
+        ``vs_sync`` (to ``SyncVectorEnv`` at the same N, NaN where it was not run).
+        ``df.attrs["settings"]`` records the budget, repeats and machine.
+
+    Example:
+        >>> df = run_benchmark(seconds=0.01, sizes={"native": [8]}, repeats=1)
+        >>> df["impl"].tolist()
+        ['straightforward', 'single', 'native']
+    """
+    if seconds is None:
+        seconds = QUICK_SECONDS if quick else DEFAULT_SECONDS
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds > 0:
+        raise ValueError(f"`seconds` must be a positive number, got {seconds!r}")
+    if not math.isfinite(seconds):
+        raise ValueError(f"`seconds` must be finite, got {seconds!r}")
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"`repeats` must be a positive whole number, got {repeats!r}")
+    plan = _check_sizes(sizes if sizes is not None else (QUICK_SIZES if quick else DEFAULT_SIZES))
+
+    rng = np.random.default_rng(seed)
+    rows: list[dict[str, Any]] = []
+
+    def record(impl: str, num_envs: int, calls: int, elapsed: float) -> None:
+        row = {
+            "impl": impl,
+            "num_envs": num_envs,
+            "env_steps_per_s": calls * num_envs / elapsed,
+            "step_calls": calls,
+            "seconds": elapsed,
+        }
+        rows.append(row)
+        if on_row is not None:
+            on_row(row)
+
+    for impl, make in (("straightforward", StraightforwardBurgerBot), ("single", BurgerBotEnv)):
+        record(impl, 1, *_measure_single(make, rng, seconds, repeats))
+    for backend in VECTOR_BACKENDS:
+        budget = seconds * ASYNC_BUDGET_FRACTION if backend == "async" else seconds
+        for num_envs in plan.get(backend, ()):
+            record(backend, num_envs, *_measure_vector(backend, num_envs, rng, budget, repeats))
+
+    df = _add_ratios(pd.DataFrame(rows, columns=COLUMNS[:5]))
+    df.attrs["settings"] = {
+        "quick": quick,
+        "seconds": seconds,
+        "async_seconds": seconds * ASYNC_BUDGET_FRACTION,
+        "repeats": repeats,
+        "seed": seed,
+        "cpu_count": os.cpu_count(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "gymnasium": gym.__version__,
+    }
+    return df
+
+
+def _rate_at(df: pd.DataFrame, impl: str, num_envs: int) -> float | None:
+    match = df.loc[(df["impl"] == impl) & (df["num_envs"] == num_envs), "env_steps_per_s"]
+    return float(match.iloc[0]) if len(match) else None
+
+
+def _goal(
+    text: str, measured: float | None, target: float, unit: str, strict: bool
+) -> dict[str, Any]:
+    if measured is None:
+        passed, status = None, "NOT RUN"
+    else:
+        passed = measured > target if strict else measured >= target
+        status = "PASS" if passed else "MISS"
+    return {
+        "goal": text,
+        "target": target,
+        "measured": measured,
+        "unit": unit,
+        "of_target": None if measured is None else measured / target,
+        "passed": passed,
+        "status": status,
+    }
+
+
+def check_goals(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """Compare a benchmark frame with the issue's three speed goals.
+
+    Args:
+        df: A frame from :func:`run_benchmark`.
+
+    Returns:
+        One dict per goal: ``goal`` (text), ``target``, ``measured`` (None when the rows
+        it needs were not run), ``unit`` (``"x"`` or ``"env-steps/s"``), ``of_target``
+        (measured / target), ``passed`` (bool or None) and ``status`` (``"PASS"``,
+        ``"MISS"`` or ``"NOT RUN"``).
+    """
+    single, baseline = _rate_at(df, "single", 1), _rate_at(df, "straightforward", 1)
+    native_1024, sync_1024 = _rate_at(df, "native", 1024), _rate_at(df, "sync", 1024)
+    native_65536 = _rate_at(df, "native", 65536)
+    return [
+        _goal(
+            "One BurgerBotEnv steps at 1.5x the straightforward baseline or better",
+            None if single is None or baseline is None else single / baseline,
+            1.5,
+            "x",
+            strict=False,
+        ),
+        _goal(
+            "BurgerBotVectorEnv is at least 100x SyncVectorEnv at N=1024",
+            None if native_1024 is None or sync_1024 is None else native_1024 / sync_1024,
+            100.0,
+            "x",
+            strict=False,
+        ),
+        _goal(
+            "BurgerBotVectorEnv is above 100 million env-steps/s at N=65,536",
+            native_65536,
+            1e8,
+            "env-steps/s",
+            strict=True,
+        ),
+    ]
+
+
+def _format_ratio(value: float) -> str:
+    if not math.isfinite(value):
+        return "-"
+    if value < 10:
+        return f"{value:.2f}x"
+    if value < 1000:
+        return f"{value:.1f}x"
+    return f"{value:,.0f}x"
+
+
+def _format_measure(value: float | None, unit: str) -> str:
+    if value is None:
+        return "not run"
+    return _format_ratio(value) if unit == "x" else f"{value:,.0f} {unit}"
+
+
+def format_report(df: pd.DataFrame, goals: list[dict[str, Any]]) -> str:
+    """The benchmark as an aligned text table followed by the goals, PASS or MISS."""
+    settings = df.attrs.get("settings", {})
+    lines = []
+    if settings:
+        lines.append(
+            f"BurgerBot env-steps per second ({'quick' if settings['quick'] else 'full'} mode; "
+            f"best of {settings['repeats']} x {settings['seconds']:g} s per row, "
+            f"Async {settings['async_seconds']:g} s; {settings['cpu_count']} CPUs, "
+            f"Python {settings['python']}, numpy {settings['numpy']}, "
+            f"gymnasium {settings['gymnasium']})"
+        )
+        lines.append("")
+    header = ("implementation", "N", "env-steps/s", "vs baseline", "vs plain loop", "vs sync")
+    table = [header]
+    for row in df.itertuples(index=False):
+        table.append(
+            (
+                IMPLEMENTATIONS[row.impl],
+                f"{row.num_envs:,}",
+                f"{row.env_steps_per_s:,.0f}",
+                _format_ratio(row.vs_baseline),
+                _format_ratio(row.vs_plain_loop),
+                _format_ratio(row.vs_sync),
+            )
+        )
+    widths = [max(len(cells[i]) for cells in table) for i in range(len(header))]
+    for cells in table:
+        first = cells[0].ljust(widths[0])
+        rest = (cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True))
+        lines.append("  ".join([first, *rest]))
+    lines += ["", "Goals (measured in this run):"]
+    for goal in goals:
+        measured = _format_measure(goal["measured"], goal["unit"])
+        share = "" if goal["of_target"] is None else f" = {goal['of_target']:.0%} of target"
+        lines.append(f"  {goal['status']:<7} {goal['goal']}: measured {measured}{share}")
+    return "\n".join(lines)
+
+
+def _json_ready(value: Any) -> Any:
+    """Plain Python values for json.dumps, with NaN as null (JSON has no NaN)."""
+    if isinstance(value, dict):
+        return {key: _json_ready(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_ready(item) for item in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: ``python -m burgerbot.bench [--quick] [--json] [--seconds S]``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m burgerbot.bench",
+        description="Env-steps per second of BurgerBot: a straightforward env, BurgerBotEnv, "
+        "SyncVectorEnv, AsyncVectorEnv and BurgerBotVectorEnv, with ratios and goals.",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="fewer N and a shorter budget (under a minute)"
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=None,
+        help=f"timing budget per repeat (default {QUICK_SECONDS:g} quick, "
+        f"{DEFAULT_SECONDS:g} full; Async gets a quarter)",
+    )
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs per row, best kept")
+    args = parser.parse_args(argv)
+
+    def progress(row: dict[str, Any]) -> None:
+        print(
+            f"  {row['impl']:>15} N={row['num_envs']:<6,} {row['env_steps_per_s']:>15,.0f}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    df = run_benchmark(args.quick, args.seconds, repeats=args.repeats, on_row=progress)
+    goals = check_goals(df)
+    if args.json:
+        report = {
+            "settings": df.attrs["settings"],
+            "rows": df.to_dict(orient="records"),
+            "goals": goals,
+        }
+        print(json.dumps(_json_ready(report), indent=2))
+    else:
+        print(format_report(df, goals))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
