@@ -7,8 +7,9 @@ from collections.abc import Callable
 import gymnasium as gym
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv, VectorEnv
 
-from burgerbot.env import BurgerBotEnv
+from burgerbot.env import BurgerBotEnv, check_max_steps
 from burgerbot.vector import BurgerBotVectorEnv
+from burgerbot.wrappers import StepCostWrapper, check_work
 
 __all__ = ["ASYNC_START_METHOD", "BACKENDS", "make_env", "make_vector_env"]
 
@@ -20,8 +21,16 @@ BACKENDS = ("sync", "async", "native")
 ASYNC_START_METHOD = "spawn"
 
 
-def make_env(max_steps: int = 150, render_mode: str | None = None) -> Callable[[], gym.Env]:
+def make_env(
+    max_steps: int = 150,
+    render_mode: str | None = None,
+    work_seconds: float = 0.0,
+    work_kind: str = "busy",
+) -> Callable[[], gym.Env]:
     """Return a zero-argument function that builds one BurgerBot (give *that* to a vector env).
+
+    ``work_seconds > 0`` makes every step cost that much more (``work_kind`` "busy" burns
+    CPU, "sleep" waits), to model a heavier simulator.
 
     Example:
         >>> from gymnasium.vector import SyncVectorEnv
@@ -31,8 +40,12 @@ def make_env(max_steps: int = 150, render_mode: str | None = None) -> Callable[[
         >>> envs.close()
     """
 
+    max_steps = check_max_steps(max_steps)
+    work_seconds, work_kind = check_work(work_seconds, work_kind)
+
     def thunk() -> gym.Env:
-        return BurgerBotEnv(max_steps=max_steps, render_mode=render_mode)
+        env = BurgerBotEnv(max_steps=max_steps, render_mode=render_mode)
+        return StepCostWrapper(env, work_seconds, work_kind) if work_seconds else env
 
     return thunk
 
@@ -43,9 +56,20 @@ def make_vector_env(
     autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
     max_steps: int = 150,
     render_mode: str | None = None,
+    work_seconds: float = 0.0,
+    work_kind: str = "busy",
 ) -> VectorEnv:
-    """Build ``num_envs`` BurgerBots as a ``"sync"``, ``"async"`` or ``"native"`` vector env."""
+    """Build ``num_envs`` BurgerBots as a ``"sync"``, ``"async"`` or ``"native"`` vector env.
+
+    A step cost (``work_seconds``, see :func:`make_env`) needs sub-environments to slow
+    down, so it applies to "sync" and "async" only.
+    """
     autoreset_mode = AutoresetMode(autoreset_mode)
+    if backend == "native" and work_seconds:
+        raise ValueError(
+            "`work_seconds` only applies to the 'sync' and 'async' backends (the native env "
+            f"has no sub-environments to slow down), got backend {backend!r}"
+        )
     if backend == "native":
         return BurgerBotVectorEnv(
             num_envs, max_steps=max_steps, autoreset_mode=autoreset_mode, render_mode=render_mode
@@ -54,7 +78,7 @@ def make_vector_env(
         raise ValueError(f"`backend` must be one of {BACKENDS}, got {backend!r}")
     if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
         raise ValueError(f"`num_envs` must be a positive whole number, got {num_envs!r}")
-    env_fns = [make_env(max_steps, render_mode) for _ in range(num_envs)]
+    env_fns = [make_env(max_steps, render_mode, work_seconds, work_kind) for _ in range(num_envs)]
     if backend == "sync":
         return SyncVectorEnv(env_fns, autoreset_mode=autoreset_mode)
     return AsyncVectorEnv(env_fns, context=ASYNC_START_METHOD, autoreset_mode=autoreset_mode)
