@@ -21,11 +21,20 @@ PAGES = [
     ("Today's libraries", "lesson_vs_today.py", "The lesson vs today's libraries", "🔍"),
 ]
 
-st.set_page_config(page_title="BurgerBot: vectorised environments", page_icon="🍔", layout="wide")
 
-sections: dict[str, list] = {}
-for section, file, title, icon in PAGES:
-    if (HERE / "pages" / file).exists():
-        page = st.Page(f"pages/{file}", title=title, icon=icon, default=file == "home.py")
-        sections.setdefault(section, []).append(page)
-st.navigation(sections).run()
+def main() -> None:
+    st.set_page_config(
+        page_title="BurgerBot: vectorised environments", page_icon="🍔", layout="wide"
+    )
+    sections: dict[str, list] = {}
+    for section, file, title, icon in PAGES:
+        if (HERE / "pages" / file).exists():
+            page = st.Page(f"pages/{file}", title=title, icon=icon, default=file == "home.py")
+            sections.setdefault(section, []).append(page)
+    st.navigation(sections).run()
+
+
+# Streamlit runs this file as __main__. AsyncVectorEnv's "spawn" workers re-import the
+# parent's main module as __mp_main__: the guard keeps them from running the app.
+if __name__ == "__main__":
+    main()
