@@ -1,0 +1,457 @@
+"""Tests for the "Auto-reset" page's logic, charts and script (`burgerbot.autoreset_view`, ...)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+
+from burgerbot.autoreset_view import (
+    MODES,
+    RESET_MARKERS,
+    SPECS,
+    START_OBS,
+    AutoresetSettings,
+    ResultCache,
+    check_infos_live,
+    count_finished_by_mode,
+    disabled_demo,
+    disabled_demo_table,
+    episode_ends,
+    finished_per_env,
+    gymnasium_version,
+    lesson_vs_installed,
+    markdown_table,
+    mode_of,
+    obs_text,
+    pick_episode_end,
+    resolve_settings,
+    run_page_rollout,
+    timeline_cells,
+)
+from burgerbot.caps import CAPS
+from burgerbot.charts.timeline import (
+    END_MARKERS,
+    SEGMENT_COLOURS,
+    episode_timeline,
+    finished_episodes_chart,
+    timeline_pixel_height,
+)
+from burgerbot.experiments import MAX_ROLLOUT_ROWS, random_actions, rollout
+from burgerbot.factories import make_env
+from burgerbot.snippets.autoreset import snippet_for
+
+ROOT = Path(__file__).resolve().parent.parent
+START = list(START_OBS)
+OBS = ["row", "col", "heading", "sensor"]
+
+
+def settings_for(mode: str = "NEXT_STEP", **changes) -> AutoresetSettings:
+    values = {"n": 3, "mode": mode, "seed": 0, "steps": 30, "backend": "native", "cn": 2, "ck": 60}
+    settings, notes = resolve_settings(values | changes)
+    assert notes == []
+    return settings
+
+
+def run(mode: str, num_envs: int = 3, steps: int = 30, seed: int = 0, **kwargs) -> pd.DataFrame:
+    return rollout("native", num_envs, steps, seed, mode_of(mode), **kwargs)
+
+
+def live_steps(mode: str, num_envs: int, steps: int, seed: int) -> list[tuple]:
+    """Every step's (obs, rewards, terminated, truncated, infos) from a plain SyncVectorEnv."""
+    envs = SyncVectorEnv([make_env() for _ in range(num_envs)], autoreset_mode=mode_of(mode))
+    results = []
+    try:
+        envs.reset(seed=seed)
+        for actions in np.random.default_rng(seed).integers(0, 4, size=(steps, num_envs)):
+            obs, rewards, terminated, truncated, infos = envs.step(actions)
+            results.append((obs.copy(), rewards.copy(), terminated, truncated, infos))
+            ended = terminated | truncated
+            if mode == "DISABLED" and ended.any():
+                envs.reset(options={"reset_mask": ended})
+    finally:
+        envs.close()
+    return results
+
+
+# --- settings -------------------------------------------------------------------------------
+
+
+def test_specs_use_the_url_keys_of_the_issue_and_the_caps():
+    by_key = {spec.key: spec for spec in SPECS}
+    assert {"n", "mode", "seed", "steps"} <= set(by_key)
+    assert by_key["mode"].choices == MODES and by_key["mode"].default == "NEXT_STEP"
+    assert by_key["steps"].default == 40 and by_key["steps"].high == CAPS.max_steps_per_run
+    assert by_key["backend"].default == "sync"
+    assert by_key["cn"].default == 2 and by_key["ck"].default == 200
+
+
+def test_resolve_settings_clamps_with_notes_and_maps_the_mode():
+    settings, notes = resolve_settings(
+        {"n": -4, "mode": "weird", "seed": 3, "steps": 10**9, "backend": "native"}
+    )
+    assert settings.num_envs == 1 and settings.mode == "NEXT_STEP"
+    assert settings.steps == CAPS.max_steps_per_run and settings.backend == "native"
+    assert settings.count_envs == 2 and settings.count_steps == 200  # defaults when missing
+    assert len(notes) == 3 and any("weird" in note for note in notes)
+    assert settings_for("DISABLED").autoreset_mode is AutoresetMode.DISABLED
+    with pytest.raises(ValueError, match="`mode` must be one of"):
+        mode_of("NextStep")
+
+
+def test_resolve_settings_keeps_runs_within_what_rollout_records():
+    caps = CAPS.max_steps_per_run
+    settings, notes = resolve_settings({"n": 64, "steps": caps, "cn": 64, "ck": caps})
+    assert settings.num_envs * settings.steps <= MAX_ROLLOUT_ROWS
+    assert settings.count_envs * settings.count_steps <= MAX_ROLLOUT_ROWS
+    assert notes == [] if 64 * caps <= MAX_ROLLOUT_ROWS else len(notes) == 2
+
+
+def test_the_snippets_actions_are_the_pages_actions():
+    for seed, n, steps in [(0, 3, 30), (7, 5, 2_500), (3, 3_000, 700)]:
+        page = np.concatenate(list(random_actions(seed, n, steps)))
+        script = np.random.default_rng(seed).integers(0, 4, size=(steps, n))
+        np.testing.assert_array_equal(page, script)
+
+
+# --- the event table ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_episode_ends_lists_every_end_with_the_real_final_observation(mode):
+    frame = run(mode, num_envs=3, steps=40, seed=2)
+    events = episode_ends(frame, mode)
+    live = live_steps(mode, 3, 40, 2)
+    expected = []
+    for t, (obs, rewards, terminated, truncated, infos) in enumerate(live, start=1):
+        for i in np.flatnonzero(terminated | truncated):
+            final = infos["final_obs"][i] if mode == "SAME_STEP" else obs[i]
+            cause = "goal" if rewards[i] == 50 else "hit" if terminated[i] else "truncated"
+            expected.append((int(i), t, cause, obs_text(final)))
+    assert len(expected) > 3
+    assert sorted(expected, key=lambda e: (e[1], e[0])) == list(
+        events[["env", "step", "cause", "final obs"]].itertuples(index=False, name=None)
+    )
+
+
+def test_episode_ends_says_where_each_mode_puts_the_observations():
+    next_step = episode_ends(run("NEXT_STEP"), "NEXT_STEP")
+    same_step = episode_ends(run("SAME_STEP"), "SAME_STEP")
+    disabled = episode_ends(run("DISABLED"), "DISABLED")
+    first = next_step.iloc[0]
+    env, step = first["env"], first["step"]
+    assert first["final obs is in"] == f"obs[{env}] of step {step}"
+    assert first["returned by"] == f"step {step + 1} (the reset step)"
+    assert same_step.iloc[0]["final obs is in"] == f'infos["final_obs"][{env}] of step {step}'
+    assert same_step.iloc[0]["returned by"] == f"step {step} itself, as obs[{env}]"
+    assert disabled.iloc[0]["returned by"] == f"reset(reset_mask) after step {step}"
+    for events in (next_step, same_step, disabled):
+        assert (events["next episode's first obs"] == obs_text(START)).all()
+
+
+def test_next_step_first_observation_is_read_from_the_reset_step():
+    frame = run("NEXT_STEP", steps=60)
+    events = episode_ends(frame, "NEXT_STEP")
+    rows = frame.set_index(["step", "env"])
+    for end in events[events["step"] < 60].itertuples():
+        after = rows.loc[(end.step + 1, end.env)]
+        assert after["event"] == "reset" and after["reward"] == 0.0
+        assert [after[name] for name in OBS] == START
+    last = episode_ends(frame[frame["step"] <= events["step"].iloc[0]], "NEXT_STEP").iloc[-1]
+    assert last["next episode's first obs"] == "not in this run"
+
+
+def test_truncations_and_ends_on_the_step_limit_are_named():
+    frame = run("SAME_STEP", num_envs=16, steps=40, seed=1, max_steps=4)
+    events = episode_ends(frame, "SAME_STEP")
+    assert (events["cause"] == "truncated").any()
+    both = frame[frame["terminated"] & frame["truncated"]]
+    assert len(both) > 0
+    assert events["cause"].str.endswith("(and truncated)").sum() == len(both)
+
+
+def test_finished_per_env_and_the_counting_experiment():
+    frame = run("NEXT_STEP", num_envs=4, steps=80)
+    counts = finished_per_env(frame, 4)
+    ended = frame["terminated"] | frame["truncated"]
+    assert counts["finished episodes"].tolist() == ended.groupby(frame["env"]).sum().tolist()
+    assert (
+        counts["finished episodes"] == counts["goals"] + counts["hits"] + counts["truncations"]
+    ).all()
+    assert finished_per_env(frame.iloc[:0], 2)["finished episodes"].tolist() == [0, 0]
+
+    seen = []
+    by_mode = count_finished_by_mode("native", 3, 150, 4, progress=lambda f, m: seen.append(f))
+    assert by_mode["mode"].unique().tolist() == list(MODES)
+    for mode in MODES:
+        alone = finished_per_env(run(mode, num_envs=3, steps=150, seed=4), 3)
+        part = by_mode[by_mode["mode"] == mode].drop(columns="mode").reset_index(drop=True)
+        pd.testing.assert_frame_equal(part, alone)
+    # Resetting by hand right after each end walks exactly like SAME_STEP; NEXT_STEP loses calls.
+    same = by_mode[by_mode["mode"] == "SAME_STEP"]["finished episodes"].to_numpy()
+    disabled = by_mode[by_mode["mode"] == "DISABLED"]["finished episodes"].to_numpy()
+    np.testing.assert_array_equal(same, disabled)
+    assert seen and seen[-1] == pytest.approx(1.0) and seen == sorted(seen)
+
+
+# --- the timeline cells ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_timeline_cells_mark_ends_and_resets(mode):
+    frame = run(mode, num_envs=4, steps=40)
+    cells, shown = timeline_cells(frame, mode)
+    assert shown == 40 and len(cells) == 160
+    ended = frame["terminated"] | frame["truncated"]
+    assert cells["end"].notna().sum() == ended.sum()
+    assert set(cells["end"].dropna()) <= {"goal", "hit", "truncated"}
+    resets = cells[cells["reset"].notna()]
+    assert set(resets["reset"]) == {RESET_MARKERS[mode]}
+    if mode == "NEXT_STEP":
+        assert (resets["event"] == "reset").all() and (resets["segment"] == "reset step").all()
+        assert resets["note"].str.contains("action was ignored").all()
+        assert (resets["obs"] == obs_text(START)).all()
+    else:
+        assert len(resets) == ended.sum() and resets["end"].notna().all()
+        assert (cells["segment"] != "reset step").all()
+    assert cells.loc[0, "action"] in {"0 forward", "1 turn_left", "2 turn_right", "3 stop"}
+    ends = cells[cells["end"].notna()]
+    assert (ends["final obs"] != "").all()
+    assert (cells.loc[cells["end"].isna(), "final obs"] == "").all()
+
+
+def test_timeline_cells_alternate_colours_per_episode_and_cap_the_cells():
+    frame = run("SAME_STEP", num_envs=5, steps=200)
+    cells, shown = timeline_cells(frame, "SAME_STEP", max_cells=300)
+    assert shown == 60 and len(cells) == 300
+    even = cells["episode"] % 2 == 0
+    assert (cells.loc[even, "segment"] == "episodes 0, 2, 4, …").all()
+    assert (cells.loc[~even, "segment"] == "episodes 1, 3, 5, …").all()
+
+
+# --- the lesson vs the installed gymnasium --------------------------------------------------
+
+
+def test_pick_episode_end_prefers_one_with_a_step_after_it():
+    frame = run("NEXT_STEP", steps=40)
+    events = episode_ends(frame, "NEXT_STEP")
+    end = pick_episode_end(events, 40)
+    assert (end["step"], end["env"]) == min(zip(events["step"], events["env"], strict=True))
+    last_only = events[events["step"] == events["step"].max()]
+    assert pick_episode_end(last_only, int(last_only["step"].max()))["step"] == (
+        last_only["step"].max()
+    )
+    assert pick_episode_end(events.iloc[:0], 40) is None
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_infos_checked_live_have_no_final_observation_key(mode):
+    frame = run(mode, steps=40)
+    end = pick_episode_end(episode_ends(frame, mode), 40)
+    check = check_infos_live(3, 0, mode, int(end["step"]), int(end["env"]))
+    assert check.has_final_observation is False
+    assert check.default_mode == "NEXT_STEP"
+    if mode == "SAME_STEP":
+        assert check.has_final_obs
+        assert check.keys == ("_final_info", "_final_obs", "final_info", "final_obs")
+    else:
+        assert check.keys == () and not check.has_final_obs
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_lesson_vs_installed_uses_the_runs_real_values(mode):
+    frame = run(mode, steps=40)
+    events = episode_ends(frame, mode)
+    end = pick_episode_end(events, 40)
+    step, env = int(end["step"]), int(end["env"])
+    check = check_infos_live(3, 0, mode, step, env)
+    table = lesson_vs_installed(frame, end, mode, check, "9.9.9")
+    assert table.columns.tolist() == [
+        "you look at",
+        "lesson (gymnasium 0.29)",
+        f"installed gymnasium 9.9.9, {mode}",
+    ]
+    lesson, installed = table.iloc[:, 1].tolist(), table.iloc[:, 2].tolist()
+    here = frame[(frame["step"] == step) & (frame["env"] == env)].iloc[0]
+    returned = obs_text(here[name] for name in OBS)
+    assert lesson[0].startswith(obs_text(START)) and installed[0].startswith(returned)
+    assert returned == (obs_text(START) if mode == "SAME_STEP" else end["final obs"])
+    assert 'infos["final_observation"]' in lesson[2] and end["final obs"] in lesson[2]
+    assert end["final obs"] in installed[2]
+    assert lesson[4] == "True" and installed[4] == "False (checked live)"
+    after = frame[(frame["step"] == step + 1) & (frame["env"] == env)].iloc[0]
+    assert f"action {after['action']}" in installed[5]
+    assert ("ignored" in installed[5]) == (mode == "NEXT_STEP")
+
+
+def test_gymnasium_version_is_read_from_the_installed_package():
+    import gymnasium
+
+    assert gymnasium_version() == gymnasium.__version__
+
+
+# --- DISABLED -------------------------------------------------------------------------------
+
+
+def test_disabled_demo_captures_both_errors_and_the_fix():
+    demo = disabled_demo(4, 0)
+    frame = run("DISABLED", num_envs=4, steps=demo.end_step + 1)
+    first_end = frame[frame["terminated"] | frame["truncated"]]["step"].min()
+    assert demo.end_step == first_end
+    assert demo.sync_error.startswith("AssertionError: self._autoreset_envs=")
+    assert demo.native_error.startswith("AssertionError: Sub-environments")
+    assert "reset_mask" in demo.native_error
+    # SyncVectorEnv had already stepped the envs before the ended one; the native env none.
+    assert demo.ended == (3,) and demo.stepped_before_error == (0, 1, 2)
+    assert demo.native_stepped_before_error is False
+    for i in range(4):
+        reset = demo.obs_after_reset[i].tolist()
+        assert reset == (START if i in demo.ended else demo.obs_at_end[i].tolist())
+    # The retried step is the rollout's next step (which resets by hand in the same way).
+    after = frame[frame["step"] == demo.end_step + 1]
+    np.testing.assert_array_equal(demo.step_after_fix["obs"], after[OBS].to_numpy())
+    np.testing.assert_array_equal(demo.step_after_fix["rewards"], after["reward"].to_numpy())
+    table = disabled_demo_table(demo)
+    assert table["in reset_mask"].tolist() == [i in demo.ended for i in range(4)]
+    assert len(table.columns) == 6
+
+
+def test_disabled_demo_at_the_edge_of_its_budget():
+    full = disabled_demo(2, 5)
+    edge = disabled_demo(2, 5, max_calls=full.end_step)
+    assert edge.end_step == full.end_step and edge.sync_error == full.sync_error
+    np.testing.assert_array_equal(edge.step_after_fix["obs"], full.step_after_fix["obs"])
+    nothing = disabled_demo(2, 5, max_calls=1)  # no episode can end on the first step
+    assert nothing.end_step == 0 and nothing.sync_error is None
+    first = disabled_demo(1, 0)  # a single env: nothing is stepped before the check fails
+    assert first.ended == (0,) and first.stepped_before_error == ()
+    assert disabled_demo_table(nothing).empty
+
+
+# --- small helpers --------------------------------------------------------------------------
+
+
+def test_result_cache_keeps_the_most_recent_entries():
+    cache = ResultCache(max_entries=2)
+    calls = []
+
+    def compute(value):
+        calls.append(value)
+        return value
+
+    assert cache.get_or_compute("a", lambda: compute(1)) == 1
+    assert cache.get_or_compute("b", lambda: compute(2)) == 2
+    assert cache.get_or_compute("a", lambda: compute(3)) == 1  # hit, and now most recent
+    cache.get_or_compute("c", lambda: compute(4))
+    assert "a" in cache and "b" not in cache and "c" in cache
+    assert calls == [1, 2, 4]
+
+
+def test_markdown_table_escapes_pipes():
+    text = markdown_table(pd.DataFrame({"a": ["x | y"], "b": [1]}))
+    assert text.splitlines() == ["| a | b |", "|---|---|", "| x \\| y | 1 |"]
+
+
+def test_run_page_rollout_runs_the_settings_on_either_backend():
+    settings = settings_for("SAME_STEP", backend="sync")
+    frame = run_page_rollout(settings)
+    pd.testing.assert_frame_equal(frame, run_page_rollout(settings, "native"))
+    assert len(frame) == settings.num_envs * settings.steps
+
+
+# --- charts ---------------------------------------------------------------------------------
+
+
+def datasets(spec: dict) -> dict[str, list]:
+    return spec["datasets"]
+
+
+def layer_data(spec: dict, layer: int) -> list[dict]:
+    return datasets(spec)[spec["layer"][layer]["data"]["name"]]
+
+
+@pytest.mark.parametrize(
+    ("mode", "offset"), [("NEXT_STEP", 0.0), ("SAME_STEP", 0.32), ("DISABLED", 0.5)]
+)
+def test_episode_timeline_encodes_cells_markers_and_tooltips(mode, offset):
+    frame = run(mode, num_envs=4, steps=40)
+    cells, shown = timeline_cells(frame, mode)
+    spec = episode_timeline(cells, shown).to_dict()
+    assert len(spec["layer"]) == 2
+    rects, points = spec["layer"]
+    assert rects["mark"]["type"] == "rect" and rects["encoding"]["y"]["field"] == "env"
+    assert rects["encoding"]["x"]["scale"]["domain"] == [0.5, 40.5]
+    fill = rects["encoding"]["fill"]
+    assert fill["field"] == "segment"
+    assert fill["scale"]["range"] == [SEGMENT_COLOURS[s] for s in fill["scale"]["domain"]]
+    tooltip = {t["field"] for t in rects["encoding"]["tooltip"]}
+    assert {"step", "env", "action", "obs", "reward", "terminated", "truncated"} <= tooltip
+    assert len(layer_data(spec, 0)) == 160
+    assert points["encoding"]["shape"]["field"] == points["encoding"]["color"]["field"] == "marker"
+    markers = layer_data(spec, 1)
+    ended = int((frame["terminated"] | frame["truncated"]).sum())
+    resets = [m for m in markers if m["marker"] == RESET_MARKERS[mode]]
+    assert len(markers) - len(resets) == ended
+    assert all(m["x"] == pytest.approx(m["step"] + offset) for m in resets)
+    domain = points["encoding"]["shape"]["scale"]["domain"]
+    assert RESET_MARKERS[mode] in domain and "hit" in domain
+    assert set(domain) <= set(END_MARKERS) | {RESET_MARKERS[mode]}
+
+
+def test_episode_timeline_highlight_and_height():
+    frame = run("NEXT_STEP", num_envs=2, steps=20)
+    cells, shown = timeline_cells(frame, "NEXT_STEP")
+    spec = episode_timeline(cells, shown, highlight=(1, 5, 6)).to_dict()
+    assert len(spec["layer"]) == 3
+    assert layer_data(spec, 2) == [{"env": 1, "start": 4.5, "stop": 6.5}]
+    assert timeline_pixel_height(2) < timeline_pixel_height(16) <= timeline_pixel_height(64)
+
+
+def test_finished_episodes_chart_groups_the_modes_per_env():
+    counts = count_finished_by_mode("native", 2, 50, 0)
+    spec = finished_episodes_chart(counts).to_dict()
+    encoding = spec["encoding"]
+    assert encoding["x"]["field"] == "env" and encoding["xOffset"]["field"] == "mode"
+    assert encoding["y"]["field"] == "finished episodes"
+    assert encoding["color"]["scale"]["domain"] == list(MODES)
+    data = next(iter(spec["datasets"].values()))
+    assert len(data) == 6
+    assert [row["finished episodes"] for row in data] == counts["finished episodes"].tolist()
+
+
+# --- the script -----------------------------------------------------------------------------
+
+END = re.compile(r"end step=(\d+) env=(\d+) cause=(\w+) final_obs=(\[.*\])")
+COUNT = re.compile(r"finished episodes per env \((\d+) envs, (\d+) steps\): (\[.*\])")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("seed", [0, 11])
+def test_snippet_prints_the_pages_episode_ends_and_counts(mode, seed):
+    settings = settings_for(mode, seed=seed, n=4, steps=50, cn=3, ck=120)
+    code = snippet_for(settings)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"gymnasium {gymnasium_version()}, autoreset_mode={mode}"
+
+    events = episode_ends(run_page_rollout(settings), mode)
+    printed = [m.groups() for m in map(END.fullmatch, lines) if m]
+    assert len(printed) == len(events) > 0
+    columns = ["step", "env", "cause", "final obs"]
+    expected = list(events[columns].astype(str).itertuples(index=False, name=None))
+    assert printed == expected
+
+    counts = [m.groups() for m in map(COUNT.fullmatch, lines) if m]
+    main = finished_per_env(run_page_rollout(settings), 4)["finished episodes"].tolist()
+    by_mode = count_finished_by_mode("native", 3, 120, seed)
+    counting = by_mode[by_mode["mode"] == mode]["finished episodes"].tolist()
+    assert counts == [("4", "50", str(main)), ("3", "120", str(counting))]
