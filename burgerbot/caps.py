@@ -28,6 +28,10 @@ class Caps:
     max_live_async_workers: int = 16
     """Async worker processes alive at once across all sessions of one server."""
 
+    async_idle_seconds: int = 300
+    """An Async env left untouched this long is closed, ending its worker processes (a
+    closed browser tab does not tell the server right away)."""
+
     max_steps_per_run: int = 2_000
     """Step calls one click may make on the stepping pages (Step xN, rollouts, timelines)."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 import weakref
 from collections.abc import Callable, Hashable
 from typing import Any
@@ -11,7 +12,7 @@ from gymnasium.vector import VectorEnv
 
 from burgerbot.caps import CAPS
 
-__all__ = ["WORKER_BUDGET", "BudgetExceeded", "EnvSlot", "WorkerBudget"]
+__all__ = ["WORKER_BUDGET", "BudgetExceeded", "EnvSlot", "WorkerBudget", "close_idle_slots"]
 
 
 class BudgetExceeded(RuntimeError):
@@ -76,8 +77,17 @@ class EnvSlot:
         self.key: Hashable | None = None
         self.env: VectorEnv | None = None
         self.state: dict[str, Any] = {}  # what the page keeps about this env (history, ...)
+        self.workers = 0
+        self.last_used = time.monotonic()
+        self.idle_note: str | None = None  # set when the env was closed for being idle
         self._budget = budget
         self._finalizer: weakref.finalize | None = None
+        with _REGISTRY_LOCK:
+            _REGISTRY.add(self)
+
+    def touch(self) -> None:
+        """Mark the env as in use (idle Async envs are closed by :func:`close_idle_slots`)."""
+        self.last_used = time.monotonic()
 
     def get(self, key: Hashable, build: Callable[[], VectorEnv], workers: int = 0) -> VectorEnv:
         """The env for ``key``, building it (and closing the previous one) when the key changes.
@@ -86,17 +96,21 @@ class EnvSlot:
         are counted against the server-wide budget, and :class:`BudgetExceeded` is raised
         before anything is started when the budget would be exceeded.
         """
+        self.touch()
         if self.env is not None and key == self.key and not self.env.closed:
             return self.env
         self.close()
+        self.idle_note = None
         self._budget.acquire(workers)
         try:
             env = build()
         except BaseException:
             self._budget.release(workers)
             raise
-        self.key, self.env, self.state = key, env, {}
+        self.key, self.env, self.state, self.workers = key, env, {}, workers
         self._finalizer = weakref.finalize(self, _close_quietly, env, workers, self._budget)
+        if workers:
+            _start_reaper()
         return env
 
     def close(self) -> None:
@@ -104,4 +118,42 @@ class EnvSlot:
         if self._finalizer is not None:
             self._finalizer()  # runs _close_quietly once, then detaches
         self._finalizer = None
-        self.key, self.env, self.state = None, None, {}
+        self.key, self.env, self.state, self.workers = None, None, {}, 0
+
+
+# Every live slot, so that Async envs of sessions that went away can be found and closed:
+# a closed tab leaves its session (and so its slot) in memory for a while.
+_REGISTRY: weakref.WeakSet[EnvSlot] = weakref.WeakSet()
+_REGISTRY_LOCK = threading.Lock()
+_REAPER: threading.Thread | None = None
+
+
+def close_idle_slots(max_idle_seconds: float, now: float | None = None) -> int:
+    """Close the Async envs (slots with worker processes) idle for ``max_idle_seconds``.
+
+    Returns how many were closed; each such slot gets an ``idle_note`` for its page.
+    """
+    now = time.monotonic() if now is None else now
+    with _REGISTRY_LOCK:
+        idle = [s for s in _REGISTRY if s.workers and now - s.last_used >= max_idle_seconds]
+    for slot in idle:
+        slot.close()
+        slot.idle_note = (
+            f"The Async env was closed after {max_idle_seconds:.0f} s without use, to end its "
+            "worker processes; a new one was started."
+        )
+    return len(idle)
+
+
+def _reap_forever() -> None:
+    while True:
+        time.sleep(max(1.0, CAPS.async_idle_seconds / 10))
+        close_idle_slots(CAPS.async_idle_seconds)
+
+
+def _start_reaper() -> None:
+    global _REAPER
+    with _REGISTRY_LOCK:
+        if _REAPER is None:
+            _REAPER = threading.Thread(target=_reap_forever, name="burgerbot-reaper", daemon=True)
+            _REAPER.start()

@@ -7,7 +7,7 @@ import gc
 import pytest
 
 from burgerbot import BurgerBotVectorEnv
-from burgerbot.live import BudgetExceeded, EnvSlot, WorkerBudget
+from burgerbot.live import BudgetExceeded, EnvSlot, WorkerBudget, close_idle_slots
 
 
 def test_same_key_reuses_and_new_key_closes_the_old_env():
@@ -51,3 +51,20 @@ def test_a_failing_build_releases_its_budget():
     with pytest.raises(RuntimeError):
         EnvSlot(budget).get("a", broken, workers=2)
     assert budget.in_use == 0
+
+
+def test_idle_async_slots_are_closed_and_told_why():
+    budget = WorkerBudget(8)
+    busy, idle, native = EnvSlot(budget), EnvSlot(budget), EnvSlot(budget)
+    busy_env = busy.get("a", lambda: BurgerBotVectorEnv(1), workers=2)
+    idle_env = idle.get("b", lambda: BurgerBotVectorEnv(1), workers=2)
+    native_env = native.get("c", lambda: BurgerBotVectorEnv(1))
+    idle.last_used -= 1_000
+    native.last_used -= 1_000
+    assert close_idle_slots(500) == 1
+    assert idle_env.closed and not busy_env.closed and not native_env.closed
+    assert "closed after 500 s" in idle.idle_note and budget.in_use == 2
+    again = idle.get("b", lambda: BurgerBotVectorEnv(1), workers=2)
+    assert not again.closed and idle.idle_note is None
+    for slot in (busy, idle, native):
+        slot.close()
