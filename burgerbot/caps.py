@@ -41,6 +41,9 @@ class Caps:
     max_sync_sweep_env_steps: int = 3_000_000
     """The same for Sync and Async backends, which step 50-100x slower than native."""
 
+    max_timing_work_seconds: int = 60
+    """Seconds of extra step cost (busy or sleep) one Sync vs Async timing sweep may add."""
+
     max_seeds: int = 50
     """Seeds per point in the goal-scaling sweep."""
 
