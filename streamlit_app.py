@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import streamlit as st
-
 HERE = Path(__file__).parent
 
 # (section, file, title, icon), in the lesson's order.
@@ -23,6 +21,10 @@ PAGES = [
 
 
 def main() -> None:
+    # Imported here: AsyncVectorEnv's spawn workers import this file too (as __mp_main__),
+    # and should not pay for loading Streamlit.
+    import streamlit as st
+
     st.set_page_config(
         page_title="BurgerBot: vectorised environments", page_icon="🍔", layout="wide"
     )

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+import inspect
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
-__all__ = ["CAPS", "Caps", "load_caps"]
+__all__ = ["CAPS", "Caps", "caps_table", "load_caps"]
 
 
 @dataclass(frozen=True)
@@ -23,10 +25,11 @@ class Caps:
     1024 Python objects stepped in a loop: still well under a second per step)."""
 
     max_async_envs: int = 8
-    """Largest NUM_ENVS for AsyncVectorEnv: one worker process (about 60 MB) per env."""
+    """Largest NUM_ENVS for AsyncVectorEnv: one worker process (about 40 MB) per env."""
 
-    max_live_async_workers: int = 16
-    """Async worker processes alive at once across all sessions of one server."""
+    max_live_async_workers: int = 8
+    """Async worker processes alive at once across all sessions of one server (8 workers
+    take about 320 MB, a third of a Community Cloud container)."""
 
     async_idle_seconds: int = 300
     """An Async env left untouched this long is closed, ending its worker processes (a
@@ -70,6 +73,19 @@ def load_caps(environ: Mapping[str, str] | None = None) -> tuple[Caps, list[str]
             continue
         values[field.name] = value
     return Caps(**values), notes
+
+
+def caps_table() -> str:
+    """The caps as Markdown table rows (variable, default, what it limits), for the README."""
+    (cls,) = ast.parse(inspect.getsource(Caps)).body
+    docs = {
+        node.target.id: " ".join(following.value.value.split())
+        for node, following in zip(cls.body, cls.body[1:], strict=False)
+        if isinstance(node, ast.AnnAssign) and isinstance(following, ast.Expr)
+    }
+    return "\n".join(
+        f"| `BURGERBOT_{f.name.upper()}` | {f.default:,} | {docs[f.name]} |" for f in fields(Caps)
+    )
 
 
 CAPS, CAPS_NOTES = load_caps()

@@ -32,3 +32,9 @@ def test_exactly_two_setup_commands_and_ci_runs_the_test_one():
     assert len(commands) == 2
     assert "streamlit run streamlit_app.py" in commands[0]
     assert commands[1] in (ROOT / ".ci" / "run").read_text()
+
+
+def test_readme_lists_every_cap_with_its_real_default():
+    from burgerbot.caps import caps_table
+
+    assert caps_table() in README
