@@ -1,0 +1,96 @@
+"""Scripts equivalent to the "Why batches help" page's current settings (gymnasium, numpy,
+burgerbot only)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["buffer_script", "training_script"]
+
+
+def _fill(template: str, **values: object) -> str:
+    text = template.strip("\n")
+    for name, value in values.items():
+        text = text.replace(f"__{name.upper()}__", str(value))
+    return text + "\n"
+
+
+_BUFFER = """
+import math
+
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+from burgerbot import BurgerBotVectorEnv
+from burgerbot.experiments import random_actions
+
+BATCH, N, SEED = __BATCH__, __NUM_ENVS__, __SEED__
+STEP_CALLS = math.ceil(BATCH / N)  # each step() call collects N transitions
+
+# The buffer PPO stores: one row per step() call, one column per env.
+rewards = np.zeros((STEP_CALLS, N))
+dones = np.zeros((STEP_CALLS, N), dtype=bool)
+envs = BurgerBotVectorEnv(N, autoreset_mode=AutoresetMode.__MODE__)
+try:
+    envs.reset(seed=SEED)
+    actions = np.concatenate(list(random_actions(SEED, N, STEP_CALLS)))  # a random agent
+    for t in range(STEP_CALLS):
+        obs, rewards[t], terminated, truncated, infos = envs.step(actions[t])
+        dones[t] = terminated | truncated
+finally:
+    envs.close()
+
+print("step() calls:", STEP_CALLS)
+print("buffer shape:", rewards.shape, "=", rewards.size, "transitions")
+print("episodes ended:", int(dones.sum()))
+print("goals:", int((rewards == 50.0).sum()), "| hits:", int((rewards == -10.0).sum()))
+if envs.autoreset_mode == AutoresetMode.NEXT_STEP:
+    # The call after an episode ends resets that env: reward 0.0, its action is ignored.
+    print("reset steps:", int(dones[:-1].sum()))
+"""
+
+
+def buffer_script(
+    batch_size: int = 2048, num_envs: int = 4, seed: int = 0, autoreset_mode: str = "NEXT_STEP"
+) -> str:
+    """Fill one PPO-sized batch with a random agent on N BurgerBots; print what is in it."""
+    if autoreset_mode not in ("NEXT_STEP", "SAME_STEP"):
+        raise ValueError(f"`autoreset_mode` must be NEXT_STEP or SAME_STEP, got {autoreset_mode!r}")
+    return _fill(
+        _BUFFER,
+        batch=int(batch_size),
+        num_envs=int(num_envs),
+        seed=int(seed),
+        mode=autoreset_mode,
+    )
+
+
+_TRAINING = """
+from burgerbot.training import QLearningConfig, compare_num_envs, summarise_runs
+
+# Tabular Q-learning on N BurgerBots at once, for each N, with the same seeds.
+runs = compare_num_envs(
+    __NUM_ENVS__,
+    seeds=range(__FIRST_SEED__, __END_SEED__),
+    config=QLearningConfig(env_steps=__ENV_STEPS__),
+)
+summary = summarise_runs(runs)  # medians over the seeds
+columns = ["num_envs", "seeds", "reached", "env_steps", "episodes", "step_calls", "seconds"]
+print("When the greedy policy starts reaching the goal for good (medians over seeds):")
+print(summary[columns].to_string(index=False))
+print("env-steps per second:", summary["env_steps_per_s"].round().astype(int).tolist())
+"""
+
+
+def training_script(
+    num_envs_list: Sequence[int], env_steps: int, seeds: int, first_seed: int = 0
+) -> str:
+    """Run the page's Q-learning comparison and print its summary table."""
+    sizes = [int(n) for n in num_envs_list]
+    return _fill(
+        _TRAINING,
+        num_envs=sizes,
+        first_seed=int(first_seed),
+        end_seed=int(first_seed) + int(seeds),
+        env_steps=f"{int(env_steps):_}",
+    )
