@@ -15,6 +15,7 @@ import numpy as np
 from burgerbot.bench import StraightforwardBurgerBot
 from burgerbot.env import BurgerBotEnv
 from burgerbot.factories import make_env
+from burgerbot.snippets import sb3 as sb3_snippets
 from burgerbot.vector import BurgerBotVectorEnv
 
 __all__ = ["CHECKS", "Check", "LessonCheck", "run_check", "version_of"]
@@ -45,11 +46,13 @@ class LessonCheck:
     lesson_says: str
     run: Callable[[], Check]
     packages: tuple[str, ...] = ("gymnasium",)
+    script: Callable[[], str] | None = None
+    """A script the check runs as it is (shown instead of the check's own source)."""
 
     @property
     def source(self) -> str:
         """The code that runs, shown to the learner as it is."""
-        return inspect.getsource(self.run)
+        return self.script() if self.script else inspect.getsource(self.run)
 
 
 def run_check(check: LessonCheck) -> Check:
@@ -192,6 +195,60 @@ def speed_claim() -> Check:
     return Check("still true" if straightforward >= 1e6 else "depends", facts, summary)
 
 
+SB3_MISSING = Check(
+    "not run",
+    {"stable-baselines3": None},
+    "stable-baselines3 is not installed here. Install the optional extra "
+    "(pip install -r requirements-sb3.txt) to run this check.",
+)
+
+
+def _run_sb3_script(script: str):
+    from burgerbot.sb3_demo import run_call, sb3_available
+
+    return run_call(script) if sb3_available() else None
+
+
+def sb3_n_envs() -> Check:
+    result = _run_sb3_script(sb3_snippets.n_envs_wrong(4))
+    if result is None:
+        return SB3_MISSING
+    facts = {"error": f"{result.error_type}: {result.error_message}"}
+    if not result.raised:
+        return Check("still true", facts, "PPO accepted n_envs=4.")
+    return Check("changed", facts, f"PPO refused it: {facts['error']}")
+
+
+def sb3_gymnasium_vector_env() -> Check:
+    result = _run_sb3_script(sb3_snippets.gymnasium_vector_wrong(4))
+    if result is None:
+        return SB3_MISSING
+    facts = {"error": f"{result.error_type}: {result.error_message}", "where": result.where}
+    if not result.raised:
+        return Check("still true", facts, "PPO accepted a Gymnasium SyncVectorEnv.")
+    summary = (
+        f"PPO refused a Gymnasium SyncVectorEnv with {result.error_type}. SB3 needs its own "
+        "VecEnv: build one with make_vec_env (DummyVecEnv or SubprocVecEnv)."
+    )
+    return Check("changed", facts, summary)
+
+
+def sb3_transitions_per_update() -> Check:
+    result = _run_sb3_script(sb3_snippets.ppo_fixed(4, 2048))
+    if result is None:
+        return SB3_MISSING
+    if result.raised:
+        return Check("not run", {"error": result.error_message}, str(result.error_message))
+    lines = dict(line.rsplit(": ", 1) for line in result.output.splitlines() if ": " in line)
+    per_update = int(lines["transitions per update"])
+    facts = {"printed": lines}
+    summary = (
+        f"With 4 envs and PPO's default n_steps=2048, one update collects {per_update:,} "
+        "transitions: n_steps counts step() calls per environment, so 2,048 calls fill it."
+    )
+    return Check("changed" if per_update != 2048 else "still true", facts, summary)
+
+
 CHECKS = [
     LessonCheck(
         "The factory pattern and batch shapes",
@@ -222,5 +279,27 @@ CHECKS = [
         "BurgerBot can step about a million times per second.",
         speed_claim,
         ("gymnasium", "numpy"),
+    ),
+    LessonCheck(
+        "Telling PPO how many environments to use",
+        'Pass n_envs=4 to PPO: PPO("MlpPolicy", env, n_envs=4).',
+        sb3_n_envs,
+        ("stable-baselines3",),
+        lambda: sb3_snippets.n_envs_wrong(4),
+    ),
+    LessonCheck(
+        "Giving PPO a Gymnasium vector env",
+        "Stable-Baselines3 is built on the vector-env pattern, so a vector env of N copies can "
+        "be handed to PPO.",
+        sb3_gymnasium_vector_env,
+        ("stable-baselines3", "gymnasium"),
+        lambda: sb3_snippets.gymnasium_vector_wrong(4),
+    ),
+    LessonCheck(
+        "How many step() calls fill a PPO update",
+        "PPO collects 2048 steps per update; with 4 envs that takes 512 step() calls.",
+        sb3_transitions_per_update,
+        ("stable-baselines3",),
+        lambda: sb3_snippets.ppo_fixed(4, 2048),
     ),
 ]

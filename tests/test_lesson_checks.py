@@ -57,9 +57,36 @@ def test_an_error_inside_a_check_becomes_a_not_run_outcome():
     assert result.verdict == "not run" and "library changed" in result.facts["error"]
 
 
-def test_shown_source_is_the_function_that_runs():
+def test_shown_source_is_the_code_that_runs():
     for check in CHECKS:
-        assert check.source.startswith(f"def {check.run.__name__}(")
+        if check.script is None:
+            assert check.source.startswith(f"def {check.run.__name__}(")
+        else:
+            assert check.source == check.script() and "stable_baselines3" in check.source
+
+
+SB3_CHECKS = ["sb3_n_envs", "sb3_gymnasium_vector_env", "sb3_transitions_per_update"]
+
+
+@pytest.mark.parametrize("name", SB3_CHECKS)
+def test_sb3_checks_say_how_to_install_when_sb3_is_missing(name, monkeypatch):
+    import burgerbot.sb3_demo
+
+    monkeypatch.setattr(burgerbot.sb3_demo, "sb3_available", lambda: False)
+    result = run_check(BY_NAME[name])
+    assert result.verdict == "not run" and "requirements-sb3.txt" in result.summary
+
+
+@pytest.mark.sb3
+def test_sb3_checks_run_the_lessons_calls(sb3):
+    n_envs = run_check(BY_NAME["sb3_n_envs"])
+    assert n_envs.verdict == "changed" and "n_envs" in n_envs.facts["error"]
+    assert n_envs.facts["error"].startswith("TypeError")
+    vector = run_check(BY_NAME["sb3_gymnasium_vector_env"])
+    assert vector.verdict == "changed" and vector.facts["error"]
+    per_update = run_check(BY_NAME["sb3_transitions_per_update"])
+    assert per_update.facts["printed"]["transitions per update"] == str(4 * 2048)
+    assert per_update.verdict == "changed"
 
 
 def test_versions_are_detected():

@@ -7,9 +7,7 @@ without SB3 is tested everywhere by hiding the package from the import system.
 
 from __future__ import annotations
 
-import importlib
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -22,14 +20,6 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "pages/sb3.py"
 KEY = {name: f"sb3_{name}" for name in ("n", "steps", "seed", "ppo_envs", "ppo_steps")}
 TRAIN = "sb3_train"
-
-
-@pytest.fixture
-def sb3():
-    """stable_baselines3, or a skip; with BURGERBOT_REQUIRE_SB3=1 a missing SB3 fails."""
-    if os.environ.get("BURGERBOT_REQUIRE_SB3") == "1":
-        return importlib.import_module("stable_baselines3")
-    return pytest.importorskip("stable_baselines3")
 
 
 @pytest.fixture

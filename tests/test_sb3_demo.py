@@ -8,8 +8,6 @@ system.
 
 from __future__ import annotations
 
-import importlib
-import os
 import re
 import subprocess
 import sys
@@ -38,14 +36,6 @@ from burgerbot.sb3_demo import (
 from burgerbot.snippets import sb3 as snippets
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture
-def sb3():
-    """stable_baselines3, or a skip; with BURGERBOT_REQUIRE_SB3=1 a missing SB3 fails."""
-    if os.environ.get("BURGERBOT_REQUIRE_SB3") == "1":
-        return importlib.import_module("stable_baselines3")
-    return pytest.importorskip("stable_baselines3")
 
 
 @pytest.fixture
