@@ -1,4 +1,4 @@
-"""BurgerBot vector-env teaching app: the router (each page lives in `pages/`)."""
+"""BurgerBot vector-env teaching app: the router (each page lives in `app_pages/`)."""
 
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ def main() -> None:
     )
     sections: dict[str, list] = {}
     for section, file, title, icon in PAGES:
-        if (HERE / "pages" / file).exists():
-            page = st.Page(f"pages/{file}", title=title, icon=icon, default=file == "home.py")
+        if (HERE / "app_pages" / file).exists():
+            page = st.Page(f"app_pages/{file}", title=title, icon=icon, default=file == "home.py")
             sections.setdefault(section, []).append(page)
     st.navigation(sections).run()
 

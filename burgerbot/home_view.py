@@ -12,7 +12,7 @@ __all__ = ["CARDS", "SPECS", "speed_table", "steps_for"]
 
 SPECS = [IntSetting("n", "NUM_ENVS", 16, 2, CAPS.max_envs)]
 
-# What each page offers, keyed by its file in pages/ (shown as cards on Home).
+# What each page offers, keyed by its file in app_pages/ (shown as cards on Home).
 CARDS = {
     "batch_shapes.py": "Step N robots yourself and read every array a vector env hands back: "
     "shapes, dtypes, what each axis means, and the infos dict.",

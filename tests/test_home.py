@@ -89,7 +89,7 @@ def test_home_measures_the_chosen_num_envs_and_mirrors_it_in_the_url():
 def test_home_cards_link_only_to_pages_that_exist():
     app = home_app()
     shown = {Path(link.proto.page).stem for link in app.get("page_link")}
-    assert shown == {Path(f).stem for f in CARDS if (ROOT / "pages" / f).exists()}
+    assert shown == {Path(f).stem for f in CARDS if (ROOT / "app_pages" / f).exists()}
 
 
 def test_home_bad_url_values_give_a_note_not_a_traceback():

@@ -97,7 +97,7 @@ def test_versions_are_detected():
 def test_page_shows_every_check_with_its_verdict():
     app = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
     app.run()
-    app.switch_page("pages/lesson_vs_today.py")
+    app.switch_page("app_pages/lesson_vs_today.py")
     app.run()
     assert not app.exception
     assert [h.value for h in app.subheader] == [check.topic for check in CHECKS]

@@ -19,7 +19,7 @@ from burgerbot.autoreset_view import (
 from burgerbot.caps import CAPS
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE_FILE = "pages/autoreset.py"
+PAGE_FILE = "app_pages/autoreset.py"
 KEY = {name: f"autoreset_{name}" for name in ("n", "mode", "seed", "steps", "backend", "cn", "ck")}
 # Small runs keep every rerun quick.
 SMALL = {"n": "3", "steps": "20", "ck": "60"}

@@ -13,7 +13,7 @@ from burgerbot.caps import Caps
 from burgerbot.live import WORKER_BUDGET
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE = "pages/batch_shapes.py"
+PAGE = "app_pages/batch_shapes.py"
 SLOT = "_batch_shapes_env_slot"
 
 

@@ -19,7 +19,7 @@ from burgerbot.scaling_view import ScalingSettings, comparison_settings, measure
 from burgerbot.snippets.scaling import snippet_for
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE_FILE = "pages/goal_scaling.py"
+PAGE_FILE = "app_pages/goal_scaling.py"
 PAGE = "goal_scaling"
 KEY = {name: f"{PAGE}_{name}" for name in ("n", "steps", "total", "seeds", "backend", "budget")}
 COUNTS = ["num_envs", "seed", "env_steps", "goals", "hits", "episodes"]

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE_FILE = "pages/mistakes.py"
+PAGE_FILE = "app_pages/mistakes.py"
 N_KEY = "mistakes_n"
 
 # Each mistake's captured error: the type shown in st.error, a phrase of the message in st.code.

@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 from burgerbot.sb3_demo import INSTALL_COMMAND, side_by_side
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE_FILE = "pages/sb3.py"
+PAGE_FILE = "app_pages/sb3.py"
 KEY = {name: f"sb3_{name}" for name in ("n", "steps", "seed", "ppo_envs", "ppo_steps")}
 TRAIN = "sb3_train"
 

@@ -17,7 +17,7 @@ from burgerbot.snippets.timing import snippet_for
 from burgerbot.timing_view import MAX_TIMING_WORK_SECONDS, TimingSettings
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE_FILE = "pages/sync_vs_async.py"
+PAGE_FILE = "app_pages/sync_vs_async.py"
 PAGE = "sync_vs_async"
 KEY = {name: f"{PAGE}_{name}" for name in ("n", "steps", "work_us", "kind")}
 SMALL = {"n": "1,2,16", "steps": "40"}

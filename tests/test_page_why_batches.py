@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from burgerbot.training import buffer_layout, rollout_buffer
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE_FILE = "pages/why_batches.py"
+PAGE_FILE = "app_pages/why_batches.py"
 KEY = {
     name: f"why_batches_{name}" for name in ("n", "batch", "mode", "bseed", "ns", "steps", "seeds")
 }

@@ -91,5 +91,5 @@ cards = [(file, text) for file, text in CARDS.items() if (PAGES_DIR / file).exis
 for row_start in range(0, len(cards), 3):
     for col, (file, text) in zip(st.columns(3), cards[row_start : row_start + 3], strict=False):
         with col.container(border=True):
-            st.page_link(f"pages/{file}")
+            st.page_link(f"app_pages/{file}")
             st.write(text)

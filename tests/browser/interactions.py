@@ -1,0 +1,184 @@
+"""The main interaction of each page, done in the browser as a learner would.
+
+Each callable gets an `AppView` already showing its page (first run finished), does the
+page's main thing through keyed widgets (CSS class ``st-key-<key>``), checks that what is
+shown changed accordingly, and returns the seconds the interaction's reruns took.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from app_driver import RUN_TIMEOUT_S, AppView, wait_until
+
+
+def metric_values(view: AppView) -> list[str]:
+    return view.page.locator('[data-testid="stMetricValue"]').all_inner_texts()
+
+
+def home(view: AppView) -> float:
+    """One more NUM_ENVS: the comparison follows; "Measure again" measures anew."""
+    start = int(view.slider_value("home_n"))
+    seconds = view.set_slider("home_n", start + 1)
+    assert f"{start + 1:,} envs, Sync" in view.main_text()
+    assert view.query().get("n") == [str(start + 1)], view.page.url
+    before = metric_values(view)
+    seconds += view.click("home_measure")
+    after = metric_values(view)
+    assert len(after) == 3 and after != before, (before, after)
+    return seconds
+
+
+# --- Batch shapes ----------------------------------------------------------------------------
+
+
+def batch_step(view: AppView) -> int:
+    """The step number the Batch shapes page shows (0 right after a reset)."""
+    match = re.search(r"Latest call: step (\d+) since the reset", view.main_text())
+    return int(match.group(1)) if match else 0
+
+
+def batch_shape(view: AppView) -> tuple[int, ...] | None:
+    """The observation batch's shape as the Batch shapes page states it."""
+    match = re.search(r"observations\s*:\s*shape\s*\(([\d,\s]+)\)", view.main_text())
+    return tuple(int(x) for x in match.group(1).split(",") if x.strip()) if match else None
+
+
+def batch_play(view: AppView) -> float:
+    return view.click("batch_shapes_play", until=lambda: view.has_widget("batch_shapes_pause"))
+
+
+def batch_pause(view: AppView) -> float:
+    return view.click("batch_shapes_pause", until=lambda: view.has_widget("batch_shapes_play"))
+
+
+def batch_shapes(view: AppView) -> float:
+    """Step once, step x10, play until it has stepped on its own, pause, step again."""
+    assert batch_step(view) == 0
+    seconds = view.click("batch_shapes_step")
+    assert batch_step(view) == 1
+    seconds += view.click("batch_shapes_step10")
+    assert batch_step(view) == 11
+    assert batch_shape(view) == (4, 4)
+    seconds += batch_play(view)
+    wait_until(lambda: batch_step(view) >= 14, RUN_TIMEOUT_S, "Play to step on its own")
+    seconds += batch_pause(view)
+    paused_at = batch_step(view)
+    seconds += view.click("batch_shapes_step", until=lambda: batch_step(view) > paused_at)
+    assert batch_step(view) == paused_at + 1, "steps were taken after Pause"
+    return seconds
+
+
+# --- Auto-reset ------------------------------------------------------------------------------
+
+
+def autoreset(view: AppView) -> float:
+    """Switch the auto-reset mode: the timeline's reading guide and the URL follow."""
+    seconds = view.choose(
+        "autoreset_mode", "SAME_STEP", until=lambda: "black bar" in view.main_text()
+    )
+    assert view.query().get("mode") == ["SAME_STEP"], view.page.url
+    seconds += view.choose(
+        "autoreset_mode", "DISABLED", until=lambda: "black squares" in view.main_text()
+    )
+    assert view.query().get("mode") == ["DISABLED"], view.page.url
+    return seconds
+
+
+# --- Why batches help ------------------------------------------------------------------------
+
+
+def why_batches(view: AppView) -> float:
+    """Start the training comparison at the page's default settings."""
+    return view.click(
+        "why_batches_train",
+        until=lambda: "When did each NUM_ENVS learn the task?" in view.main_text(),
+    )
+
+
+# --- Stable-Baselines3 -----------------------------------------------------------------------
+
+
+def sb3(view: AppView) -> float:
+    """One more NUM_ENVS for the side-by-side run; train PPO where SB3 is installed."""
+    start = int(view.slider_value("sb3_n"))
+    target = start + 1 if start < 16 else start - 1
+    seconds = view.set_slider("sb3_n", target)
+    assert view.query().get("n") == [str(target)], view.page.url
+    if view.has_widget("sb3_train"):
+        seconds += view.click("sb3_train", until=lambda: "training time" in view.main_text())
+    return seconds
+
+
+# --- Goal scaling ----------------------------------------------------------------------------
+
+
+def goal_scaling(view: AppView) -> float:
+    """Run the sweep at the page's settings, then download its CSV: one row per run."""
+    seconds = view.click("goal_scaling_run", until=lambda: " took " in view.main_text())
+    query = view.query()
+    runs = len(query["n"][0].split(",")) * int(query["seeds"][0])
+    button = view.widget("goal_scaling_download").locator("button")
+    with view.page.expect_download() as download:
+        seconds += view.act(button.click)
+    lines = Path(download.value.path()).read_text().strip().splitlines()
+    header = lines[0].split(",")
+    assert {"num_envs", "seed", "goals"} <= set(header), header
+    assert len(lines) - 1 == runs, (len(lines) - 1, runs)
+    return seconds
+
+
+# --- Sync vs Async ---------------------------------------------------------------------------
+
+
+def sync_vs_async(view: AppView) -> float:
+    """Run the lesson's timing comparison (4 envs x 1,000 steps on every backend)."""
+    seconds = view.click(
+        "sync_vs_async_lesson", until=lambda: "Async: env-steps/s" in view.main_text()
+    )
+    assert len(metric_values(view)) >= 3
+    wait_until(lambda: not view.server.children(), 60, "the timing run's workers to exit")
+    return seconds
+
+
+# --- Shapes, dtypes and common mistakes -----------------------------------------------------
+
+
+def mistakes(view: AppView) -> float:
+    """Run the Async demo again: it starts workers, crashes, and the page closes them all."""
+    seconds = view.click(
+        "mistakes_rerun_async",
+        until=lambda: (
+            "After the page called" in view.main_text()
+            and not view.page.locator('[data-testid="stSpinner"]').count()
+        ),
+    )
+    wait_until(lambda: not view.server.children(), 60, "the demo's workers to exit")
+    return seconds
+
+
+# --- The lesson vs today's libraries --------------------------------------------------------
+
+
+def lesson_vs_today(view: AppView) -> float:
+    """Run every check again: the same checks come back, each with a verdict."""
+    headings = view.page.locator('[data-testid="stMain"] h3').all_inner_texts()
+    assert headings
+    seconds = view.click("lesson_rerun")
+    assert view.page.locator('[data-testid="stMain"] h3').all_inner_texts() == headings
+    return seconds
+
+
+MAIN_INTERACTIONS: dict[str, Callable[[AppView], float]] = {
+    "home.py": home,
+    "batch_shapes.py": batch_shapes,
+    "autoreset.py": autoreset,
+    "why_batches.py": why_batches,
+    "sb3.py": sb3,
+    "goal_scaling.py": goal_scaling,
+    "sync_vs_async.py": sync_vs_async,
+    "mistakes.py": mistakes,
+    "lesson_vs_today.py": lesson_vs_today,
+}

@@ -1,0 +1,132 @@
+"""Hosting: the config is picked up and memory stays bounded per session.
+
+(That nothing is written into the app's folder is checked by `tests/test_deploy.py`, on a
+clean copy of the app, so that edits made in the working tree meanwhile cannot confuse it.)"""
+
+from __future__ import annotations
+
+import os
+import time
+import tomllib
+
+import pytest
+from app_driver import (
+    ROOT,
+    TEST_SERVER_OPTIONS,
+    AppView,
+    RssSampler,
+    StreamlitServer,
+    existing_pages,
+    megabytes,
+    new_context,
+    wait_until,
+)
+from interactions import MAIN_INTERACTIONS
+
+pytestmark = pytest.mark.browser
+
+MB = 2**20
+SESSION_GROWTH_LIMIT = 150 * MB
+# Python keeps freed memory in its own pools, so RSS need not fall back to where it was;
+# what must not happen is growth cycle after cycle (a session's memory never released).
+REPEAT_GROWTH_LIMIT = 40 * MB
+# The first cycle also pays for first imports and caches; later ones show the trend.
+CYCLES = int(os.environ.get("BURGERBOT_TEST_MEMORY_CYCLES", "3"))
+
+
+def test_config_is_served(view: AppView):
+    """`.streamlit/config.toml` holds the hosting settings and the server applies them."""
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["browser"]["gatherUsageStats"] is False
+    assert config["server"]["headless"] is True
+    assert config["server"]["runOnSave"] is False
+    assert config["server"]["maxUploadSize"] <= 5
+    assert config["client"]["toolbarMode"] == "minimal"
+    assert config["theme"]["primaryColor"].startswith("#")
+    view.goto("")
+    view.assert_no_exception()
+    # "minimal" hides the developer items (the Deploy button) even on localhost.
+    assert view.page.locator('[data-testid="stAppDeployButton"]').count() == 0
+
+
+def visit_everything(browser, server: StreamlitServer) -> int:
+    """One visitor: every page, its main interaction at default settings; returns peak RSS."""
+    context = new_context(browser)
+    try:
+        with RssSampler(server) as sampler:
+            view = AppView(context.new_page(), server)
+            for page in existing_pages():
+                view.goto(page.url_path)
+                view.assert_no_exception()
+                interaction = MAIN_INTERACTIONS.get(page.file)
+                if interaction is not None:
+                    interaction(view)
+                    view.assert_no_exception()
+    finally:
+        context.close()
+    return sampler.peak
+
+
+def drop_closed_sessions(browser, server: StreamlitServer) -> None:
+    """Make the server forget every closed tab's session.
+
+    Streamlit keeps a disconnected session for ``server.disconnectedSessionTTL`` seconds
+    (so a reconnect finds it), and only reaps expired ones when another session
+    disconnects. So: wait for no session to be connected, let the TTL pass, then connect
+    and disconnect a tiny session of our own.
+    """
+    wait_until(lambda: server.metrics().get("active_sessions") == 0, 60, "tabs to disconnect")
+    ttl = float(TEST_SERVER_OPTIONS["server.disconnectedSessionTTL"])
+    expired_at = time.monotonic() + ttl + 0.5
+    wait_until(lambda: time.monotonic() > expired_at, ttl + 5, "the session TTL to pass")
+    context = new_context(browser)
+    try:
+        context.new_page().goto(server.url("_stcore/health"))
+        view = AppView(context.new_page(), server)
+        view.goto("")
+    finally:
+        context.close()
+    wait_until(lambda: server.metrics().get("active_sessions") == 0, 60, "the sweeper to leave")
+
+
+def settled_rss(server: StreamlitServer) -> int:
+    """RSS once worker processes have exited and the figure stops falling."""
+    wait_until(lambda: not server.children(), 60, "worker processes to exit")
+    readings = [server.rss()]
+
+    def stable() -> bool:
+        readings.append(server.rss())
+        return readings[-1] >= readings[-2] - MB // 2
+
+    wait_until(stable, 30, "RSS to stop falling", interval=0.5)
+    return readings[-1]
+
+
+def test_memory_per_session_is_bounded_and_released(browser, server, report):
+    """Visitors one after another, each visiting every page and running its experiment.
+
+    The first visitor also pays for first imports (torch, where SB3 is installed) and fills
+    the caches: reported, not held to the per-session bound. Later visitors show what a
+    session costs, and whether it is given back.
+    """
+    drop_closed_sessions(browser, server)
+    figures = {"baseline_mb": megabytes(settled_rss(server)), "cycles": []}
+    ends = []
+    for _ in range(max(CYCLES, 2)):
+        before = settled_rss(server)
+        peak = visit_everything(browser, server)
+        drop_closed_sessions(browser, server)
+        after = settled_rss(server)
+        ends.append(after)
+        figures["cycles"].append(
+            {
+                "before_mb": megabytes(before),
+                "peak_mb": megabytes(peak),
+                "growth_during_session_mb": megabytes(peak - before),
+                "after_session_dropped_mb": megabytes(after),
+            }
+        )
+    report.record("memory", "per_session", figures)
+    warm = figures["cycles"][1:]
+    assert max(c["growth_during_session_mb"] for c in warm) * MB < SESSION_GROWTH_LIMIT, figures
+    assert ends[-1] - ends[1 if len(ends) > 2 else 0] < REPEAT_GROWTH_LIMIT, figures
