@@ -87,8 +87,9 @@ def sync_query_params(page: str, specs: Sequence[Setting]) -> None:
         spec.key: st.session_state.get(widget_key(page, spec), spec.default) for spec in specs
     }
     wanted = to_query(specs, values)
-    current = {key: st.query_params.get(key) for key in st.query_params}
-    if current != wanted:
+    # get_all: a repeated key (?n=1&n=2) must be rewritten to the one value in use.
+    current = {key: st.query_params.get_all(key) for key in st.query_params}
+    if current != {key: [value] for key, value in wanted.items()}:
         st.query_params.from_dict(wanted)
 
 

@@ -308,9 +308,15 @@ class StreamlitServer:
             pid for pid in descendants(self.process.pid) if "resource_tracker" not in cmdline(pid)
         ]
 
-    def rss(self) -> int:
-        """Resident memory of the server plus every process below it, in bytes."""
-        pids = [self.process.pid, *descendants(self.process.pid)]
+    def rss(self, own_only: bool = False) -> int:
+        """Resident memory of the server plus every process below it, in bytes.
+
+        ``own_only``: the server process alone, without Async workers (those are bounded
+        by the app's worker budget and must be gone after a run, which other tests check).
+        """
+        pids = (
+            [self.process.pid] if own_only else [self.process.pid, *descendants(self.process.pid)]
+        )
         return sum(rss_bytes(pid) for pid in pids)
 
     def log_tail(self, lines: int = 60) -> str:
@@ -366,16 +372,19 @@ class RssSampler:
         >>> sampler.peak  # doctest: +SKIP
     """
 
-    def __init__(self, server: StreamlitServer, interval: float = 0.2) -> None:
+    def __init__(
+        self, server: StreamlitServer, interval: float = 0.2, own_only: bool = False
+    ) -> None:
         self.server = server
         self.interval = interval
+        self.own_only = own_only
         self.samples: list[tuple[float, int]] = []  # (monotonic time, bytes)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
         while True:
-            self.samples.append((time.monotonic(), self.server.rss()))
+            self.samples.append((time.monotonic(), self.server.rss(self.own_only)))
             if self._stop.wait(self.interval):
                 return
 
@@ -389,7 +398,7 @@ class RssSampler:
 
     @property
     def peak(self) -> int:
-        return max((value for _, value in self.samples), default=self.server.rss())
+        return max((value for _, value in self.samples), default=self.server.rss(self.own_only))
 
     def peak_between(self, start: float, end: float) -> int:
         values = [value for at, value in self.samples if start <= at <= end]

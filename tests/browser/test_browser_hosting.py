@@ -53,7 +53,7 @@ def visit_everything(browser, server: StreamlitServer) -> int:
     """One visitor: every page, its main interaction at default settings; returns peak RSS."""
     context = new_context(browser)
     try:
-        with RssSampler(server) as sampler:
+        with RssSampler(server, own_only=True) as sampler:
             view = AppView(context.new_page(), server)
             for page in existing_pages():
                 view.goto(page.url_path)
@@ -92,10 +92,10 @@ def drop_closed_sessions(browser, server: StreamlitServer) -> None:
 def settled_rss(server: StreamlitServer) -> int:
     """RSS once worker processes have exited and the figure stops falling."""
     wait_until(lambda: not server.children(), 60, "worker processes to exit")
-    readings = [server.rss()]
+    readings = [server.rss(own_only=True)]
 
     def stable() -> bool:
-        readings.append(server.rss())
+        readings.append(server.rss(own_only=True))
         return readings[-1] >= readings[-2] - MB // 2
 
     wait_until(stable, 30, "RSS to stop falling", interval=0.5)
@@ -104,6 +104,9 @@ def settled_rss(server: StreamlitServer) -> int:
 
 def test_memory_per_session_is_bounded_and_released(browser, server, report):
     """Visitors one after another, each visiting every page and running its experiment.
+
+    Measured on the server process itself: Async workers come and go with each run, are
+    capped by the app's worker budget, and must be gone afterwards (checked elsewhere).
 
     The first visitor also pays for first imports (torch, where SB3 is installed) and fills
     the caches: reported, not held to the per-session bound. Later visitors show what a
