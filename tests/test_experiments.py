@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-
 import numpy as np
 import pandas as pd
 import pytest
+from child_processes import worker_pids
 from gymnasium.vector import AutoresetMode
 
 from burgerbot import world
@@ -27,38 +25,6 @@ START_OBS = [0, 0, 1, 1]
 OBS = ["row", "col", "heading", "sensor"]
 FINAL = [f"final_{name}" for name in OBS]
 COUNTS = ["goals", "hits", "truncations", "episodes"]
-
-
-def worker_pids() -> set[int]:
-    """Live child processes of this process, from /proc, except multiprocessing's helper.
-
-    The resource tracker is started once, the first time a spawned process is used, and
-    serves every later one until the interpreter exits: it is not left behind by a run.
-    """
-    pids = set()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                stat = f.read()
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmdline = f.read()
-        except OSError:  # the process ended while we looked
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[1]) == os.getpid() and b"resource_tracker" not in cmdline:
-            pids.add(int(entry))
-    return pids
-
-
-@pytest.fixture
-def no_leftover_workers():
-    """Fail the test if it leaves a child process behind."""
-    before = worker_pids()
-    yield
-    assert multiprocessing.active_children() == []
-    assert worker_pids() - before == set()
 
 
 def reference_rollout(actions: np.ndarray, mode: AutoresetMode, max_steps: int) -> pd.DataFrame:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import re
 from pathlib import Path
@@ -23,35 +22,10 @@ KEY = {name: f"{PAGE}_{name}" for name in ("n", "steps", "work_us", "kind")}
 SMALL = {"n": "1,2,16", "steps": "40"}
 
 
-def worker_pids() -> set[int]:
-    """Live child processes of this process, except multiprocessing's resource tracker.
-
-    The tracker is started once, by the first spawned process, and serves every later one
-    until the interpreter exits: it is not something a run leaves behind.
-    """
-    pids = set()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                stat = f.read()
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmdline = f.read()
-        except OSError:
-            continue
-        parent = int(stat[stat.rindex(")") + 2 :].split()[1])
-        if parent == os.getpid() and b"resource_tracker" not in cmdline:
-            pids.add(int(entry))
-    return pids
-
-
 @pytest.fixture
-def no_leftover_workers():
-    before = worker_pids()
+def no_leftover_workers(no_leftover_workers):
+    """conftest's check that no child process is left, plus the app's worker budget."""
     yield
-    assert multiprocessing.active_children() == []
-    assert worker_pids() - before == set()
     assert WORKER_BUDGET.in_use == 0
 
 

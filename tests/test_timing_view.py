@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import doctest
-import multiprocessing
 import os
 import subprocess
 import sys
@@ -37,39 +36,9 @@ from burgerbot.timing_view import (
     timing_table,
     usable_cores,
 )
+from conftest import worker_pids
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def worker_pids() -> set[int]:
-    """Live child processes of this process, except multiprocessing's resource tracker.
-
-    The tracker is started once, by the first spawned process, and serves every later one
-    until the interpreter exits: it is not something a run leaves behind.
-    """
-    pids = set()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                stat = f.read()
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmdline = f.read()
-        except OSError:  # ended while we looked
-            continue
-        parent = int(stat[stat.rindex(")") + 2 :].split()[1])
-        if parent == os.getpid() and b"resource_tracker" not in cmdline:
-            pids.add(int(entry))
-    return pids
-
-
-@pytest.fixture
-def no_leftover_workers():
-    before = worker_pids()
-    yield
-    assert multiprocessing.active_children() == []
-    assert worker_pids() - before == set()
 
 
 def fake_frame(rows: list[tuple[str, int, float]], steps: int = 100) -> pd.DataFrame:
