@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from child_processes import worker_pids
 
 from burgerbot import timing_view
 from burgerbot.caps import Caps
@@ -36,7 +37,6 @@ from burgerbot.timing_view import (
     timing_table,
     usable_cores,
 )
-from conftest import worker_pids
 
 ROOT = Path(__file__).resolve().parent.parent
 
