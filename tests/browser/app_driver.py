@@ -79,6 +79,8 @@ def require_browser() -> None:
 
 # --- Pages -----------------------------------------------------------------------------------
 
+PAGES_DIR = "app_pages"  # where the router (streamlit_app.py) finds the page files
+
 
 @dataclass(frozen=True)
 class AppPage:
@@ -98,8 +100,13 @@ class AppPage:
         """The path Streamlit serves the page at (the default page lives at the root)."""
         return "" if self.file == "home.py" else self.stem
 
+    @property
+    def path(self) -> str:
+        """The page file relative to the app's root, as `st.Page` and AppTest name it."""
+        return f"{PAGES_DIR}/{self.file}"
+
     def exists(self, root: Path = ROOT) -> bool:
-        return (root / "app_pages" / self.file).is_file()
+        return (root / self.path).is_file()
 
 
 def planned_pages(root: Path = ROOT) -> list[AppPage]:
@@ -171,6 +178,20 @@ def rss_bytes(pid: int) -> int:
         return 0
     match = re.search(r"^VmRSS:\s+(\d+) kB", status, flags=re.M)
     return int(match.group(1)) * 1024 if match else 0
+
+
+def pss_bytes(pid: int) -> int:
+    """Proportional set size of one process: shared pages count once across processes.
+
+    Summing RSS over a server and its workers counts shared pages once per process; a
+    worker just forked (before its exec) even shows the server's whole RSS. PSS does not.
+    """
+    try:
+        rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return rss_bytes(pid)
+    match = re.search(r"^Pss:\s+(\d+) kB", rollup, flags=re.M)
+    return int(match.group(1)) * 1024 if match else rss_bytes(pid)
 
 
 def wait_until(
@@ -319,6 +340,10 @@ class StreamlitServer:
         )
         return sum(rss_bytes(pid) for pid in pids)
 
+    def pss(self) -> int:
+        """Memory of the server and all its workers, shared pages counted once, in bytes."""
+        return sum(pss_bytes(pid) for pid in [self.process.pid, *descendants(self.process.pid)])
+
     def log_tail(self, lines: int = 60) -> str:
         if self._log is not None:
             self._log.flush()
@@ -379,12 +404,14 @@ class RssSampler:
         self.interval = interval
         self.own_only = own_only
         self.samples: list[tuple[float, int]] = []  # (monotonic time, bytes)
+        self.total_pss: list[int] = []  # server and workers together, shared pages once
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
         while True:
             self.samples.append((time.monotonic(), self.server.rss(self.own_only)))
+            self.total_pss.append(self.server.pss())
             if self._stop.wait(self.interval):
                 return
 
@@ -399,6 +426,11 @@ class RssSampler:
     @property
     def peak(self) -> int:
         return max((value for _, value in self.samples), default=self.server.rss(self.own_only))
+
+    @property
+    def peak_total_pss(self) -> int:
+        """Peak memory of the server with its workers (PSS: shared pages counted once)."""
+        return max(self.total_pss, default=self.server.pss())
 
     def peak_between(self, start: float, end: float) -> int:
         values = [value for at, value in self.samples if start <= at <= end]

@@ -14,7 +14,7 @@ import time
 from urllib.parse import quote
 
 import pytest
-from app_driver import ROOT, AppView, planned_pages
+from app_driver import ROOT, AppPage, AppView, planned_pages
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.caps import CAPS
@@ -104,11 +104,11 @@ def equivalent(raw: str, used: str) -> bool:
     return canonical(raw) == canonical(used)
 
 
-def run_page(page_file: str, query: list[tuple[str, str]]) -> tuple[AppTest, float]:
+def run_page(page: AppPage, query: list[tuple[str, str]]) -> tuple[AppTest, float]:
     app = AppTest.from_file(ROOT_SCRIPT, default_timeout=RUN_TIMEOUT_S)
     for key in dict.fromkeys(key for key, _ in query):
         app.query_params[key] = [value for k, value in query if k == key]
-    app.switch_page(f"app_pages/{page_file}")
+    app.switch_page(page.path)
     start = time.monotonic()
     app.run()
     return app, time.monotonic() - start
@@ -122,7 +122,7 @@ def shows_note(app: AppTest) -> bool:
 def app_page(request):
     page = request.param
     if not page.exists():
-        pytest.skip(f"app_pages/{page.file} does not exist yet")
+        pytest.skip(f"{page.path} does not exist yet")
     return page
 
 
@@ -130,7 +130,7 @@ def app_page(request):
 def test_hostile_query_strings_apptest(app_page, report):
     """50+ bad query strings per page: no exception, a note whenever the URL was not used
     as given, only clean values mirrored back, and the values used are valid settings."""
-    app, _ = run_page(app_page.file, [])
+    app, _ = run_page(app_page, [])
     assert not app.exception, [e.value for e in app.exception]
     defaults = dict(app.query_params)
     keys = list(defaults) or ["n"]  # a page without settings still gets them thrown at it
@@ -140,7 +140,7 @@ def test_hostile_query_strings_apptest(app_page, report):
     failures, seconds = [], []
     for query in cases:
         label = repr(query)[:200]
-        app, took = run_page(app_page.file, query)
+        app, took = run_page(app_page, query)
         seconds.append(took)
         if app.exception:
             failures.append(f"{label}: exception {app.exception[0].value}")
@@ -168,9 +168,9 @@ def test_hostile_query_strings_apptest(app_page, report):
                 failures.append(f"{label}: mirrors an unclean value back: {key}={value[:60]!r}")
     # The values a hostile URL ended up using are settings the page accepts as they are.
     for value in ("9" * 30, "-1", "abc"):
-        app, _ = run_page(app_page.file, [(key, value) for key in keys])
+        app, _ = run_page(app_page, [(key, value) for key in keys])
         used = list(app.query_params.items())
-        again, _ = run_page(app_page.file, [(k, str(v)) for k, v in used])
+        again, _ = run_page(app_page, [(k, str(v)) for k, v in used])
         if defaults and (shows_note(again) or dict(again.query_params) != dict(used)):
             failures.append(f"{value!r} led to {used}, which is not a clean setting")
     report.record(
@@ -194,15 +194,17 @@ def _grouped(query: list[tuple[str, str]]) -> dict[str, list[str]]:
 
 # --- The real thing, in Chromium -------------------------------------------------------------
 
+# Each query string packs several kinds of trouble, to keep the number of page loads low.
 RAW_QUERIES = [
-    "n=%00",
-    "n=1%002&seed=%00%00",
-    "n=%3Cscript%3Ealert(1)%3C%2Fscript%3E&%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E=1",
-    "n=%ZZ&seed=%&steps=%E0%A4%A",  # broken percent-escapes
-    "n=-1&n=0&n=99999999999999999999&n=1.5",
-    "n=" + "9" * 3000 + "&zzz=" + quote("🍔" * 200),
-    "n=%F0%9F%8D%94&backend=%E2%80%AEcnys&env=..%2F..%2Fetc%2Fpasswd",
-    "&&&==&n==&=1",
+    # NUL bytes, and markup in values and in a key
+    "n=%00&seed=%00%00&steps=1%002&zzz=%3Cscript%3Ealert(1)%3C%2Fscript%3E"
+    "&%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E=1",
+    # broken percent-escapes, right-to-left override, a path, an emoji
+    "n=%ZZ&seed=%&steps=%E0%A4%A&backend=%E2%80%AEcnys&env=..%2F..%2Fetc%2Fpasswd&mode=%F0%9F%8D%94",
+    # repeated keys, negative, zero, huge and decimal numbers, very long values
+    "n=-1&n=0&n=99999999999999999999&n=1.5&seed=" + "9" * 3000 + "&zzz=" + quote("🍔" * 200),
+    # empty keys and values
+    "&&&==&n==&=1&seed=&steps",
 ]
 
 

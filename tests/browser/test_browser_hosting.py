@@ -49,22 +49,30 @@ def test_config_is_served(view: AppView):
     assert view.page.locator('[data-testid="stAppDeployButton"]').count() == 0
 
 
-def visit_everything(browser, server: StreamlitServer) -> int:
-    """One visitor: every page, its main interaction at default settings; returns peak RSS."""
+def visit_everything(browser, server: StreamlitServer) -> tuple[RssSampler, dict[str, float]]:
+    """One visitor: every page, its main interaction at default settings.
+
+    Returns the memory samples, and per page how far above the session's starting RSS the
+    server went while on it (cumulative: memory kept by earlier pages counts too).
+    """
     context = new_context(browser)
+    per_page = {}
     try:
         with RssSampler(server, own_only=True) as sampler:
             view = AppView(context.new_page(), server)
             for page in existing_pages():
+                started = time.monotonic()
                 view.goto(page.url_path)
                 view.assert_no_exception()
                 interaction = MAIN_INTERACTIONS.get(page.file)
                 if interaction is not None:
                     interaction(view)
                     view.assert_no_exception()
+                peak = sampler.peak_between(started, time.monotonic())
+                per_page[page.stem] = megabytes(peak - sampler.samples[0][1])
     finally:
         context.close()
-    return sampler.peak
+    return sampler, per_page
 
 
 def drop_closed_sessions(browser, server: StreamlitServer) -> None:
@@ -117,7 +125,8 @@ def test_memory_per_session_is_bounded_and_released(browser, server, report):
     ends = []
     for _ in range(max(CYCLES, 2)):
         before = settled_rss(server)
-        peak = visit_everything(browser, server)
+        sampler, per_page = visit_everything(browser, server)
+        peak = sampler.peak
         drop_closed_sessions(browser, server)
         after = settled_rss(server)
         ends.append(after)
@@ -127,6 +136,8 @@ def test_memory_per_session_is_bounded_and_released(browser, server, report):
                 "peak_mb": megabytes(peak),
                 "growth_during_session_mb": megabytes(peak - before),
                 "after_session_dropped_mb": megabytes(after),
+                "peak_above_start_per_page_mb": per_page,
+                "peak_with_workers_pss_mb": megabytes(sampler.peak_total_pss),
             }
         )
     report.record("memory", "per_session", figures)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-from app_driver import ROOT, RUN_TIMEOUT_S, AppView, wait_until
+from app_driver import RUN_TIMEOUT_S, AppView, planned_pages, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -78,8 +78,9 @@ def run_small(view: AppView, run: LongRun) -> None:
 
 def existing_long_run(name: str) -> LongRun:
     run = LONG_RUNS[name]
-    if not (ROOT / "app_pages" / run.file).is_file():
-        pytest.skip(f"app_pages/{run.file} does not exist yet")
+    page = next(page for page in planned_pages() if page.file == run.file)
+    if not page.exists():
+        pytest.skip(f"{page.path} does not exist yet")
     return run
 
 

@@ -16,7 +16,7 @@ PAGES = planned_pages()
 def app_page(request):
     page = request.param
     if not page.exists():
-        pytest.skip(f"app_pages/{page.file} does not exist yet")
+        pytest.skip(f"{page.path} does not exist yet")
     return page
 
 
@@ -32,7 +32,7 @@ def test_page_loads_without_exception(view: AppView, app_page, report):
 def test_main_interaction(view: AppView, app_page, report):
     interaction = MAIN_INTERACTIONS.get(app_page.file)
     if interaction is None:
-        pytest.skip(f"no main interaction written for app_pages/{app_page.file} yet")
+        pytest.skip(f"no main interaction written for {app_page.path} yet")
     view.goto(app_page.url_path)
     view.assert_no_exception()
     seconds = interaction(view)
