@@ -50,6 +50,7 @@ SUPPORTED = [(3, 11), (3, 12), (3, 13)]
 # Community Cloud gives an app about 1 GB; the first visitor of a fresh server, running every
 # page's experiment, must leave room for a few more.
 HOSTED_MEMORY_LIMIT = 640 * 2**20
+SESSION_GROWTH_LIMIT = 150 * 2**20
 PYENV_VERSIONS = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
 
 
@@ -141,8 +142,36 @@ def run_in_thread(work: Callable[[], object]) -> None:
         raise errors[0]
 
 
+IMPORT_COST_SCRIPT = """
+import importlib, pkgutil, re
+def rss():
+    return int(re.search(r"VmRSS:\\s+(\\d+) kB", open("/proc/self/status").read()).group(1))
+import streamlit
+before = rss()
+import altair, gymnasium, numpy, pandas, burgerbot
+for module in pkgutil.iter_modules(burgerbot.__path__):
+    importlib.import_module("burgerbot." + module.name)
+print((rss() - before) * 1024)
+"""
+
+
+def import_cost(python: Path, app: Path) -> int:
+    """Bytes a process grows by importing the app's libraries once (a server pays it once,
+    on its first visit, whoever the visitor is): measured in a process of its own."""
+    shown = subprocess.run(
+        [str(python), "-c", IMPORT_COST_SCRIPT],
+        cwd=app,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": ""},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return int(shown.stdout.split()[-1])
+
+
 def browse_every_page(
-    server: StreamlitServer, pages, report: Report, started: float, label: str
+    server: StreamlitServer, pages, report: Report, started: float, label: str, imports: int
 ) -> None:
     """A first visitor: every page and its main interaction, with memory sampled."""
     from playwright.sync_api import sync_playwright
@@ -170,6 +199,11 @@ def browse_every_page(
         browser.close()
     # The first visitor of a fresh server with only requirements.txt installed (no SB3).
     report.record(section, "server_rss_at_start_mb", megabytes(rss_at_start))
+    report.record(section, "one_time_imports_mb", megabytes(imports))
+    # What the first session itself cost, beyond the libraries any first visit imports.
+    session = sampler.peak - rss_at_start - imports
+    report.record(section, "first_session_growth_beyond_imports_mb", megabytes(session))
+    assert session < SESSION_GROWTH_LIMIT, megabytes(session)
     report.record(section, "server_rss_peak_mb", megabytes(sampler.peak))
     report.record(section, "with_workers_pss_peak_mb", megabytes(sampler.peak_total_pss))
     # The whole app, server and Async workers, stays well inside a Community Cloud container.
@@ -200,6 +234,7 @@ def test_fresh_venv_serves_every_page(tmp_path, version, deploy_report):
     ).stdout.lower()
     assert not [name for name in DEV_ONLY if f"\n{name}==" in f"\n{installed}"], installed
 
+    imports = import_cost(python, app)
     before = repo_files(app)
     env = {"PYTHONPATH": "", "VIRTUAL_ENV": str(python.parent.parent)}
     started = time.monotonic()
@@ -221,7 +256,7 @@ def test_fresh_venv_serves_every_page(tmp_path, version, deploy_report):
             assert status == 200, f"GET /{page.url_path} answered {status}"
         # In its own thread: when the browser tests run in the same pytest session, their
         # Playwright (sync API) keeps an event loop on this thread, and a second one can't.
-        run_in_thread(lambda: browse_every_page(server, pages, report, started, label))
+        run_in_thread(lambda: browse_every_page(server, pages, report, started, label, imports))
     finally:
         leftovers = server.stop()
     log = server.log_path.read_text(errors="replace")
