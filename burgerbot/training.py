@@ -25,7 +25,7 @@ from gymnasium.vector import AutoresetMode
 
 from burgerbot import world
 from burgerbot.caps import CAPS
-from burgerbot.experiments import Progress, rollout
+from burgerbot.experiments import Progress, _positive_int, _seed, rollout
 from burgerbot.settings import ChoiceSetting, IntListSetting, IntSetting
 from burgerbot.vector import BurgerBotVectorEnv
 
@@ -517,15 +517,3 @@ def _autoreset_mode(value: AutoresetMode | str) -> AutoresetMode:
     if isinstance(value, str) and value in AutoresetMode.__members__:
         return AutoresetMode[value]
     return AutoresetMode(value)
-
-
-def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"`{name}` must be a positive whole number, got {value!r}")
-    return int(value)
-
-
-def _seed(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
-        raise ValueError(f"`seed` must be a whole number >= 0, got {value!r}")
-    return int(value)

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from page_apptest import open_app_page, texts
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.sb3_demo import INSTALL_COMMAND, side_by_side
@@ -29,20 +30,7 @@ def without_sb3(monkeypatch):
 
 
 def open_page(query: dict[str, str] | None = None) -> AppTest:
-    app = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=600)
-    app.run()
-    # AppTest keeps the home page's URL settings across switch_page (a browser does not).
-    app.query_params.clear()
-    for key, value in (query or {}).items():
-        app.query_params[key] = value
-    app.switch_page(PAGE_FILE)
-    app.run()
-    assert not app.exception, [e.value for e in app.exception]
-    return app
-
-
-def texts(elements) -> str:
-    return "\n".join(str(e.value) for e in elements)
+    return open_app_page(PAGE_FILE, query, timeout=600)
 
 
 def metrics(app: AppTest) -> dict[str, str]:

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from page_apptest import open_app_page, texts
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.caps import CAPS
@@ -30,20 +31,7 @@ def no_leftover_workers(no_leftover_workers):
 
 
 def open_page(query: dict[str, str] | None = None) -> AppTest:
-    """The page as a visitor opening its URL (the home page runs first, as in the router)."""
-    app = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=600)
-    app.run()
-    app.query_params.clear()
-    for key, value in (query or {}).items():
-        app.query_params[key] = value
-    app.switch_page(PAGE_FILE)
-    app.run()
-    assert not app.exception, [e.value for e in app.exception]
-    return app
-
-
-def texts(elements) -> str:
-    return "\n".join(str(e.value) for e in elements)
+    return open_app_page(PAGE_FILE, query, timeout=600)
 
 
 def click(app: AppTest, key: str) -> AppTest:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from page_apptest import open_app_page, texts
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.training import buffer_layout, rollout_buffer
@@ -20,24 +21,11 @@ TRAIN = "why_batches_train"
 
 
 def open_page(query: dict[str, str] | None = None) -> AppTest:
-    app = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
-    app.run()
-    # AppTest keeps the home page's URL settings across switch_page (a browser does not).
-    app.query_params.clear()
-    for key, value in (query or {}).items():
-        app.query_params[key] = value
-    app.switch_page(PAGE_FILE)
-    app.run()
-    assert not app.exception, [e.value for e in app.exception]
-    return app
+    return open_app_page(PAGE_FILE, query, timeout=300)
 
 
 def metrics(app: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in app.metric}
-
-
-def texts(elements) -> str:
-    return "\n".join(str(e.value) for e in elements)
 
 
 def chart_specs(app: AppTest) -> list[dict]:
