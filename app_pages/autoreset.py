@@ -7,8 +7,15 @@ from typing import Any
 
 import streamlit as st
 
-from burgerbot import streamlit_ui as ui
-from burgerbot.autoreset_view import (
+from burgerbot.app import ui
+from burgerbot.app.caps import CAPS
+from burgerbot.app.charts.autoreset import (
+    episode_timeline,
+    finished_episodes_chart,
+    timeline_pixel_height,
+)
+from burgerbot.app.scripts.autoreset import snippet_for
+from burgerbot.app.views.autoreset import (
     MAX_SEED,
     MODES,
     READABLE_ENVS,
@@ -33,13 +40,6 @@ from burgerbot.autoreset_view import (
     run_page_rollout,
     timeline_cells,
 )
-from burgerbot.caps import CAPS
-from burgerbot.charts.timeline import (
-    episode_timeline,
-    finished_episodes_chart,
-    timeline_pixel_height,
-)
-from burgerbot.snippets.autoreset import snippet_for
 
 PAGE = "autoreset"
 KEY = {spec.key: ui.widget_key(PAGE, spec) for spec in SPECS}

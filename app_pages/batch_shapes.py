@@ -8,9 +8,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from burgerbot import streamlit_ui as ui
 from burgerbot import world
-from burgerbot.batch_view import (
+from burgerbot.app import ui
+from burgerbot.app.caps import CAPS
+from burgerbot.app.charts.batch_shapes import cell_count_heatmap, pole_angle_chart
+from burgerbot.app.scripts.batch_shapes import snippet_for
+from burgerbot.app.slots import BudgetExceeded, EnvSlot
+from burgerbot.app.views.batch_shapes import (
     BACKEND_LABELS,
     DTYPE_CHOICES,
     ENV_NAMES,
@@ -36,11 +40,7 @@ from burgerbot.batch_view import (
     spaces_table,
     step_table,
 )
-from burgerbot.caps import CAPS
-from burgerbot.charts.grids import cell_count_heatmap, pole_angle_chart
 from burgerbot.factories import BACKENDS
-from burgerbot.live import BudgetExceeded, EnvSlot
-from burgerbot.snippets.batch_shapes import snippet_for
 
 PAGE = "batch_shapes"
 KEY = {spec.key: ui.widget_key(PAGE, spec) for spec in SPECS}

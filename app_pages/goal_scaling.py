@@ -6,10 +6,11 @@ from dataclasses import replace
 
 import streamlit as st
 
-from burgerbot import streamlit_ui as ui
-from burgerbot.caps import CAPS
-from burgerbot.charts.scaling import scaling_panel
-from burgerbot.scaling_view import (
+from burgerbot.app import ui
+from burgerbot.app.caps import CAPS
+from burgerbot.app.charts.goal_scaling import scaling_panel
+from burgerbot.app.scripts.goal_scaling import snippet_for
+from burgerbot.app.views.goal_scaling import (
     BACKEND_LABELS,
     BUDGET_LABELS,
     LESSON_STEPS,
@@ -34,7 +35,6 @@ from burgerbot.scaling_view import (
     to_csv,
     try_this,
 )
-from burgerbot.snippets.scaling import snippet_for
 
 PAGE = "goal_scaling"
 KEY = {spec.key: ui.widget_key(PAGE, spec) for spec in SPECS}

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from burgerbot import streamlit_ui as ui
-from burgerbot.charts.home import speed_chart
-from burgerbot.home_view import CARDS, SPECS, speed_table
-from burgerbot.snippets.home import speed_script
+from burgerbot.app import ui
+from burgerbot.app.charts.home import speed_chart
+from burgerbot.app.scripts.home import speed_script
+from burgerbot.app.views.home import CARDS, SPECS, speed_table
 
 PAGE = "home"
 PAGES_DIR = Path(__file__).parent

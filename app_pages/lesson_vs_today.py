@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from burgerbot import streamlit_ui as ui
-from burgerbot.lesson_checks import CHECKS, run_check, version_of
+from burgerbot.app import ui
+from burgerbot.app.views.lesson_vs_today import CHECKS, run_check, version_of
 
 PAGE = "lesson_vs_today"
 VERDICTS = {

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from burgerbot import mistakes
-from burgerbot import streamlit_ui as ui
-from burgerbot.live import WORKER_BUDGET, BudgetExceeded, WorkerBudget
-from burgerbot.mistakes import ASYNC_NUM_ENVS, SPECS, Run
-from burgerbot.settings import clamp_num_envs
-from burgerbot.snippets.mistakes import spaces_script
+from burgerbot.app import ui
+from burgerbot.app.scripts.mistakes import spaces_script
+from burgerbot.app.settings import clamp_num_envs
+from burgerbot.app.slots import WORKER_BUDGET, BudgetExceeded, WorkerBudget
+from burgerbot.app.views import mistakes
+from burgerbot.app.views.mistakes import ASYNC_NUM_ENVS, SPECS, Run
 
 PAGE = "mistakes"
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from burgerbot import sb3_demo
-from burgerbot import streamlit_ui as ui
-from burgerbot.charts.training import ppo_episode_chart
-from burgerbot.sb3_demo import (
+from burgerbot.app import ui
+from burgerbot.app.charts.why_batches import ppo_episode_chart
+from burgerbot.app.scripts import sb3 as snippets
+from burgerbot.app.views import sb3 as sb3_demo
+from burgerbot.app.views.sb3 import (
     GYM_NEXT_STEP,
     GYM_SAME_STEP,
     INSTALL_COMMAND,
@@ -19,7 +20,6 @@ from burgerbot.sb3_demo import (
     PPOResult,
     SideBySide,
 )
-from burgerbot.snippets import sb3 as snippets
 
 PAGE = "sb3"
 KEY = {spec.key: ui.widget_key(PAGE, spec) for spec in SPECS}

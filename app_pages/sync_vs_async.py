@@ -5,13 +5,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from burgerbot import streamlit_ui as ui
-from burgerbot.caps import CAPS
-from burgerbot.charts.timing import speedup_chart, throughput_chart
-from burgerbot.live import WORKER_BUDGET, BudgetExceeded
-from burgerbot.scaling_view import ThrottledProgress
-from burgerbot.snippets.timing import snippet_for
-from burgerbot.timing_view import (
+from burgerbot.app import ui
+from burgerbot.app.caps import CAPS
+from burgerbot.app.charts.sync_vs_async import speedup_chart, throughput_chart
+from burgerbot.app.scripts.sync_vs_async import snippet_for
+from burgerbot.app.slots import WORKER_BUDGET, BudgetExceeded
+from burgerbot.app.views.goal_scaling import ThrottledProgress
+from burgerbot.app.views.sync_vs_async import (
     BACKEND_NAMES,
     LESSON,
     MAX_STEPS,

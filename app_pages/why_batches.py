@@ -7,12 +7,12 @@ import inspect
 import pandas as pd
 import streamlit as st
 
-from burgerbot import streamlit_ui as ui
 from burgerbot import training
-from burgerbot.caps import CAPS
-from burgerbot.charts.training import buffer_chart_size, buffer_heatmap, learning_curve
-from burgerbot.settings import clamp_num_envs
-from burgerbot.snippets.training import buffer_script, training_script
+from burgerbot.app import ui
+from burgerbot.app.caps import CAPS
+from burgerbot.app.charts.why_batches import buffer_chart_size, buffer_heatmap, learning_curve
+from burgerbot.app.scripts.why_batches import buffer_script, training_script
+from burgerbot.app.settings import clamp_num_envs
 from burgerbot.training import (
     AUTORESET_CHOICES,
     BUFFER_SPECS,

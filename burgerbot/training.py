@@ -24,9 +24,9 @@ import pandas as pd
 from gymnasium.vector import AutoresetMode
 
 from burgerbot import world
-from burgerbot.caps import CAPS
+from burgerbot.app.caps import CAPS
+from burgerbot.app.settings import ChoiceSetting, IntListSetting, IntSetting
 from burgerbot.experiments import Progress, _positive_int, _seed, rollout
-from burgerbot.settings import ChoiceSetting, IntListSetting, IntSetting
 from burgerbot.vector import BurgerBotVectorEnv
 
 __all__ = [

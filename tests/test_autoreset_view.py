@@ -1,4 +1,4 @@
-"""Tests for the "Auto-reset" page's logic, charts and script (`burgerbot.autoreset_view`, ...)."""
+"""The "Auto-reset" logic, charts and script (`burgerbot.app.views.autoreset` & co)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,16 @@ import pandas as pd
 import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
-from burgerbot.autoreset_view import (
+from burgerbot.app.caps import CAPS
+from burgerbot.app.charts.autoreset import (
+    END_MARKERS,
+    SEGMENT_COLOURS,
+    episode_timeline,
+    finished_episodes_chart,
+    timeline_pixel_height,
+)
+from burgerbot.app.scripts.autoreset import snippet_for
+from burgerbot.app.views.autoreset import (
     MODES,
     RESET_MARKERS,
     SPECS,
@@ -35,17 +44,8 @@ from burgerbot.autoreset_view import (
     run_page_rollout,
     timeline_cells,
 )
-from burgerbot.caps import CAPS
-from burgerbot.charts.timeline import (
-    END_MARKERS,
-    SEGMENT_COLOURS,
-    episode_timeline,
-    finished_episodes_chart,
-    timeline_pixel_height,
-)
 from burgerbot.experiments import MAX_ROLLOUT_ROWS, random_actions, rollout
 from burgerbot.factories import make_env
-from burgerbot.snippets.autoreset import snippet_for
 
 ROOT = Path(__file__).resolve().parent.parent
 START = list(START_OBS)

@@ -149,8 +149,8 @@ def rss():
 import streamlit
 before = rss()
 import altair, gymnasium, numpy, pandas, burgerbot
-for module in pkgutil.iter_modules(burgerbot.__path__):
-    importlib.import_module("burgerbot." + module.name)
+for module in pkgutil.walk_packages(burgerbot.__path__, "burgerbot."):
+    importlib.import_module(module.name)
 print((rss() - before) * 1024)
 """
 

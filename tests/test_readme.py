@@ -35,6 +35,6 @@ def test_exactly_two_setup_commands_and_ci_runs_the_test_one():
 
 
 def test_readme_lists_every_cap_with_its_real_default():
-    from burgerbot.caps import caps_table
+    from burgerbot.app.caps import caps_table
 
     assert caps_table() in README

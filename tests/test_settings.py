@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from burgerbot.caps import Caps, load_caps
-from burgerbot.settings import (
+from burgerbot.app.caps import Caps, load_caps
+from burgerbot.app.settings import (
     ChoiceSetting,
     IntListSetting,
     IntSetting,

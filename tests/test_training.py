@@ -13,15 +13,15 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 from burgerbot import world
-from burgerbot.charts.training import (
+from burgerbot.app.charts.why_batches import (
     EVENT_LABELS,
     buffer_cells,
     buffer_chart_size,
     buffer_heatmap,
     learning_curve,
 )
+from burgerbot.app.scripts.why_batches import buffer_script, training_script
 from burgerbot.experiments import rollout
-from burgerbot.snippets.training import buffer_script, training_script
 from burgerbot.training import (
     MAX_DRAWN_ENVS,
     MAX_DRAWN_STEPS,

@@ -17,7 +17,7 @@ import pytest
 from app_driver import ROOT, AppPage, AppView, planned_pages
 from streamlit.testing.v1 import AppTest
 
-from burgerbot.caps import CAPS
+from burgerbot.app.caps import CAPS
 
 PAGES = planned_pages()
 ROOT_SCRIPT = str(ROOT / "streamlit_app.py")

@@ -1,0 +1,428 @@
+"""The scripts the "Shapes, dtypes and common mistakes" page shows and runs, as they run.
+
+Every function returns a self-contained script (gymnasium, numpy and burgerbot only).
+``burgerbot.app.views.mistakes`` executes exactly these strings to capture what the installed
+libraries do, and the tests run them again as separate Python processes.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ASYNC_NUM_ENVS",
+    "action_shape_fixed",
+    "action_shape_other_envs",
+    "action_shape_wrong",
+    "async_fixed_closing",
+    "async_fixed_finally",
+    "async_with_statement",
+    "async_wrong",
+    "dtype_exercise",
+    "factory_fixed",
+    "factory_with_defaults_wrong",
+    "factory_wrong",
+    "final_obs_fixed_next_step",
+    "final_obs_fixed_same_step",
+    "final_obs_wrong",
+    "scalar_obs_fixed",
+    "scalar_obs_wrong",
+    "spaces_script",
+]
+
+ASYNC_NUM_ENVS = 2
+"""The Async demos always use 2 workers: enough to count, cheap to start."""
+
+
+def _with_n(template: str, num_envs: int) -> str:
+    # Templates hold Python dict literals, so str.format's braces would get in the way.
+    return template.strip("\n").replace("__N__", str(int(num_envs))) + "\n"
+
+
+# --- Batched spaces ----------------------------------------------------------------------
+
+_SPACES = """
+import gymnasium as gym
+from gymnasium.vector import SyncVectorEnv
+from gymnasium.vector.utils import batch_space
+
+from burgerbot import BurgerBotVectorEnv
+from burgerbot.factories import make_env
+from burgerbot.app.views.mistakes import BurgerBotDictObservation
+
+N = __N__
+makers = {
+    "BurgerBot": make_env(),
+    "CartPole-v1": lambda: gym.make("CartPole-v1"),
+    "FrozenLake-v1": lambda: gym.make("FrozenLake-v1"),
+    "BurgerBot, Dict observation": BurgerBotDictObservation,
+}
+for name, make_one in makers.items():
+    envs = SyncVectorEnv([make_one for _ in range(N)])
+    try:
+        expected = batch_space(envs.single_observation_space, N)
+        obs, infos = envs.reset(seed=0)
+        envs.action_space.seed(0)
+        obs, rewards, terminated, truncated, infos = envs.step(envs.action_space.sample())
+        if isinstance(obs, dict):
+            shape = {key: value.shape for key, value in obs.items()}
+            dtype = {key: str(value.dtype) for key, value in obs.items()}
+        else:
+            shape, dtype = obs.shape, str(obs.dtype)
+        print(name)
+        print("  obs:", shape, dtype, "| same as batch_space:", envs.observation_space == expected)
+        print("  rewards:", rewards.shape, rewards.dtype, "| terminated:", terminated.dtype)
+    finally:
+        envs.close()
+
+native = BurgerBotVectorEnv(N)
+try:
+    obs, infos = native.reset(seed=0)
+    native.action_space.seed(0)
+    obs, rewards, terminated, truncated, infos = native.step(native.action_space.sample())
+    print("BurgerBotVectorEnv (native)")
+    print("  obs:", obs.shape, obs.dtype)
+    print("  rewards:", rewards.shape, rewards.dtype, "| terminated:", terminated.dtype)
+finally:
+    native.close()
+"""
+
+
+def spaces_script(num_envs: int) -> str:
+    """Print each env's batched observation shape and dtypes at ``num_envs``."""
+    return _with_n(_SPACES, num_envs)
+
+
+_DTYPE_EXERCISE = """
+import gymnasium as gym
+from gymnasium.vector import SyncVectorEnv
+
+from burgerbot.factories import make_env
+
+N = __N__
+burgerbots = SyncVectorEnv([make_env() for _ in range(N)])
+cartpoles = SyncVectorEnv([lambda: gym.make("CartPole-v1") for _ in range(N)])
+try:
+    burgerbot_obs, _ = burgerbots.reset(seed=0)
+    cartpole_obs, _ = cartpoles.reset(seed=0)
+    print("BurgerBot:", burgerbot_obs.shape, burgerbot_obs.dtype)
+    print("CartPole: ", cartpole_obs.shape, cartpole_obs.dtype)
+finally:
+    burgerbots.close()
+    cartpoles.close()
+"""
+
+
+def dtype_exercise(num_envs: int) -> str:
+    """The lesson's exercise 3: the batched observation's dtype, BurgerBot vs CartPole."""
+    return _with_n(_DTYPE_EXERCISE, num_envs)
+
+
+# --- Mistake 1: the factory instead of the function it returns ---------------------------
+
+_FACTORY = '''
+from gymnasium.vector import SyncVectorEnv
+
+from burgerbot import BurgerBotEnv
+
+N = __N__
+
+
+def make_env(seed):
+    """A factory: takes a seed, returns a function with no arguments that builds one env."""
+
+    def thunk():
+        env = BurgerBotEnv()
+        env.action_space.seed(seed)
+        return env
+
+    return thunk
+
+
+__LIST__
+obs, infos = envs.reset(seed=0)
+print("obs shape:", obs.shape)
+envs.close()
+'''
+
+
+def factory_wrong(num_envs: int) -> str:
+    """Give SyncVectorEnv the factory itself: it calls it with no arguments."""
+    line = "envs = SyncVectorEnv([make_env for _ in range(N)])  # the factory itself"
+    return _with_n(_FACTORY.replace("__LIST__", line), num_envs)
+
+
+def factory_fixed(num_envs: int) -> str:
+    """Call the factory once per env and give SyncVectorEnv what it returns."""
+    line = "envs = SyncVectorEnv([make_env(seed) for seed in range(N)])  # what it returns"
+    return _with_n(_FACTORY.replace("__LIST__", line), num_envs)
+
+
+_FACTORY_WITH_DEFAULTS = """
+from gymnasium.vector import SyncVectorEnv
+
+from burgerbot.factories import make_env  # make_env(max_steps=150, render_mode=None)
+
+N = __N__
+envs = SyncVectorEnv([make_env for _ in range(N)])  # the factory itself, again
+"""
+
+
+def factory_with_defaults_wrong(num_envs: int) -> str:
+    """The same slip with a factory whose arguments all have defaults."""
+    return _with_n(_FACTORY_WITH_DEFAULTS, num_envs)
+
+
+# --- Mistake 2: a scalar observation -----------------------------------------------------
+
+_SCALAR = """
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import SyncVectorEnv
+
+from burgerbot import BurgerBotEnv
+
+N = __N__
+
+
+class Cell(gym.ObservationWrapper):
+__BODY__
+
+envs = SyncVectorEnv([lambda: Cell(BurgerBotEnv()) for _ in range(N)])
+try:
+    obs, infos = envs.reset(seed=0)
+    print("obs shape:", obs.shape)
+    rows = obs[:, 0]  # code written for batches of shape (N, k)
+    print("rows shape:", rows.shape)
+finally:
+    envs.close()
+"""
+
+_SCALAR_WRONG_BODY = '''\
+    """BurgerBot that reports only which cell it is in."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.observation_space = gym.spaces.Discrete(49)
+
+    def observation(self, obs):
+        return int(obs[0] * 7 + obs[1])  # one plain int: the cell number 0..48
+'''
+
+_SCALAR_FIXED_BODY = '''\
+    """BurgerBot that reports only which cell it is in."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.observation_space = gym.spaces.MultiDiscrete([7, 7])
+
+    def observation(self, obs):
+        return np.array([obs[0], obs[1]])  # an array of shape (2,): [row, col]
+'''
+
+
+def scalar_obs_wrong(num_envs: int) -> str:
+    """An env returning one plain int: the batch is (N,) and (N, k) code breaks."""
+    return _with_n(_SCALAR.replace("__BODY__", _SCALAR_WRONG_BODY), num_envs)
+
+
+def scalar_obs_fixed(num_envs: int) -> str:
+    """The same env returning an array of shape (2,): the batch is (N, 2)."""
+    return _with_n(_SCALAR.replace("__BODY__", _SCALAR_FIXED_BODY), num_envs)
+
+
+# --- Mistake 3: actions of shape (N, 1) --------------------------------------------------
+
+_ACTIONS = """
+import numpy as np
+from gymnasium.vector import SyncVectorEnv
+
+from burgerbot.factories import make_env
+
+N = __N__
+envs = SyncVectorEnv([make_env() for _ in range(N)])
+try:
+    obs, infos = envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    actions = rng.integers(0, 4, size=(N, 1))  # like a policy output with one column
+__FIX__    print("actions shape:", actions.shape)
+    print("fits envs.action_space:", envs.action_space.contains(actions))
+    obs, rewards, terminated, truncated, infos = envs.step(actions)
+    print("rewards shape:", rewards.shape)
+finally:
+    envs.close()
+"""
+
+_ACTION_FIX = "    actions = actions.reshape(N)  # one action per env: shape (N,)\n"
+
+
+def action_shape_wrong(num_envs: int) -> str:
+    """Step a SyncVectorEnv of BurgerBots with actions of shape (N, 1)."""
+    return _with_n(_ACTIONS.replace("__FIX__", ""), num_envs)
+
+
+def action_shape_fixed(num_envs: int) -> str:
+    """Reshape the actions to (N,) first."""
+    return _with_n(_ACTIONS.replace("__FIX__", _ACTION_FIX), num_envs)
+
+
+_ACTIONS_ELSEWHERE = """
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import SyncVectorEnv
+
+from burgerbot import BurgerBotVectorEnv
+
+N = __N__
+actions = np.zeros((N, 1), dtype=np.int64)  # shape (N, 1) again
+builders = {
+    "SyncVectorEnv of CartPoles": lambda: SyncVectorEnv(
+        [lambda: gym.make("CartPole-v1") for _ in range(N)]
+    ),
+    "BurgerBotVectorEnv (native)": lambda: BurgerBotVectorEnv(N),
+}
+outcomes = {}
+for name, build in builders.items():
+    envs = build()
+    try:
+        envs.reset(seed=0)
+        envs.step(actions)
+        outcomes[name] = None
+        print(f"{name}: no error")
+    except Exception as error:
+        outcomes[name] = error
+        print(f"{name}: {type(error).__name__}: {error}")
+    finally:
+        envs.close()
+"""
+
+
+def action_shape_other_envs(num_envs: int) -> str:
+    """The same (N, 1) actions given to CartPoles and to the native BurgerBotVectorEnv."""
+    return _with_n(_ACTIONS_ELSEWHERE, num_envs)
+
+
+# --- Mistake 4: infos["final_observation"] -----------------------------------------------
+
+_FINAL_OBS = """
+import numpy as np
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+
+from burgerbot.factories import make_env
+
+N = __N__
+forward = np.zeros(N, dtype=np.int64)  # all robots drive east: step 3 hits the obstacle at (0, 3)
+envs = SyncVectorEnv([make_env() for _ in range(N)], autoreset_mode=AutoresetMode.__MODE__)
+try:
+    obs, infos = envs.reset(seed=0)
+    for step in range(1, __STEPS__):
+        obs, rewards, terminated, truncated, infos = envs.step(forward)
+__BODY__finally:
+    envs.close()
+"""
+
+_FINAL_OBS_WRONG_BODY = """\
+        if terminated.any():
+            print(f"step {step}: an episode ended; infos keys: {sorted(infos)}")
+            final = infos["final_observation"]  # the key of gymnasium 0.29
+"""
+
+_FINAL_OBS_SAME_STEP_BODY = """\
+        if "_final_obs" in infos:  # the key appears on steps where an episode ended
+            ended = infos["_final_obs"]  # mask: True for the envs that just ended
+            final = np.stack(infos["final_obs"][ended])  # their last observations
+            print(f"step {step}: env 0 ended with obs {final[0]}, reward {rewards[0]}")
+            print(f"         obs returned for env 0 (already reset): {obs[0]}")
+"""
+
+_FINAL_OBS_NEXT_STEP_BODY = """\
+        ended = terminated | truncated
+        if ended.any():
+            final = obs[ended]  # the ending step returns the last observation itself
+            print(f"step {step}: env 0 ended with obs {final[0]}, reward {rewards[0]}")
+        elif step == 4:
+            print(f"step {step}: env 0 was reset: obs {obs[0]}, reward {rewards[0]}")
+"""
+
+
+def final_obs_wrong(num_envs: int, mode: str = "SAME_STEP") -> str:
+    """Read ``infos["final_observation"]`` when an episode ends (``mode``: AutoresetMode name)."""
+    code = _FINAL_OBS.replace("__MODE__", mode).replace("__STEPS__", "4")
+    return _with_n(code.replace("__BODY__", _FINAL_OBS_WRONG_BODY), num_envs)
+
+
+def final_obs_fixed_same_step(num_envs: int) -> str:
+    """SAME_STEP: the last observations are in ``infos["final_obs"]``, masked by ``_final_obs``."""
+    code = _FINAL_OBS.replace("__MODE__", "SAME_STEP").replace("__STEPS__", "4")
+    return _with_n(code.replace("__BODY__", _FINAL_OBS_SAME_STEP_BODY), num_envs)
+
+
+def final_obs_fixed_next_step(num_envs: int) -> str:
+    """NEXT_STEP (the default): the ending step's ``obs`` is the last observation."""
+    code = _FINAL_OBS.replace("__MODE__", "NEXT_STEP").replace("__STEPS__", "5")
+    return _with_n(code.replace("__BODY__", _FINAL_OBS_NEXT_STEP_BODY), num_envs)
+
+
+# --- Mistake 5: an AsyncVectorEnv left open ----------------------------------------------
+
+_ASYNC_HEADER = """\
+import numpy as np
+from gymnasium.vector import AsyncVectorEnv
+
+from burgerbot.factories import make_env
+
+"""
+
+# The loop crashes on purpose (mistake 4's KeyError): what matters is what happens next.
+_ASYNC_LOOP = """\
+obs, infos = envs.reset(seed=0)
+for step in range(1, 4):
+    obs, rewards, terminated, truncated, infos = envs.step(np.zeros(2, dtype=np.int64))
+    if terminated.any():
+        final = infos["final_observation"]  # KeyError, as in mistake 4
+"""
+
+_ASYNC_BUILD = 'AsyncVectorEnv([make_env() for _ in range(2)], context="spawn")'
+
+
+def _indent(code: str) -> str:
+    return "".join("    " + line if line.strip() else line for line in code.splitlines(True))
+
+
+def async_wrong() -> str:
+    """Close only at the end: a crash in between skips ``close()``."""
+    return (
+        _ASYNC_HEADER
+        + f"envs = {_ASYNC_BUILD}  # starts 2 worker processes\n"
+        + _ASYNC_LOOP
+        + "envs.close()  # never reached\n"
+    )
+
+
+def async_with_statement() -> str:
+    """Try the ``with`` statement on the vector env itself."""
+    return (
+        _ASYNC_HEADER
+        + f"with {_ASYNC_BUILD} as envs:\n"
+        + _indent("obs, infos = envs.reset(seed=0)\n")
+    )
+
+
+def async_fixed_finally() -> str:
+    """``try``/``finally``: ``close()`` runs however the block ends."""
+    return (
+        _ASYNC_HEADER
+        + f"envs = {_ASYNC_BUILD}  # starts 2 worker processes\n"
+        + "try:\n"
+        + _indent(_ASYNC_LOOP)
+        + "finally:\n"
+        + "    envs.close()  # runs even though the loop raised\n"
+    )
+
+
+def async_fixed_closing() -> str:
+    """``contextlib.closing`` gives any object with ``close()`` a ``with`` block."""
+    return (
+        "from contextlib import closing\n\n"
+        + _ASYNC_HEADER
+        + f"with closing({_ASYNC_BUILD}) as envs:\n"
+        + _indent(_ASYNC_LOOP)
+    )

@@ -1,0 +1,185 @@
+"""The scripts the "Stable-Baselines3" page shows; the invalid calls are run exactly as shown.
+
+Each function returns a self-contained script (stable-baselines3, gymnasium, numpy and
+burgerbot). ``burgerbot.app.views.sb3`` executes the invalid-call scripts to capture what the
+installed SB3 really raises; the tests run the others as separate Python processes and
+compare what they print with what the page computes.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "gymnasium_vector_wrong",
+    "n_envs_wrong",
+    "ppo_fixed",
+    "ppo_training_script",
+    "side_by_side_script",
+]
+
+
+def _fill(template: str, **values: object) -> str:
+    # Templates hold dict and f-string braces, so str.format would get in the way.
+    text = template.strip("\n")
+    for name, value in values.items():
+        text = text.replace(f"__{name.upper()}__", repr(value))
+    return text + "\n"
+
+
+_N_ENVS_WRONG = """
+from stable_baselines3 import PPO
+
+from burgerbot.env import BurgerBotEnv
+
+# The lesson's call: PPO has no `n_envs` argument.
+model = PPO("MlpPolicy", BurgerBotEnv(), n_envs=__NUM_ENVS__)
+"""
+
+_GYMNASIUM_VECTOR_WRONG = """
+from gymnasium.vector import SyncVectorEnv
+from stable_baselines3 import PPO
+
+from burgerbot.factories import make_env
+
+# A Gymnasium vector env is not an SB3 VecEnv.
+envs = SyncVectorEnv([make_env() for _ in range(__NUM_ENVS__)])
+try:
+    model = PPO("MlpPolicy", envs)
+finally:
+    envs.close()
+"""
+
+_PPO_FIXED = """
+from stable_baselines3 import PPO
+from stable_baselines3.common.env_util import make_vec_env
+
+from burgerbot.factories import make_env
+
+# make_vec_env builds the copies (a DummyVecEnv unless vec_env_cls=SubprocVecEnv).
+vec_env = make_vec_env(make_env(), n_envs=__NUM_ENVS__, seed=0)
+try:
+    model = PPO("MlpPolicy", vec_env, n_steps=__N_STEPS__, device="cpu")
+    print("env given to PPO:", type(model.get_env()).__name__)
+    print("n_envs:", model.n_envs)
+    print("n_steps (step() calls per env per update):", model.n_steps)
+    print("transitions per update:", model.n_steps * model.n_envs)
+finally:
+    vec_env.close()
+"""
+
+
+def n_envs_wrong(num_envs: int = 4) -> str:
+    """The lesson's invalid ``PPO("MlpPolicy", env, n_envs=...)`` call."""
+    return _fill(_N_ENVS_WRONG, num_envs=int(num_envs))
+
+
+def gymnasium_vector_wrong(num_envs: int = 4) -> str:
+    """A Gymnasium ``SyncVectorEnv`` handed to PPO."""
+    return _fill(_GYMNASIUM_VECTOR_WRONG, num_envs=int(num_envs))
+
+
+def ppo_fixed(num_envs: int = 4, n_steps: int = 128) -> str:
+    """The working version: ``make_vec_env(..., n_envs=N)``, then PPO on that VecEnv."""
+    return _fill(_PPO_FIXED, num_envs=int(num_envs), n_steps=int(n_steps))
+
+
+_SIDE_BY_SIDE = """
+import numpy as np
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from stable_baselines3.common.env_util import make_vec_env
+
+from burgerbot.experiments import random_actions
+from burgerbot.factories import make_env
+
+N, STEPS, SEED = __NUM_ENVS__, __STEPS__, __SEED__
+actions = np.concatenate(list(random_actions(SEED, N, STEPS)))  # shape (STEPS, N)
+
+sb3_envs = make_vec_env(make_env(), n_envs=N, seed=SEED)  # SB3's DummyVecEnv
+modes = [AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP]
+gym_envs = {
+    mode: SyncVectorEnv([make_env() for _ in range(N)], autoreset_mode=mode) for mode in modes
+}
+agree = {mode: 0 for mode in modes}  # (step, env) pairs where everything matches SB3
+first_difference = {mode: None for mode in modes}
+episodes_ended = 0
+try:
+    sb3_obs = sb3_envs.reset()  # SB3: observations only
+    for envs in gym_envs.values():
+        envs.reset(seed=SEED)  # Gymnasium: (observations, infos)
+    for t, step_actions in enumerate(actions, start=1):
+        sb3_obs, sb3_rewards, dones, infos = sb3_envs.step(step_actions)  # 4 values
+        for i in np.flatnonzero(dones):
+            episodes_ended += 1
+            if episodes_ended <= 3:
+                last = infos[i]["terminal_observation"].tolist()
+                print(f"step {t}, env {i}: episode over, terminal_observation {last}, "
+                      f"returned obs {sb3_obs[i].tolist()} (already the next start)")
+        for mode, envs in gym_envs.items():
+            obs, rewards, terminated, truncated, gym_infos = envs.step(step_actions)  # 5 values
+            # SB3 keeps rewards as float32, so compare at that precision.
+            same = (obs == sb3_obs).all(axis=1) & (rewards.astype(np.float32) == sb3_rewards)
+            same &= (terminated | truncated) == dones
+            agree[mode] += int(same.sum())
+            if first_difference[mode] is None and not same.all():
+                first_difference[mode] = (t, int(np.flatnonzero(~same)[0]))
+finally:
+    sb3_envs.close()
+    for envs in gym_envs.values():
+        envs.close()
+
+print("episodes ended (SB3):", episodes_ended)
+for mode in modes:
+    print(f"{mode.name}: same as SB3 on {agree[mode]} of {N * STEPS} (step, env) pairs;",
+          "first difference (step, env):", first_difference[mode])
+"""
+
+
+def side_by_side_script(num_envs: int = 4, steps: int = 30, seed: int = 0) -> str:
+    """SB3's DummyVecEnv next to SyncVectorEnv (SAME_STEP and NEXT_STEP) on the same actions."""
+    return _fill(_SIDE_BY_SIDE, num_envs=int(num_envs), steps=int(steps), seed=int(seed))
+
+
+_PPO_TRAINING = """
+import time
+
+import torch
+from stable_baselines3 import PPO
+from stable_baselines3.common.env_util import make_vec_env
+
+from burgerbot.env import BurgerBotEnv
+from burgerbot.factories import make_env
+
+torch.set_num_threads(1)  # small networks: one CPU thread is the fastest and the fairest
+vec_env = make_vec_env(make_env(), n_envs=__NUM_ENVS__, seed=__SEED__)
+try:
+    model = PPO("MlpPolicy", vec_env, n_steps=__N_STEPS__, seed=__SEED__, device="cpu")
+    start = time.perf_counter()
+    model.learn(total_timesteps=__TOTAL_TIMESTEPS__)
+    print(f"trained {model.num_timesteps} env-steps in {time.perf_counter() - start:.1f} s")
+finally:
+    vec_env.close()
+
+# The trained policy, greedy (deterministic=True), from the start.
+env = BurgerBotEnv()
+obs, _ = env.reset(seed=0)
+total, steps, reward = 0.0, 0, 0.0
+for steps in range(1, env.max_steps + 1):
+    action, _ = model.predict(obs, deterministic=True)
+    obs, reward, terminated, truncated, _ = env.step(int(action))
+    total += reward
+    if terminated or truncated:
+        break
+print(f"greedy episode: return {total:.1f} in {steps} steps, reached goal: {reward == 50.0}")
+"""
+
+
+def ppo_training_script(
+    num_envs: int = 4, n_steps: int = 128, total_timesteps: int = 4096, seed: int = 0
+) -> str:
+    """Train PPO on BurgerBot with ``make_vec_env``; then follow its greedy policy once."""
+    return _fill(
+        _PPO_TRAINING,
+        num_envs=int(num_envs),
+        n_steps=int(n_steps),
+        total_timesteps=int(total_timesteps),
+        seed=int(seed),
+    )

@@ -1,0 +1,230 @@
+"""The "Auto-reset" page through the router, via AppTest: every control, the URL, the demos."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from burgerbot.app.caps import CAPS
+from burgerbot.app.views.autoreset import (
+    MODES,
+    count_finished_by_mode,
+    episode_ends,
+    gymnasium_version,
+    resolve_settings,
+    run_page_rollout,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE_FILE = "app_pages/autoreset.py"
+KEY = {name: f"autoreset_{name}" for name in ("n", "mode", "seed", "steps", "backend", "cn", "ck")}
+# Small runs keep every rerun quick.
+SMALL = {"n": "3", "steps": "20", "ck": "60"}
+
+
+def open_page(query: dict[str, str] | None = None) -> AppTest:
+    """Open the page as if its URL (with ``query``) was typed into the browser.
+
+    The router's first run shows the home page, which writes its own settings into the
+    URL; a browser drops them when the learner changes page, AppTest keeps them. So the
+    URL is set after switching, just before the page's first run.
+    """
+    app = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
+    app.run()
+    app.switch_page(PAGE_FILE)
+    app.query_params.clear()
+    for key, value in (query or {}).items():
+        app.query_params[key] = value
+    app.run()
+    assert not app.exception, [e.value for e in app.exception]
+    return app
+
+
+def rerun(app: AppTest) -> AppTest:
+    app.run()
+    assert not app.exception, [e.value for e in app.exception]
+    return app
+
+
+def texts(elements) -> str:
+    return "\n".join(str(e.value) for e in elements)
+
+
+def page_values(app: AppTest) -> dict:
+    return {name: app.session_state[key] for name, key in KEY.items()}
+
+
+def expected_events(app: AppTest) -> pd.DataFrame:
+    """What the library computes for the settings the page shows."""
+    settings, _ = resolve_settings(page_values(app))
+    return episode_ends(run_page_rollout(settings), settings.mode)
+
+
+def events_table(app: AppTest) -> pd.DataFrame:
+    return app.dataframe[0].value
+
+
+def notes(app: AppTest) -> str:
+    return texts(app.info)
+
+
+@pytest.fixture(scope="module")
+def page() -> AppTest:
+    return open_page(SMALL)
+
+
+def test_page_renders_every_section_with_the_defaults():
+    app = open_page()
+    assert app.title[0].value.startswith("Auto-reset")
+    assert app.radio(key=KEY["mode"]).value == "NEXT_STEP"
+    assert app.slider(key=KEY["n"]).value == 4
+    assert app.number_input(key=KEY["steps"]).value == 40
+    assert app.number_input(key=KEY["seed"]).value == 0
+    assert app.radio(key=KEY["backend"]).value == "sync"
+    assert app.slider(key=KEY["cn"]).value == 2 and app.number_input(key=KEY["ck"]).value == 200
+    headers = [h.value for h in app.header]
+    assert headers[0].startswith("1.") and headers[-1].startswith("5.") and len(headers) == 5
+    assert gymnasium_version() in headers[2]
+    pd.testing.assert_frame_equal(events_table(app), expected_events(app))
+    assert "the same run on BurgerBotVectorEnv returned exactly the same 160" in texts(app.caption)
+    assert len(app.get("vega_lite_chart")) == 2
+    assert not app.info  # no notes without URL settings
+    assert "MODE = AutoresetMode.NEXT_STEP" in texts(app.code)
+
+
+def test_mode_switch_changes_the_table_the_comparison_and_the_script(page):
+    seen = {}
+    for mode in ("SAME_STEP", "DISABLED", "NEXT_STEP"):
+        page.radio(key=KEY["mode"]).set_value(mode)
+        rerun(page)
+        events = events_table(page)
+        pd.testing.assert_frame_equal(events, expected_events(page))
+        seen[mode] = events
+        markdown = texts(page.markdown)
+        assert f"installed gymnasium {gymnasium_version()}, {mode}" in markdown
+        assert f"MODE = AutoresetMode.{mode}" in texts(page.code)
+        assert page.query_params["mode"] == mode
+    assert seen["SAME_STEP"]["final obs is in"].str.startswith('infos["final_obs"]').all()
+    next_step = seen["NEXT_STEP"]
+    inside = next_step["step"] < page_values(page)["steps"]
+    assert next_step.loc[inside, "returned by"].str.endswith("(the reset step)").all()
+    assert next_step.loc[~inside, "returned by"].str.endswith("after this run").all()
+    assert seen["DISABLED"]["returned by"].str.startswith("reset(reset_mask)").all()
+    # SAME_STEP and DISABLED walk alike; NEXT_STEP spends a call on each reset.
+    same = seen["SAME_STEP"][["env", "step", "final obs"]].reset_index(drop=True)
+    disabled = seen["DISABLED"][["env", "step", "final obs"]].reset_index(drop=True)
+    pd.testing.assert_frame_equal(same, disabled)
+
+
+def test_live_infos_check_is_shown_for_each_mode(page):
+    for mode, final_obs in (("SAME_STEP", True), ("NEXT_STEP", False)):
+        page.radio(key=KEY["mode"]).set_value(mode)
+        rerun(page)
+        code = texts(page.code)
+        assert '"final_observation" in infos  # False' in code
+        assert f'"final_obs" in infos  # {final_obs}' in code
+        assert f"# '{gymnasium_version()}'" in code
+
+
+def test_num_envs_seed_steps_and_backend_controls(page):
+    page.radio(key=KEY["mode"]).set_value("NEXT_STEP")
+    page.slider(key=KEY["n"]).set_value(2)
+    rerun(page)
+    assert set(events_table(page)["env"]) <= {0, 1}
+    assert "exactly the same 40 (step, env) results" in texts(page.caption)
+    assert page.query_params["n"] == "2"
+
+    before = events_table(page)
+    page.number_input(key=KEY["seed"]).set_value(5)
+    rerun(page)
+    after = events_table(page)
+    assert not after.equals(before)
+    pd.testing.assert_frame_equal(after, expected_events(page))
+
+    page.number_input(key=KEY["steps"]).set_value(35)
+    rerun(page)
+    assert events_table(page)["step"].max() <= 35
+    assert "exactly the same 70 (step, env) results" in texts(page.caption)
+    pd.testing.assert_frame_equal(events_table(page), expected_events(page))
+
+    page.radio(key=KEY["backend"]).set_value("native")
+    rerun(page)
+    assert "the same run on SyncVectorEnv (as in the lesson) returned exactly" in texts(
+        page.caption
+    )
+    pd.testing.assert_frame_equal(events_table(page), expected_events(page))
+    assert page.query_params["backend"] == "native"
+
+
+def test_counting_controls_change_the_counts(page):
+    def totals() -> pd.DataFrame:
+        return next(df.value for df in page.dataframe if "finished episodes" in df.value)
+
+    page.slider(key=KEY["cn"]).set_value(3)
+    page.number_input(key=KEY["ck"]).set_value(90)
+    rerun(page)
+    values = page_values(page)
+    expected = count_finished_by_mode(values["backend"], 3, 90, values["seed"])
+    sums = expected.groupby("mode", sort=False)["finished episodes"].sum()
+    assert totals()["finished episodes"].tolist() == sums.tolist()
+    assert totals().index.tolist() == list(MODES)
+    assert f"In 90 calls, NEXT_STEP finished **{sums['NEXT_STEP']}**" in texts(page.markdown)
+    assert "COUNT_ENVS = 3" in texts(page.code) and "COUNT_STEPS = 90" in texts(page.code)
+
+
+def test_disabled_demo_shows_the_captured_errors_and_the_fix():
+    app = open_page({"mode": "DISABLED", "n": "4", "steps": "20", "ck": "50"})
+    expander = app.expander[0]
+    assert "see the fix" in expander.label
+    code = texts(expander.code)
+    assert "AssertionError: self._autoreset_envs=array([False, False, False,  True])" in code
+    assert "AssertionError: Sub-environments [3] ended on the previous step" in code
+    assert 'envs.reset(options={"reset_mask": ended})' in code
+    assert "envs 0, 1, 2 had already taken their step-3 action" in texts(expander.warning)
+    table = expander.dataframe[0].value
+    assert table["in reset_mask"].tolist() == [False, False, False, True]
+    assert table["obs returned by reset(reset_mask)"].iloc[3] == "[0, 0, 1, 1]"
+    assert "step 3 worked. Only env 3 went back" in texts(expander.success)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected_notes", "values"),
+    [
+        (
+            {"mode": "weird", "n": "-4", "steps": "10^9"},
+            ["`mode=weird` is not one of", "`n=-4` is outside", "`steps=10^9` is not a whole"],
+            {"mode": "NEXT_STEP", "n": 1, "steps": 40},
+        ),
+        (
+            {"steps": "1000000000", "n": "2", "ck": "50"},
+            [f"`steps=1000000000` is outside 1..{CAPS.max_steps_per_run}"],
+            {"steps": CAPS.max_steps_per_run, "n": 2},
+        ),
+        (
+            {"seed": "abc", "backend": "async", "zzz": "1", **SMALL},
+            ["`seed=abc`", "async", "zzz"],
+            {},
+        ),
+    ],
+)
+def test_bad_query_params_give_notes_not_exceptions(query, expected_notes, values):
+    app = open_page(query)
+    shown = notes(app)
+    for note in expected_notes:
+        assert note in shown
+    for name, value in values.items():
+        assert app.session_state[KEY[name]] == value
+
+
+def test_good_query_params_set_the_widgets_without_notes():
+    app = open_page({"mode": "SAME_STEP", "n": "3", "seed": "7", "steps": "25", "cn": "4"})
+    assert not app.info
+    assert app.radio(key=KEY["mode"]).value == "SAME_STEP"
+    assert app.slider(key=KEY["n"]).value == 3
+    assert app.number_input(key=KEY["seed"]).value == 7
+    assert app.number_input(key=KEY["steps"]).value == 25
+    assert app.slider(key=KEY["cn"]).value == 4
+    pd.testing.assert_frame_equal(events_table(app), expected_events(app))

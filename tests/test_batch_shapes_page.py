@@ -1,0 +1,287 @@
+"""The "Batch shapes" page through the router: every control, the live env, and URL settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
+from streamlit.testing.v1 import AppTest
+
+from burgerbot import BurgerBotVectorEnv
+from burgerbot.app import caps
+from burgerbot.app.caps import Caps
+from burgerbot.app.slots import WORKER_BUDGET
+from burgerbot.app.views import batch_shapes as batch_view
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = "app_pages/batch_shapes.py"
+SLOT = "_batch_shapes_env_slot"
+
+
+def open_page(**query: str) -> AppTest:
+    """Open the page as a browser does for ``/batch_shapes?<query>``.
+
+    The home page writes its own settings into the URL; a browser drops them when it moves
+    to another page, AppTest keeps them: so the query is set just before the switch.
+    """
+    app = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    app.run()
+    app.query_params.clear()
+    app.query_params.update(query)
+    app.switch_page(PAGE)
+    app.run()
+    assert not app.exception, [e.value for e in app.exception]
+    return app
+
+
+def rerun(app: AppTest) -> AppTest:
+    app.run()
+    assert not app.exception, [e.value for e in app.exception]
+    return app
+
+
+def click(app: AppTest, key: str) -> AppTest:
+    app.button(key=f"batch_shapes_{key}").click()
+    return rerun(app)
+
+
+def slot(app: AppTest):
+    return app.session_state[SLOT]
+
+
+def latest_heading(app: AppTest) -> str:
+    return app.subheader[0].value
+
+
+def markdown_text(app: AppTest) -> str:
+    return "\n".join(m.value for m in app.markdown)
+
+
+def infos_text(app: AppTest) -> str:
+    return "\n".join(i.value for i in app.info)
+
+
+def code(app: AppTest) -> str:
+    return app.code[0].value
+
+
+@pytest.fixture
+def app():
+    app = open_page()
+    yield app
+    slot(app).close()
+
+
+def test_first_view_shows_the_reset_batch_with_its_shape(app):
+    assert app.title[0].value.startswith("Batch shapes")
+    assert latest_heading(app) == "Latest call: reset"
+    assert "shape `(4, 4)`, dtype `int64`" in markdown_text(app)
+    observations = app.dataframe[1].value
+    assert list(observations.columns) == ["row", "col", "heading", "sensor"]
+    assert observations.values.tolist() == [[0, 0, 1, 1]] * 4
+    assert "`infos` is `{}`, an empty dict" in markdown_text(app)
+    assert "STEPS = 0" in code(app) and "SyncVectorEnv" in code(app)
+    (pictures,) = app.get("image")  # one st.image call holding a picture per robot
+    assert pictures.captions == ["env 0", "env 1", "env 2", "env 3"]
+    assert not app.info  # no notes on good settings
+
+
+def test_step_once_step_x10_and_reset(app):
+    click(app, "step")
+    assert latest_heading(app) == "Latest call: step 1 since the reset"
+    step_table = app.dataframe[2].value
+    assert list(step_table.columns) == ["action", "reward", "terminated", "truncated"]
+    assert len(step_table) == 4
+    assert slot(app).state["run"].steps == 1
+    click(app, "step10")
+    assert latest_heading(app) == "Latest call: step 11 since the reset"
+    assert "STEPS = 11" in code(app)
+    click(app, "reset")
+    assert latest_heading(app) == "Latest call: reset"
+    assert slot(app).state["run"].steps == 0 and "STEPS = 0" in code(app)
+
+
+def test_changing_num_envs_closes_the_old_env_and_builds_a_new_one(app):
+    old = slot(app).env
+    click(app, "step")
+    app.number_input(key="batch_shapes_n").set_value(20)
+    rerun(app)
+    assert old.closed
+    new = slot(app).env
+    assert new is not old and new.num_envs == 20 and not new.closed
+    assert latest_heading(app) == "Latest call: reset"  # a new env starts from its reset
+    assert "shape `(20, 4)`" in markdown_text(app)
+    assert "Where the 20 robots stand" in markdown_text(app)
+    assert not app.get("image") and len(app.get("vega_lite_chart")) == 1  # a heatmap instead
+    assert app.query_params["n"] == "20"
+
+
+def test_switching_env_changes_shape_dtype_columns_and_infos(app):
+    app.selectbox(key="batch_shapes_env").set_value("CartPole-v1")
+    rerun(app)
+    assert "shape `(4, 4)`, dtype `float32`" in markdown_text(app)
+    assert "pole angle" in list(app.dataframe[1].value.columns)
+    assert "Pole angle per env" in markdown_text(app)
+    app.selectbox(key="batch_shapes_env").set_value("FrozenLake-v1")
+    rerun(app)
+    assert "shape `(4,)`, dtype `int64`" in markdown_text(app)
+    assert list(app.dataframe[1].value.columns) == ["state"]
+    click(app, "step")
+    infos = next(d.value for d in app.dataframe if "_prob" in d.value.columns)
+    assert list(infos.columns) == ["prob", "_prob"] and infos["_prob"].all()
+    assert app.query_params["env"] == "FrozenLake-v1"
+
+
+def test_frozenlake_native_falls_back_to_sync_with_a_note(app):
+    app.selectbox(key="batch_shapes_env").set_value("FrozenLake-v1")
+    app.radio(key="batch_shapes_backend").set_value("native")
+    rerun(app)
+    assert "FrozenLake-v1 has no native" in infos_text(app)
+    assert app.radio(key="batch_shapes_backend").value == "sync"
+    assert isinstance(slot(app).env, SyncVectorEnv)
+    app.number_input(key="batch_shapes_n").set_value(5)
+    rerun(app)
+    assert not app.info  # a new choice: the old note has done its job
+
+
+def test_backend_switch_to_native_and_async(app):
+    app.radio(key="batch_shapes_backend").set_value("native")
+    rerun(app)
+    assert isinstance(slot(app).env, BurgerBotVectorEnv)
+    assert "BurgerBotVectorEnv(num_envs=NUM_ENVS)" in code(app)
+    native = slot(app).env
+    app.number_input(key="batch_shapes_n").set_value(2)
+    app.radio(key="batch_shapes_backend").set_value("async")
+    rerun(app)
+    envs = slot(app).env
+    assert native.closed and isinstance(envs, AsyncVectorEnv) and envs.num_envs == 2
+    click(app, "step")
+    assert latest_heading(app) == "Latest call: step 1 since the reset"
+    assert 'context="spawn"' in code(app)
+    processes = list(envs.processes)
+    app.radio(key="batch_shapes_backend").set_value("sync")
+    rerun(app)
+    assert envs.closed and not any(p.is_alive() for p in processes)
+
+
+def test_async_budget_exhausted_shows_its_message(app):
+    WORKER_BUDGET.acquire(WORKER_BUDGET.limit)
+    try:
+        app.number_input(key="batch_shapes_n").set_value(2)
+        app.radio(key="batch_shapes_backend").set_value("async")
+        rerun(app)
+        assert "Async worker processes are already running" in app.error[0].value
+        assert slot(app).env is None
+    finally:
+        WORKER_BUDGET.release(WORKER_BUDGET.limit)
+    app.radio(key="batch_shapes_backend").set_value("sync")
+    rerun(app)
+    assert not app.error and isinstance(slot(app).env, SyncVectorEnv)
+
+
+def test_seed_change_rebuilds_and_reseeds(app):
+    click(app, "step")
+    first_actions = app.dataframe[2].value["action"].tolist()
+    old = slot(app).env
+    app.number_input(key="batch_shapes_seed").set_value(5)
+    rerun(app)
+    assert old.closed and slot(app).key == ("BurgerBot", 4, "sync", 5)
+    assert "SEED = 5" in code(app) and app.query_params["seed"] == "5"
+    app.number_input(key="batch_shapes_seed").set_value(0)
+    rerun(app)
+    click(app, "step")
+    assert app.dataframe[2].value["action"].tolist() == first_actions  # same seed, same actions
+
+
+def test_play_steps_on_every_run_of_the_live_view_until_paused(app):
+    click(app, "play")
+    assert slot(app).state["playing"] is True
+    assert slot(app).state["run"].steps == 1  # the live view stepped once on this run
+    assert app.button(key="batch_shapes_step").disabled
+    assert app.button(key="batch_shapes_pause").label == "⏸ Pause"
+    rerun(app)  # what the timer does: one more run of the fragment, one more step
+    assert slot(app).state["run"].steps == 2
+    assert latest_heading(app) == "Latest call: step 2 since the reset"
+    click(app, "pause")
+    assert slot(app).state["playing"] is False
+    steps = slot(app).state["run"].steps
+    rerun(app)
+    assert slot(app).state["run"].steps == steps
+    assert not app.button(key="batch_shapes_step").disabled
+
+
+def test_play_pauses_itself_at_the_step_cap(app, monkeypatch):
+    monkeypatch.setattr(caps, "CAPS", Caps(max_steps_per_run=2))
+    click(app, "play")
+    rerun(app)
+    assert slot(app).state["run"].steps == 2
+    rerun(app)  # the third automatic step would pass the cap: it pauses instead
+    assert slot(app).state.get("playing") is False
+    assert slot(app).state["run"].steps == 2
+    assert "BURGERBOT_MAX_STEPS_PER_RUN" in infos_text(app)
+
+
+def test_guess_right_and_wrong(app):
+    app.text_input(key="batch_shapes_guess_shape").set_value("(4, 4)")
+    click(app, "check")  # no dtype picked yet
+    assert "did not pick a dtype" in app.warning[0].value
+    app.text_input(key="batch_shapes_guess_shape").set_value("(4, 4)")
+    app.selectbox(key="batch_shapes_guess_dtype").set_value("int64")
+    click(app, "check")
+    assert app.success and "4 envs on axis 0" in app.success[0].value
+    app.selectbox(key="batch_shapes_env").set_value("FrozenLake-v1")
+    app.text_input(key="batch_shapes_guess_shape").set_value("(4, 1)")
+    app.selectbox(key="batch_shapes_guess_dtype").set_value("float32")
+    click(app, "check")
+    assert not app.success
+    assert "is not it" in app.warning[0].value and "one single number" in app.warning[0].value
+
+
+def test_good_url_settings_fill_the_controls():
+    app = open_page(env="cartpole-v1", n="8", backend="native", seed="3")
+    try:
+        assert app.selectbox(key="batch_shapes_env").value == "CartPole-v1"
+        assert app.number_input(key="batch_shapes_n").value == 8
+        assert app.radio(key="batch_shapes_backend").value == "native"
+        assert app.number_input(key="batch_shapes_seed").value == 3
+        assert not app.info
+        assert slot(app).key == ("CartPole-v1", 8, "native", 3)
+    finally:
+        slot(app).close()
+
+
+@pytest.mark.parametrize(
+    ("query", "note", "num_envs"),
+    [
+        ({"n": "abc"}, "is not a whole number", 4),
+        ({"n": "99999"}, "outside 1..1024", 1024),
+        ({"backend": "async", "n": "500"}, "BURGERBOT_MAX_ASYNC_ENVS", 8),
+        ({"env": "Nope"}, "is not one of BurgerBot", 4),
+    ],
+)
+def test_bad_url_settings_give_notes_and_no_exception(query, note, num_envs):
+    app = open_page(**query)
+    try:
+        assert note in infos_text(app)
+        assert app.number_input(key="batch_shapes_n").value == num_envs
+        assert slot(app).env.num_envs == num_envs
+        click(app, "step")  # the note stays while the adjusted setting is in use
+        assert note in infos_text(app)
+    finally:
+        slot(app).close()
+
+
+def test_a_failing_step_shows_an_error_and_the_next_run_starts_afresh(app, monkeypatch):
+    def broken_step(self, times=1):
+        raise RuntimeError("worker died")
+
+    old = slot(app).env
+    monkeypatch.setattr(batch_view.BatchRun, "step", broken_step)
+    click(app, "step")
+    assert "`step()` failed: worker died" in app.error[0].value
+    assert old.closed and slot(app).env is None
+    monkeypatch.undo()
+    rerun(app)
+    assert not app.error and slot(app).env is not None and not slot(app).env.closed
+    assert latest_heading(app) == "Latest call: reset"

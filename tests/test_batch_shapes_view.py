@@ -1,0 +1,418 @@
+"""The "Batch shapes" logic: settings, runs, tables, guesses, charts and the generated script."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from gymnasium.envs.classic_control.cartpole import CartPoleVectorEnv
+from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
+
+from burgerbot import BurgerBotVectorEnv, world
+from burgerbot.app.caps import Caps
+from burgerbot.app.charts.batch_shapes import POLE_ANGLE_LIMIT, cell_count_heatmap, pole_angle_chart
+from burgerbot.app.scripts.batch_shapes import snippet_for
+from burgerbot.app.views import batch_shapes as batch_view
+from burgerbot.app.views.batch_shapes import (
+    BatchRun,
+    BatchSettings,
+    array_summary,
+    build_vector_env,
+    burgerbot_cell_counts,
+    check_guess,
+    frozenlake_cell_counts,
+    history_table,
+    infos_table,
+    observation_table,
+    parse_shape,
+    pole_angles,
+    resolve_settings,
+    run_calls,
+    space_type_notes,
+    spaces_table,
+    step_table,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def settings(env="BurgerBot", n=3, backend="sync", seed=0):
+    return BatchSettings(env, n, backend, seed)
+
+
+# --- Settings -------------------------------------------------------------------------------
+
+
+def test_good_settings_pass_unchanged():
+    values = {"env": "CartPole-v1", "n": 16, "backend": "native", "seed": 7}
+    assert resolve_settings(values) == (settings("CartPole-v1", 16, "native", 7), [])
+
+
+def test_frozenlake_has_no_native_env_and_falls_back_to_sync_with_a_note():
+    resolved, notes = resolve_settings(
+        {"env": "FrozenLake-v1", "n": 4, "backend": "native", "seed": 0}
+    )
+    assert resolved.backend == "sync"
+    assert len(notes) == 1 and "FrozenLake-v1 has no native" in notes[0]
+
+
+def test_async_is_capped_with_a_note():
+    resolved, notes = resolve_settings(
+        {"env": "BurgerBot", "n": 500, "backend": "async", "seed": 0}
+    )
+    assert resolved.num_envs == batch_view.CAPS.max_async_envs
+    assert resolved.workers == resolved.num_envs
+    assert "BURGERBOT_MAX_ASYNC_ENVS" in notes[0]
+
+
+def test_key_holds_every_setting_that_needs_a_new_env():
+    assert settings("CartPole-v1", 5, "native", 9).key == ("CartPole-v1", 5, "native", 9)
+    assert settings(backend="native").workers == 0
+
+
+@pytest.mark.parametrize(
+    ("env", "backend", "kind"),
+    [
+        ("BurgerBot", "sync", SyncVectorEnv),
+        ("BurgerBot", "native", BurgerBotVectorEnv),
+        ("CartPole-v1", "sync", SyncVectorEnv),
+        ("CartPole-v1", "native", CartPoleVectorEnv),
+        ("FrozenLake-v1", "sync", SyncVectorEnv),
+    ],
+)
+def test_build_vector_env_picks_the_class(env, backend, kind):
+    envs = build_vector_env(settings(env, 2, backend))
+    try:
+        assert isinstance(envs.unwrapped, kind)
+        assert envs.num_envs == 2
+    finally:
+        envs.close()
+
+
+def test_async_env_starts_workers_and_closes_them():
+    envs = build_vector_env(settings("CartPole-v1", 2, "async"))
+    try:
+        assert isinstance(envs, AsyncVectorEnv)
+        processes = list(envs.processes)
+        assert envs.reset(seed=0)[0].shape == (2, 4)
+    finally:
+        envs.close()
+    assert not any(p.is_alive() for p in processes)
+
+
+# --- Runs -----------------------------------------------------------------------------------
+
+
+def test_run_resets_steps_and_keeps_a_bounded_history():
+    run = BatchRun(BurgerBotVectorEnv(3), seed=0, history_length=5)
+    first = run.reset()
+    assert first.kind == "reset" and first.actions is None
+    assert first.observations.tolist() == [[0, 0, 1, 1]] * 3
+    last = run.step(10)
+    assert (last.number, run.steps, len(run.history)) == (10, 10, 5)
+    assert [c.number for c in run.history] == [6, 7, 8, 9, 10]
+    assert last.actions.shape == (3,) and last.rewards.shape == (3,)
+    run.reset()
+    assert run.steps == 0 and len(run.history) == 1
+    run.envs.close()
+
+
+def test_actions_come_from_the_action_space_seeded_with_the_reset_seed():
+    envs = BurgerBotVectorEnv(4)
+    run = BatchRun(envs, seed=11)
+    run.reset()
+    taken = [run.step().actions.tolist() for _ in range(3)]
+    envs.action_space.seed(11)
+    assert taken == [envs.action_space.sample().tolist() for _ in range(3)]
+    run.reset()  # the same seed starts the same action sequence again
+    assert run.step().actions.tolist() == taken[0]
+    envs.close()
+
+
+def test_steps_per_call_are_capped(monkeypatch):
+    monkeypatch.setattr(batch_view, "CAPS", Caps(max_steps_per_run=3))
+    run = BatchRun(BurgerBotVectorEnv(2), seed=0)
+    run.reset()
+    assert run.step(10).number == 3
+    run.envs.close()
+
+
+def test_sync_and_native_burgerbot_give_identical_batches():
+    sync = run_calls(settings(n=5, backend="sync", seed=3), steps=40)
+    native = run_calls(settings(n=5, backend="native", seed=3), steps=40)
+    for name in ("observations", "actions", "rewards", "terminated", "truncated"):
+        np.testing.assert_array_equal(getattr(sync, name), getattr(native, name))
+    assert sync.infos == native.infos == {}
+
+
+def test_calls_hold_copies_not_views_of_the_env_buffers():
+    run = BatchRun(BurgerBotVectorEnv(2), seed=0)
+    first = run.reset()
+    before = first.observations.copy()
+    run.step(5)
+    np.testing.assert_array_equal(first.observations, before)
+    run.envs.close()
+
+
+# --- Tables ---------------------------------------------------------------------------------
+
+
+def test_observation_table_names_columns_and_hides_rows_past_the_limit():
+    call = run_calls(settings(n=10, backend="native"), steps=0)
+    table, hidden = observation_table(call, "BurgerBot", max_rows=4)
+    assert list(table.columns) == ["row", "col", "heading", "sensor"]
+    assert table.index.name == "env" and len(table) == 4 and hidden == 6
+    assert table.iloc[0].tolist() == [0, 0, 1, 1]
+
+
+def test_scalar_observations_make_one_state_column():
+    call = run_calls(settings("FrozenLake-v1", n=3), steps=2)
+    assert call.observations.shape == (3,)
+    table, hidden = observation_table(call, "FrozenLake-v1")
+    assert list(table.columns) == ["state"] and hidden == 0
+    assert table["state"].tolist() == call.observations.tolist()
+
+
+def test_step_table_lines_up_actions_rewards_and_flags():
+    call = run_calls(settings(n=3, backend="native"), steps=1)
+    table, hidden = step_table(call)
+    assert list(table.columns) == ["action", "reward", "terminated", "truncated"]
+    assert table["reward"].tolist() == call.rewards.tolist() and hidden == 0
+    with pytest.raises(ValueError, match="reset"):
+        step_table(run_calls(settings(n=3, backend="native"), steps=0))
+
+
+def test_infos_table_shows_keys_and_masks():
+    call = run_calls(settings("FrozenLake-v1", n=3), steps=1)
+    table, hidden, other = infos_table(call.infos, 3)
+    assert list(table.columns) == ["prob", "_prob"] and other == [] and hidden == 0
+    assert table["_prob"].tolist() == [True, True, True]
+    assert infos_table({}, 3) == (None, 0, [])
+    table, _, other = infos_table({"a": np.arange(3), "b": 5}, 3)
+    assert list(table.columns) == ["a"] and other == ["b"]
+
+
+def test_spaces_table_contrasts_batched_and_single_spaces():
+    envs = build_vector_env(settings(n=3, backend="native"))
+    try:
+        table = spaces_table(envs).set_index("attribute")
+    finally:
+        envs.close()
+    assert table.loc["envs.observation_space", "shape"] == "(3, 4)"
+    assert table.loc["envs.single_observation_space", "shape"] == "(4,)"
+    assert table.loc["envs.action_space", "shape"] == "(3,)"
+    assert table.loc["envs.single_action_space", "repr"] == "Discrete(4)"
+    assert set(table["dtype"]) == {"int64"}
+
+
+def test_space_type_notes_say_when_batching_changes_the_space_type():
+    envs = build_vector_env(settings(n=3, backend="native"))
+    try:
+        notes = space_type_notes(envs)
+    finally:
+        envs.close()
+    assert len(notes) == 2
+    assert "`MultiDiscrete` becomes a `Box`" in notes[0]  # observations
+    assert "`Discrete` becomes a `MultiDiscrete`" in notes[1]  # actions
+    cartpole = build_vector_env(settings("CartPole-v1", n=2, backend="native"))
+    try:
+        assert len(space_type_notes(cartpole)) == 1  # Box stays Box; Discrete does not
+    finally:
+        cartpole.close()
+
+
+def test_long_space_reprs_are_shortened():
+    envs = build_vector_env(settings(n=200, backend="native"))
+    try:
+        reprs = spaces_table(envs)["repr"]
+    finally:
+        envs.close()
+    assert reprs.str.len().max() <= 70 and reprs[0].endswith("…")
+
+
+def test_array_summary_gives_shape_dtype_and_axes():
+    call = run_calls(settings("CartPole-v1", n=2, backend="native"), steps=1)
+    summary = array_summary(call, "CartPole-v1").set_index("array")
+    assert summary.loc["observations", "shape"] == "(2, 4)"
+    assert summary.loc["observations", "dtype"] == "float32"
+    assert "pole angle" in summary.loc["observations", "axes"]
+    assert summary.loc["rewards", "dtype"] == "float32"  # CartPoleVectorEnv's own choice
+    reset_only = array_summary(run_calls(settings("FrozenLake-v1", n=2), steps=0), "FrozenLake-v1")
+    assert reset_only["array"].tolist() == ["observations"]
+    assert "No axis 1" in reset_only["axes"][0]
+
+
+def test_history_table_lists_calls_newest_first():
+    run = BatchRun(BurgerBotVectorEnv(2), seed=0)
+    run.reset()
+    run.step(2)
+    table = history_table(run)
+    assert table["call"].tolist() == ["step #2", "step #1", "reset(seed=...)"]
+    assert table["reward total"].iloc[0] == pytest.approx(float(run.latest.rewards.sum()))
+    run.envs.close()
+
+
+# --- Guessing -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "shape"),
+    [
+        ("(4, 4)", (4, 4)),
+        ("4,4", (4, 4)),
+        ("[8, 4]", (8, 4)),
+        ("4x4", (4, 4)),
+        ("(8,)", (8,)),
+        ("8", (8,)),
+        ("", None),
+        ("(a, b)", None),
+        ("(4, 4", (4, 4)),
+        ("((4))", None),
+        ("9" * 200, None),
+    ],
+)
+def test_parse_shape(text, shape):
+    assert parse_shape(text) == shape
+
+
+def test_right_guess_is_confirmed_with_the_reason():
+    envs = build_vector_env(settings(n=4, backend="native"))
+    try:
+        call = BatchRun(envs, 0).reset()
+        result = check_guess("(4, 4)", "int64", call, envs, "BurgerBot")
+    finally:
+        envs.close()
+    assert result.shape_right and result.dtype_right
+    assert "4 envs on axis 0" in result.explanation
+    assert "4 observation components on axis 1" in result.explanation
+
+
+def test_wrong_guess_for_a_scalar_env_explains_the_flat_batch():
+    envs = build_vector_env(settings("FrozenLake-v1", n=5))
+    try:
+        call = BatchRun(envs, 0).reset()
+        result = check_guess("(5, 1)", "float32", call, envs, "FrozenLake-v1")
+        unreadable = check_guess("five", "int64", call, envs, "FrozenLake-v1")
+        no_dtype = check_guess("(5,)", "", call, envs, "FrozenLake-v1")
+    finally:
+        envs.close()
+    assert not result.shape_right and not result.dtype_right
+    assert "(5,)" in result.explanation and "one single number" in result.explanation
+    assert "Discrete(16)" in result.explanation
+    assert not unreadable.shape_right and unreadable.dtype_right
+    assert "could not read" in unreadable.explanation
+    assert no_dtype.shape_right and not no_dtype.dtype_right
+    assert "did not pick a dtype" in no_dtype.explanation
+
+
+# --- Picture data and charts ----------------------------------------------------------------
+
+
+def test_burgerbot_cell_counts_count_every_robot_and_mark_the_world():
+    obs = np.array([[0, 0, 1, 1], [0, 0, 2, 0], [6, 5, 1, 0]])
+    cells = burgerbot_cell_counts(obs).set_index(["row", "col"])
+    assert len(cells) == 49 and cells["count"].sum() == 3
+    assert cells.loc[(0, 0), "count"] == 2 and cells.loc[(0, 0), "label"] == "S 2"
+    assert cells.loc[(6, 5), "count"] == 1
+    assert set(cells.index[cells["kind"] == "obstacle"]) == set(world.OBSTACLES)
+    assert cells.loc[world.GOAL, "kind"] == "goal" and cells.loc[world.GOAL, "label"] == "G"
+
+
+def test_frozenlake_cell_counts_use_the_4x4_map():
+    cells = frozenlake_cell_counts(np.array([0, 0, 5, 15])).set_index(["row", "col"])
+    assert len(cells) == 16 and cells["count"].sum() == 4
+    assert cells.loc[(1, 1), "kind"] == "hole" and cells.loc[(1, 1), "count"] == 1
+    assert cells.loc[(3, 3), "kind"] == "goal" and cells.loc[(0, 0), "label"] == "S 2"
+
+
+def test_pole_angles_take_column_2():
+    call = run_calls(settings("CartPole-v1", n=3, backend="native"), steps=1)
+    frame = pole_angles(call, max_rows=2)
+    assert frame["env"].tolist() == [0, 1]
+    assert frame["pole angle"].tolist() == call.observations[:2, 2].astype(float).tolist()
+
+
+def test_heatmap_encodes_count_on_a_row_by_col_grid():
+    cells = burgerbot_cell_counts(np.array([[0, 0, 1, 1], [2, 2, 0, 1]]))
+    spec = cell_count_heatmap(cells, "Robots per cell").to_dict()
+    floor, counted, blocked, labels = spec["layer"]
+    assert counted["encoding"]["color"]["field"] == "count"
+    assert counted["encoding"]["x"]["field"] == "col" and counted["encoding"]["y"]["field"] == "row"
+    assert labels["encoding"]["text"]["field"] == "label"
+    assert blocked["mark"]["color"] != floor["mark"]["color"]
+    data = next(iter(spec["datasets"].values()))
+    assert len(data) == 49 and sum(d["count"] for d in data) == 2
+    assert spec["title"] == "Robots per cell"
+
+
+def test_pole_angle_chart_has_a_bar_per_env_and_the_limits():
+    call = run_calls(settings("CartPole-v1", n=4, backend="native"), steps=2)
+    spec = pole_angle_chart(pole_angles(call)).to_dict()
+    bars, low, high = spec["layer"]
+    assert bars["mark"]["type"] == "bar" and bars["encoding"]["x"]["field"] == "env"
+    assert bars["encoding"]["y"]["field"] == "pole angle"
+    (data,) = spec["datasets"].values()  # one data set: the page swaps it on every step
+    assert [d["pole angle"] for d in data] == pytest.approx(call.observations[:, 2].tolist())
+    limits = [layer["encoding"]["y"]["datum"] for layer in (low, high)]
+    assert limits == pytest.approx([-POLE_ANGLE_LIMIT, POLE_ANGLE_LIMIT])
+    assert low["mark"]["type"] == "rule"
+
+
+# --- The generated script -------------------------------------------------------------------
+
+
+def run_script(code: str) -> dict[str, str]:
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    printed = {}
+    for line in done.stdout.splitlines():
+        name, _, value = line.partition(": ")
+        printed[name] = value
+    return printed
+
+
+@pytest.mark.parametrize(
+    ("env", "backend", "n", "seed", "steps"),
+    [
+        ("BurgerBot", "sync", 3, 0, 25),
+        ("BurgerBot", "native", 5, 7, 40),
+        ("BurgerBot", "native", 2, 1, 0),
+        ("CartPole-v1", "sync", 3, 2, 15),
+        ("CartPole-v1", "native", 4, 5, 30),
+        ("FrozenLake-v1", "sync", 4, 3, 12),
+        ("FrozenLake-v1", "async", 2, 4, 6),
+    ],
+)
+def test_script_prints_what_the_page_computes(env, backend, n, seed, steps):
+    chosen = settings(env, n, backend, seed)
+    printed = run_script(snippet_for(chosen, steps))
+    expected = run_calls(chosen, steps)
+    assert ast.literal_eval(printed["observations"]) == expected.observations.tolist()
+    assert printed["shape"] == str(expected.observations.shape)
+    assert printed["dtype"] == str(expected.observations.dtype)
+    assert printed["infos"] == str(expected.infos)
+    if steps == 0:
+        assert "rewards" not in printed
+        return
+    assert ast.literal_eval(printed["actions"]) == expected.actions.tolist()
+    assert ast.literal_eval(printed["rewards"]) == expected.rewards.tolist()
+    assert ast.literal_eval(printed["terminated"]) == expected.terminated.tolist()
+    assert ast.literal_eval(printed["truncated"]) == expected.truncated.tolist()
+
+
+def test_script_uses_the_lesson_factory_pattern_and_the_spawn_guard():
+    sync = snippet_for(settings("BurgerBot", 4, "sync", 0), 3)
+    assert "SyncVectorEnv([make_env() for _ in range(NUM_ENVS)])" in sync
+    async_code = snippet_for(settings("CartPole-v1", 2, "async", 0), 3)
+    assert 'context="spawn"' in async_code and 'if __name__ == "__main__":' in async_code
+    native = snippet_for(settings("CartPole-v1", 2, "native", 0), 3)
+    assert 'vectorization_mode="vector_entry_point"' in native
+    for code in (sync, async_code, native):
+        compile(code, "<snippet>", "exec")
+        assert max(len(line) for line in code.splitlines()) <= 100

@@ -1,0 +1,395 @@
+"""Batched spaces and the captured mistakes match what the installed libraries do."""
+
+from __future__ import annotations
+
+import multiprocessing
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from gymnasium.vector import AsyncVectorEnv
+from gymnasium.vector.utils import batch_space
+
+from burgerbot import BurgerBotEnv
+from burgerbot.app.scripts import mistakes as snippets
+from burgerbot.app.slots import BudgetExceeded, WorkerBudget
+from burgerbot.app.views import mistakes as m
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# --- The spaces table --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [1, 4, 7])
+def test_spaces_table_shapes_and_dtypes(n):
+    rows = {(r.env, r.vector_env): r for r in m.spaces_table(n)}
+    burgerbot = rows[("BurgerBot", "SyncVectorEnv")]
+    assert (burgerbot.obs_shape, burgerbot.obs_dtype) == ((n, 4), "int64")
+    cartpole = rows[("CartPole-v1", "SyncVectorEnv")]
+    assert (cartpole.obs_shape, cartpole.obs_dtype) == ((n, 4), "float32")
+    lake = rows[("FrozenLake-v1", "SyncVectorEnv")]
+    assert (lake.obs_shape, lake.obs_dtype) == ((n,), "int64")
+    as_dict = rows[("BurgerBot, Dict observation", "SyncVectorEnv")]
+    assert as_dict.obs_shape == {"cell": (n, 2), "heading": (n,), "sensor": (n,)}
+    assert as_dict.obs_dtype == {"cell": "int64", "heading": "int64", "sensor": "int64"}
+    assert as_dict.space_kinds == "Dict → Dict"
+    native = rows[("BurgerBot", "BurgerBotVectorEnv")]
+    assert (native.obs_shape, native.obs_dtype) == ((n, 4), "int64")
+    for row in rows.values():
+        assert row.reward_shape == (n,) and row.reward_dtype == "float64"
+        assert row.terminated_dtype == row.truncated_dtype == "bool"
+        assert row.action_shape == (n,)
+        assert row.spaces_agree, row.env
+
+
+def test_spaces_table_reports_what_batch_space_returns():
+    n = 5
+    rows = {(r.env, r.vector_env): r for r in m.spaces_table(n)}
+    single = BurgerBotEnv().observation_space
+    expected = batch_space(single, n)
+    burgerbot = rows[("BurgerBot", "SyncVectorEnv")]
+    assert burgerbot.batched_observation_repr == repr(expected)
+    assert burgerbot.space_kinds == f"MultiDiscrete → {type(expected).__name__}"
+    lake = rows[("FrozenLake-v1", "SyncVectorEnv")]
+    lake_single = gym.make("FrozenLake-v1").observation_space
+    assert lake.batched_observation_repr == repr(batch_space(lake_single, n))
+
+
+def test_the_two_frames_have_one_text_row_per_env():
+    rows = m.spaces_table(3)
+    returns, spaces_ = m.returns_frame(rows), m.spaces_frame(rows)
+    assert len(returns) == len(spaces_) == len(rows) == len(m.ENV_MAKERS) + 1
+    assert returns["obs shape (real reset)"].tolist()[:3] == ["(3, 4)", "(3, 4)", "(3,)"]
+    assert returns["obs dtype"].tolist()[:3] == ["int64", "float32", "int64"]
+    assert set(returns["rewards"]) == {"(3,) float64"}
+    assert set(spaces_["vector env agrees"]) == {"✅ same"}
+    assert spaces_["batch_space(single, N)"][0] == "Box(shape=(3, 4), dtype=int64)"
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "lines"),
+    [
+        ("a\nb\nc\n", "a\nB\nc\n", [2]),
+        ("a\nb\n", "a\nx\nb\n", [2]),
+        ("a\nb\nc\n", "a\nc\n", []),
+        ("a\n", "a\n", []),
+    ],
+)
+def test_changed_lines(before, after, lines):
+    assert m.changed_lines(before, after) == lines
+
+
+def test_each_fix_differs_from_its_mistake_where_expected():
+    wrong, fixed = snippets.factory_wrong(4), snippets.factory_fixed(4)
+    (line,) = m.changed_lines(wrong, fixed)
+    assert "make_env(seed) for seed" in fixed.splitlines()[line - 1]
+    wrong, fixed = snippets.action_shape_wrong(4), snippets.action_shape_fixed(4)
+    (line,) = m.changed_lines(wrong, fixed)
+    assert "actions.reshape(N)" in fixed.splitlines()[line - 1]
+
+
+def test_short_space_stays_short_at_large_n():
+    text = m.short_space(batch_space(gym.make("CartPole-v1").observation_space, 64))
+    assert text == "Box(shape=(64, 4), dtype=float32)"
+    text = m.short_space(batch_space(gym.spaces.Discrete(16), 64))
+    assert "shape=(64,)" in text and "..." in text and len(text) < 60
+
+
+@pytest.mark.filterwarnings("ignore:.*different from the unwrapped version")
+def test_dict_observation_env_passes_the_env_checker():
+    env = m.BurgerBotDictObservation()
+    check_env(env, skip_render_check=True)
+    obs, _ = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+
+
+# --- run_script --------------------------------------------------------------------------
+
+
+def test_run_script_captures_prints_and_the_error(capsys):
+    run = m.run_script("print('hello', 3)\nx = {}['missing']\n")
+    assert run.output == "hello 3\n"
+    assert capsys.readouterr().out == ""
+    assert (run.error.type, run.error.message) == ("KeyError", "'missing'")
+    assert run.error.where == "line 2 of the script"
+    assert run.error.path == ("script line 2",)
+
+
+def test_run_script_closes_envs_a_script_leaves_open():
+    seen = {}
+
+    def grab(namespace):
+        seen["env"] = namespace["envs"]
+        return {"closed_before_cleanup": namespace["envs"].closed}
+
+    code = "from burgerbot import BurgerBotVectorEnv\nenvs = BurgerBotVectorEnv(2)\n1 / 0\n"
+    run = m.run_script(code, inspect_namespace=grab)
+    assert run.error.type == "ZeroDivisionError"
+    assert run.values == {"closed_before_cleanup": False}
+    assert seen["env"].closed
+
+
+# --- The mistakes, as the installed libraries run them ------------------------------------
+
+
+def test_factory_mistake():
+    demo = m.factory_mistake(3)
+    wrong = demo.runs["wrong"].error
+    assert wrong.type == "TypeError"
+    assert "missing 1 required positional argument" in wrong.message and "'seed'" in wrong.message
+    assert wrong.where.startswith("gymnasium/vector/sync_vector_env.py")
+    assert demo.runs["fixed"].error is None
+    assert demo.runs["fixed"].values["obs.shape"] == (3, 4)
+    defaults = demo.runs["defaults"].error
+    assert defaults.type == "AttributeError" and "no attribute 'metadata'" in defaults.message
+
+
+def test_scalar_observation_mistake():
+    demo = m.scalar_obs_mistake(4)
+    wrong = demo.runs["wrong"]
+    assert wrong.values["obs.shape"] == (4,)
+    assert wrong.error.type == "IndexError" and "too many indices" in wrong.error.message
+    fixed = demo.runs["fixed"]
+    assert fixed.error is None
+    assert fixed.values == {"obs.shape": (4, 2), "rows.shape": (4,)}
+
+
+def test_action_shape_mistake():
+    demo = m.action_shape_mistake(4)
+    wrong = demo.runs["wrong"]
+    assert wrong.values["actions.shape"] == (4, 1)
+    assert "fits envs.action_space: False" in wrong.output
+    # SyncVectorEnv passes each row on; BurgerBotEnv.step fails turning it into an int.
+    assert wrong.error.type == "TypeError"
+    assert "only 0-dimensional arrays can be converted" in wrong.error.message
+    assert wrong.error.where.startswith("burgerbot/env.py")
+    assert any("sync_vector_env.py" in frame for frame in wrong.error.path)
+    fixed = demo.runs["fixed"]
+    assert fixed.error is None
+    assert fixed.values == {"actions.shape": (4,), "rewards.shape": (4,)}
+    outcomes = demo.runs["elsewhere"].values["outcomes"]
+    cartpole = outcomes["SyncVectorEnv of CartPoles"]
+    assert cartpole.type == "AssertionError" and "invalid" in cartpole.message
+    native = outcomes["BurgerBotVectorEnv (native)"]
+    assert native.type == "ValueError" and "must have shape (4,)" in native.message
+
+
+def _final_and_reset_obs():
+    """BurgerBot's last observation after 3 forward steps, and its reset observation."""
+    env = BurgerBotEnv()
+    start, _ = env.reset(seed=0)
+    for _ in range(3):
+        obs, reward, terminated, _, _ = env.step(0)
+    assert terminated
+    return obs, start, reward
+
+
+def test_final_observation_mistake():
+    demo = m.final_obs_mistake(3)
+    final, start, reward = _final_and_reset_obs()
+    for mode in ("same_step", "next_step"):
+        error = demo.runs[f"wrong_{mode}"].error
+        assert (error.type, error.message) == ("KeyError", "'final_observation'")
+    assert "'final_obs'" in demo.runs["wrong_same_step"].output
+    assert "infos keys: []" in demo.runs["wrong_next_step"].output
+    same = demo.runs["fixed_same_step"]
+    assert same.error is None
+    assert f"env 0 ended with obs {final}, reward {reward}" in same.output
+    assert f"(already reset): {start}" in same.output
+    assert same.values["final"] == str(np.stack([final] * 3))
+    following = demo.runs["fixed_next_step"]
+    assert following.error is None
+    assert f"env 0 ended with obs {final}, reward {reward}" in following.output
+    assert f"env 0 was reset: obs {start}, reward 0.0" in following.output
+
+
+def test_dtype_exercise_reports_each_envs_dtype():
+    run = m.dtype_exercise(2)
+    assert run.error is None
+    assert run.values["burgerbot_obs.dtype"] == str(BurgerBotEnv().observation_space.dtype)
+    cartpole_dtype = str(gym.make("CartPole-v1").observation_space.dtype)
+    assert run.values["cartpole_obs.dtype"] == cartpole_dtype == "float32"
+    assert run.values["burgerbot_obs.dtype"] == "int64"
+    assert run.output == "BurgerBot: (2, 4) int64\nCartPole:  (2, 4) float32\n"
+
+
+@pytest.mark.slow
+def test_unclosed_async_mistake_leaves_no_process_behind():
+    before = {p.pid for p in multiprocessing.active_children()}
+    budget = WorkerBudget(4)
+    demo = m.unclosed_async_mistake(budget)
+    assert budget.in_use == 0
+
+    wrong = demo.runs["wrong"]
+    assert wrong.error.type == "KeyError"
+    assert wrong.values["closed_by_script"] is False
+    pids = wrong.values["worker_pids"]
+    assert len(pids) == m.ASYNC_NUM_ENVS
+    assert wrong.values["alive_after_script"] == pids  # left running by the crash
+    assert wrong.values["alive_after_close"] == []
+
+    with_block = demo.runs["with"].error
+    assert with_block.type == "TypeError" and "context manager" in with_block.message
+    assert demo.facts["async_has_enter"] is hasattr(AsyncVectorEnv, "__enter__") is False
+
+    for name in ("fixed_finally", "fixed_closing"):
+        run = demo.runs[name]
+        assert run.error.type == "KeyError"  # the crash is kept on purpose
+        assert run.values["closed_by_script"] is True
+        assert len(run.values["worker_pids"]) == m.ASYNC_NUM_ENVS
+        assert run.values["alive_after_script"] == []
+
+    every_worker = [pid for run in demo.runs.values() for pid in run.values.get("worker_pids", [])]
+    assert not any(m.process_running(pid) for pid in every_worker)
+    assert {p.pid for p in multiprocessing.active_children()} == before
+
+
+def test_async_demo_respects_the_worker_budget():
+    budget = WorkerBudget(m.ASYNC_NUM_ENVS - 1)
+    before = {p.pid for p in multiprocessing.active_children()}
+    with pytest.raises(BudgetExceeded):
+        m.unclosed_async_mistake(budget)
+    assert budget.in_use == 0
+    assert {p.pid for p in multiprocessing.active_children()} == before
+
+
+def test_process_running_reads_proc():
+    assert m.process_running(multiprocessing.current_process().pid or 1)
+    assert not m.process_running(2**22 + 12345)  # above Linux's pid_max
+
+
+# --- The scripts, run as the page shows them (separate Python processes) ------------------
+
+
+def _run_python(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+
+
+SYNC_SCRIPTS = {
+    "factory_wrong": (snippets.factory_wrong, m.factory_mistake, "wrong"),
+    "factory_fixed": (snippets.factory_fixed, m.factory_mistake, "fixed"),
+    "factory_defaults": (snippets.factory_with_defaults_wrong, m.factory_mistake, "defaults"),
+    "scalar_wrong": (snippets.scalar_obs_wrong, m.scalar_obs_mistake, "wrong"),
+    "scalar_fixed": (snippets.scalar_obs_fixed, m.scalar_obs_mistake, "fixed"),
+    "actions_wrong": (snippets.action_shape_wrong, m.action_shape_mistake, "wrong"),
+    "actions_fixed": (snippets.action_shape_fixed, m.action_shape_mistake, "fixed"),
+    "actions_elsewhere": (snippets.action_shape_other_envs, m.action_shape_mistake, "elsewhere"),
+    "final_same_wrong": (
+        lambda n: snippets.final_obs_wrong(n, "SAME_STEP"),
+        m.final_obs_mistake,
+        "wrong_same_step",
+    ),
+    "final_next_wrong": (
+        lambda n: snippets.final_obs_wrong(n, "NEXT_STEP"),
+        m.final_obs_mistake,
+        "wrong_next_step",
+    ),
+    "final_same_fixed": (
+        snippets.final_obs_fixed_same_step,
+        m.final_obs_mistake,
+        "fixed_same_step",
+    ),
+    "final_next_fixed": (
+        snippets.final_obs_fixed_next_step,
+        m.final_obs_mistake,
+        "fixed_next_step",
+    ),
+}
+
+
+def _assert_standalone_run_matches(code: str, captured: m.Run) -> None:
+    result = _run_python(code)
+    assert result.stdout == captured.output
+    if captured.error is None:
+        assert result.returncode == 0, result.stderr
+    else:
+        assert result.returncode != 0
+        assert result.stderr.strip().splitlines()[-1] == captured.error.headline
+
+
+@pytest.mark.parametrize("name", sorted(SYNC_SCRIPTS))
+def test_each_script_runs_as_shown_and_as_captured(name):
+    make_code, demo, key = SYNC_SCRIPTS[name]
+    n = 3
+    captured = demo(n).runs[key]
+    code = make_code(n)
+    assert captured.code == code  # the page shows exactly what ran
+    _assert_standalone_run_matches(code, captured)
+
+
+@pytest.mark.slow
+def test_async_scripts_run_as_shown_and_as_captured():
+    demo = m.unclosed_async_mistake()
+    scripts = {
+        "wrong": snippets.async_wrong(),
+        "with": snippets.async_with_statement(),
+        "fixed_finally": snippets.async_fixed_finally(),
+        "fixed_closing": snippets.async_fixed_closing(),
+    }
+    for key, code in scripts.items():
+        assert demo.runs[key].code == code
+        _assert_standalone_run_matches(code, demo.runs[key])
+
+
+@pytest.mark.parametrize("n", [1, 6])
+def test_dtype_exercise_script(n):
+    captured = m.dtype_exercise(n)
+    assert captured.code == snippets.dtype_exercise(n)
+    _assert_standalone_run_matches(captured.code, captured)
+
+
+@pytest.mark.parametrize("n", [2, 9])
+def test_spaces_script_prints_what_the_table_shows(n):
+    result = _run_python(snippets.spaces_script(n))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    rows = m.spaces_table(n)
+    for row in rows:
+        label = row.env if row.vector_env == "SyncVectorEnv" else "BurgerBotVectorEnv (native)"
+        at = lines.index(label)
+        shape, dtype = row.obs_shape, row.obs_dtype
+        assert lines[at + 1].startswith(f"  obs: {shape} {dtype}")
+        if row.vector_env == "SyncVectorEnv":
+            assert lines[at + 1].endswith(f"same as batch_space: {row.spaces_agree}")
+        assert lines[at + 2] == (
+            f"  rewards: {row.reward_shape} {row.reward_dtype} | terminated: {row.terminated_dtype}"
+        )
+
+
+def test_every_script_is_formatted():
+    codes = [
+        snippets.spaces_script(4),
+        snippets.dtype_exercise(4),
+        snippets.factory_wrong(4),
+        snippets.factory_fixed(4),
+        snippets.factory_with_defaults_wrong(4),
+        snippets.scalar_obs_wrong(4),
+        snippets.scalar_obs_fixed(4),
+        snippets.action_shape_wrong(4),
+        snippets.action_shape_fixed(4),
+        snippets.action_shape_other_envs(4),
+        snippets.final_obs_wrong(4, "SAME_STEP"),
+        snippets.final_obs_fixed_same_step(4),
+        snippets.final_obs_fixed_next_step(4),
+        snippets.async_wrong(),
+        snippets.async_with_statement(),
+        snippets.async_fixed_finally(),
+        snippets.async_fixed_closing(),
+    ]
+    for code in codes:
+        formatted = subprocess.run(
+            ["ruff", "format", "--line-length", "100", "-"],
+            input=code,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=True,
+        ).stdout
+        assert formatted == code, code

@@ -1,0 +1,134 @@
+"""The "Stable-Baselines3" page through the router, via AppTest: with and without SB3.
+
+Tests marked ``sb3`` need the optional extra; they skip without it, except when
+BURGERBOT_REQUIRE_SB3=1 (CI's second run), where a missing SB3 fails them. The page
+without SB3 is tested everywhere by hiding the package from the import system.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from page_apptest import open_app_page, texts
+from streamlit.testing.v1 import AppTest
+
+from burgerbot.app.views.sb3 import INSTALL_COMMAND, side_by_side
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE_FILE = "app_pages/sb3.py"
+KEY = {name: f"sb3_{name}" for name in ("n", "steps", "seed", "ppo_envs", "ppo_steps")}
+TRAIN = "sb3_train"
+
+
+@pytest.fixture
+def without_sb3(monkeypatch):
+    """Make ``import stable_baselines3`` fail as if the package were not installed."""
+    monkeypatch.setitem(sys.modules, "stable_baselines3", None)
+
+
+def open_page(query: dict[str, str] | None = None) -> AppTest:
+    return open_app_page(PAGE_FILE, query, timeout=600)
+
+
+def metrics(app: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in app.metric}
+
+
+# --- Without SB3 -------------------------------------------------------------------------------
+
+
+def test_without_sb3_the_page_explains_and_runs_the_gymnasium_side(without_sb3):
+    app = open_page()
+    assert app.title[0].value == "Stable-Baselines3 and vector environments"
+    info = texts(app.info)
+    assert "stable-baselines3 is not installed here" in info and INSTALL_COMMAND in info
+    assert not app.success
+    markdown = texts(app.markdown)
+    assert "2 values: obs array (4, 4) int64, infos dict {} ✓ *live*" in markdown
+    assert "only obs: array (N, 4) |" in markdown  # from the docs, not measured
+    tables = [df.value for df in app.dataframe]
+    assert len(tables) == 2  # SAME_STEP and NEXT_STEP, no SB3 table
+    assert "reset: action ignored" in tables[1]["note"].tolist()
+    codes = texts(app.code)
+    assert 'PPO("MlpPolicy", BurgerBotEnv(), n_envs=4)' in codes
+    assert "model.learn(total_timesteps=4096)" in codes
+    assert TRAIN not in [button.key for button in app.button]
+    assert not app.error and not app.metric
+
+
+def test_without_sb3_every_control_still_works(without_sb3):
+    app = open_page()
+    app.slider(key=KEY["n"]).set_value(2).run()
+    assert "2 values: obs array (2, 4) int64" in texts(app.markdown)
+    assert "SyncVectorEnv([make_env() for _ in range(2)])" in texts(app.code)
+    app.slider(key=KEY["steps"]).set_value(60).run()
+    app.number_input(key=KEY["seed"]).set_value(3).run()
+    result = side_by_side(2, 60, 3, with_sb3=False)
+    same = result.frame[result.frame["library"].str.contains("SAME_STEP")]
+    first = same[same["done"]].iloc[0]
+    assert f"**Env {first['env']}, steps" in texts(app.markdown)
+    app.slider(key=KEY["ppo_envs"]).set_value(8).run()
+    app.number_input(key=KEY["ppo_steps"]).set_value(1024).run()
+    codes = texts(app.code)
+    assert "n_envs=8, seed=3" in codes and "total_timesteps=1024" in codes
+    assert dict(app.query_params) == {
+        "n": "2",
+        "steps": "60",
+        "seed": "3",
+        "ppo_envs": "8",
+        "ppo_steps": "1024",
+    }
+    assert not app.exception
+
+
+@pytest.mark.parametrize(
+    ("query", "note", "key", "used"),
+    [
+        ({"n": "abc"}, "`n=abc` is not a whole number: using 4.", "n", 4),
+        ({"steps": "1"}, "`steps=1` is outside 5..200: using 5.", "steps", 5),
+        ({"ppo_steps": "999999"}, "is outside 512..20000: using 20000.", "ppo_steps", 20000),
+        ({"ppo_envs": "0"}, "`ppo_envs=0` is outside 1..8: using 1.", "ppo_envs", 1),
+    ],
+)
+def test_bad_query_params_show_a_note(without_sb3, query, note, key, used):
+    app = open_page(query)
+    assert note in texts(app.info)
+    widget = app.number_input(key=KEY[key]) if key == "ppo_steps" else app.slider(key=KEY[key])
+    assert widget.value == used
+
+
+# --- With SB3 ----------------------------------------------------------------------------------
+
+
+@pytest.mark.sb3
+def test_with_sb3_everything_runs_live_and_ppo_trains(sb3):
+    app = open_page({"ppo_envs": "2", "ppo_steps": "512"})
+    assert f"stable-baselines3 **{sb3.__version__}** is installed" in texts(app.success)
+    markdown = texts(app.markdown)
+    assert "4 values: obs array (4, 4) int64, rewards array (4,) float32" in markdown
+    shown = metrics(app)
+    assert shown["SAME_STEP = SB3"] == "120 of 120"
+    assert shown["NEXT_STEP = SB3"] != "120 of 120"
+    assert "SAME_STEP mode behaves exactly like SB3" in markdown
+    assert len(app.dataframe) == 3
+    errors, codes = texts(app.error), texts(app.code)
+    assert "**TypeError**" in errors
+    assert "unexpected keyword argument 'n_envs'" in codes
+    assert "SyncVectorEnv" in codes and "transitions per update: 512" in codes
+    assert "Press **Train PPO** to start." in texts(app.info)
+
+    app.button(key=TRAIN).click().run()
+    assert not app.exception, [e.value for e in app.exception]
+    shown = metrics(app)
+    assert shown["updates"] == "2" and shown["transitions per update"] == "256"
+    assert "Following the trained policy greedily from the start" in texts(app.markdown)
+    charts = [json.loads(chart.proto.spec) for chart in app.get("vega_lite_chart")]
+    assert charts and charts[0]["layer"][0]["encoding"]["y"]["field"] == "return"
+
+    app.slider(key=KEY["n"]).set_value(2).run()
+    assert metrics(app)["SAME_STEP = SB3"] == "60 of 60"
+    assert "transitions per update: 256" in texts(app.code)  # ppo_fixed with n_envs=2
+    assert metrics(app)["updates"] == "2"  # the PPO run is kept for its own settings

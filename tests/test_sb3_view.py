@@ -1,0 +1,257 @@
+"""burgerbot.app.views.sb3 with and without stable-baselines3, its chart and its scripts.
+
+Tests marked ``sb3`` need the optional extra (requirements-sb3.txt). They skip when it is
+missing, except when BURGERBOT_REQUIRE_SB3=1 (CI's second run), where they must run. The
+"not installed" behaviour is tested everywhere by hiding the package from the import
+system.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from burgerbot.app.charts.why_batches import ppo_episode_chart
+from burgerbot.app.scripts import sb3 as snippets
+from burgerbot.app.views import sb3 as sb3_demo
+from burgerbot.app.views.sb3 import (
+    GYM_NEXT_STEP,
+    GYM_SAME_STEP,
+    INSTALL_COMMAND,
+    SB3,
+    SB3Missing,
+    api_markdown,
+    api_rows,
+    around_first_end,
+    describe,
+    invalid_calls,
+    load_sb3,
+    side_by_side,
+    train_ppo,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def without_sb3(monkeypatch):
+    """Make ``import stable_baselines3`` fail as if the package were not installed."""
+    monkeypatch.setitem(sys.modules, "stable_baselines3", None)
+
+
+def run_script(code: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+# --- Without SB3 -------------------------------------------------------------------------------
+
+
+def test_importing_burgerbot_never_imports_sb3_or_torch():
+    out = run_script(
+        "import sys\n"
+        "import burgerbot, burgerbot.app.views.sb3, burgerbot.training, burgerbot.app.scripts.sb3\n"
+        "print(sorted(m for m in ('stable_baselines3', 'torch') if sys.modules.get(m)))\n"
+    )
+    assert out.strip() == "[]"
+
+
+def test_without_sb3_it_says_how_to_install_it(without_sb3):
+    assert not sb3_demo.sb3_available()
+    assert sb3_demo.sb3_version() is None
+    with pytest.raises(SB3Missing, match=re.escape(INSTALL_COMMAND)):
+        load_sb3()
+    with pytest.raises(SB3Missing):
+        invalid_calls(4)
+    with pytest.raises(SB3Missing):
+        train_ppo(total_timesteps=256)
+    assert issubclass(SB3Missing, ImportError)
+
+
+def test_without_sb3_the_gymnasium_side_still_runs(without_sb3):
+    result = side_by_side(num_envs=3, steps=20, seed=0)
+    assert not result.with_sb3 and result.agree == {} and result.first_difference == {}
+    assert set(result.frame["library"]) == {GYM_SAME_STEP, GYM_NEXT_STEP}
+    assert len(result.frame) == 2 * 3 * 20
+    rows = api_rows(3)
+    assert not any(row.sb3_live for row in rows)
+    assert all(row.gymnasium_live for row in rows if "returns" in row.what)
+    table = api_markdown(rows)
+    assert "2 values: obs array (3, 4) int64, infos dict {}" in table
+    assert "only obs: array (N, 4)" in table
+
+
+def test_gymnasium_modes_put_the_last_observation_in_different_places(without_sb3):
+    frame = side_by_side(num_envs=4, steps=40, seed=1).frame
+    same = frame[frame["library"] == GYM_SAME_STEP]
+    nxt = frame[frame["library"] == GYM_NEXT_STEP]
+    start = list(world_start())
+    # SAME_STEP: the last observation is in infos, the returned obs is already the start.
+    assert (same["last_obs"].notna() == same["done"]).all()
+    assert all(obs == start for obs in same.loc[same["done"], "obs"])
+    # NEXT_STEP: the ending step returns the last observation; the next one resets.
+    assert all(
+        obs == last
+        for obs, last in zip(
+            nxt.loc[nxt["done"], "obs"], nxt.loc[nxt["done"], "last_obs"], strict=True
+        )
+    )
+    resets = nxt[nxt["reset_step"]]
+    assert len(resets) > 0
+    assert (resets["reward"] == 0.0).all() and not resets["done"].any()
+    assert all(obs == start for obs in resets["obs"])
+
+
+def test_around_first_end_shows_the_same_env_in_every_library(without_sb3):
+    result = side_by_side(num_envs=4, steps=30, seed=0)
+    step, env, tables = around_first_end(result)
+    same = result.frame[result.frame["library"] == GYM_SAME_STEP]
+    first = same[same["done"]].iloc[0]
+    assert (step, env) == (first["step"], first["env"])
+    assert list(tables) == [GYM_SAME_STEP, GYM_NEXT_STEP]
+    assert tables[GYM_SAME_STEP]["step"].tolist() == list(range(max(1, step - 1), step + 3))
+    assert "reset: action ignored" in tables[GYM_NEXT_STEP]["note"].tolist()
+    assert tables[GYM_SAME_STEP]["done"].sum() >= 1
+
+
+def test_describe_names_what_a_call_returns():
+    obs = np.zeros((2, 4), dtype=np.int64)
+    assert (
+        describe((obs, {}), ["obs", "infos"]) == "2 values: obs array (2, 4) int64, infos dict {}"
+    )
+    assert describe([{}, {}]) == "list of 2 dict"
+    assert describe({"final_obs": 1}) == "dict {'final_obs'}"
+
+
+def world_start() -> tuple[int, ...]:
+    from burgerbot import world
+
+    return world.observe(*world.START, world.START_HEADING)
+
+
+# --- With SB3 ----------------------------------------------------------------------------------
+
+
+@pytest.mark.sb3
+def test_sb3_is_detected(sb3):
+    assert sb3_demo.sb3_available()
+    assert sb3_demo.sb3_version() == sb3.__version__
+
+
+@pytest.mark.sb3
+def test_sb3_matches_same_step_and_not_next_step(sb3):
+    result = side_by_side(num_envs=4, steps=30, seed=0)
+    assert result.with_sb3 and result.episodes_ended > 0
+    assert result.agree[GYM_SAME_STEP] == result.pairs
+    assert result.first_difference[GYM_SAME_STEP] is None
+    assert result.agree[GYM_NEXT_STEP] < result.pairs
+    step, env = result.first_difference[GYM_NEXT_STEP]
+    frame = result.frame
+    sb3_rows = frame[frame["library"] == SB3]
+    assert len(sb3_rows) == result.pairs
+    # SB3 keeps the ended episode's last observation in infos[i]["terminal_observation"].
+    assert (sb3_rows["last_obs"].notna() == sb3_rows["done"]).all()
+    same_rows = frame[frame["library"] == GYM_SAME_STEP]
+    assert sb3_rows["last_obs"].tolist() == same_rows["last_obs"].tolist()
+    # NEXT_STEP first differs where an episode ends: it returns the last observation there,
+    # SB3 the next start; its reset comes one call later.
+    nxt = frame[(frame["library"] == GYM_NEXT_STEP) & (frame["env"] == env)]
+    assert nxt.loc[nxt["step"] == step, "done"].item()
+    assert (
+        nxt.loc[nxt["step"] == step, "obs"].item()
+        == nxt.loc[nxt["step"] == step, "last_obs"].item()
+    )
+    if step < result.steps:
+        assert nxt.loc[nxt["step"] == step + 1, "reset_step"].item()
+    _, _, tables = around_first_end(result)
+    assert list(tables) == [SB3, GYM_SAME_STEP, GYM_NEXT_STEP]
+
+
+@pytest.mark.sb3
+@pytest.mark.parametrize(("num_envs", "steps", "seed"), [(4, 30, 0), (2, 60, 5)])
+def test_side_by_side_script_prints_the_page_numbers(sb3, num_envs, steps, seed):
+    out = run_script(snippets.side_by_side_script(num_envs, steps, seed))
+    result = side_by_side(num_envs, steps, seed)
+    assert f"episodes ended (SB3): {result.episodes_ended}\n" in out
+    for name, mode in ((GYM_SAME_STEP, "SAME_STEP"), (GYM_NEXT_STEP, "NEXT_STEP")):
+        first = result.first_difference[name]
+        assert (
+            f"{mode}: same as SB3 on {result.agree[name]} of {result.pairs} (step, env) pairs; "
+            f"first difference (step, env): {first}\n"
+        ) in out
+    assert "terminal_observation" in out
+
+
+@pytest.mark.sb3
+def test_the_lessons_invalid_calls_raise_and_the_fix_works(sb3):
+    calls = invalid_calls(num_envs=3)
+    n_envs = calls["n_envs"]
+    assert n_envs.error_type == "TypeError"
+    assert "unexpected keyword argument 'n_envs'" in n_envs.error_message
+    gym_vector = calls["gymnasium_vector"]
+    assert gym_vector.raised and "SyncVectorEnv" in gym_vector.error_message
+    assert gym_vector.where.startswith("stable_baselines3/")
+    fixed = calls["fixed"]
+    assert not fixed.raised
+    assert "env given to PPO: DummyVecEnv\nn_envs: 3\n" in fixed.output
+    assert "transitions per update: 384\n" in fixed.output
+
+
+@pytest.mark.sb3
+def test_api_table_is_measured_on_sb3(sb3):
+    rows = {row.what: row for row in api_rows(2, live_sb3=True)}
+    step = rows["`step(actions)` returns"]
+    assert step.sb3_live and step.gymnasium_live
+    assert step.sb3.startswith("4 values: obs array (2, 4) int64, rewards array (2,) float32")
+    assert "infos list of 2 dict" in step.sb3
+    assert step.gymnasium.startswith("5 values:")
+    assert rows["`reset()` returns"].sb3 == "only obs: array (2, 4) int64"
+
+
+@pytest.mark.sb3
+def test_train_ppo_reports_progress_and_episodes(sb3):
+    calls = []
+    result = train_ppo(
+        num_envs=2,
+        n_steps=64,
+        total_timesteps=512,
+        seed=0,
+        progress=lambda fraction, message: calls.append(fraction),
+    )
+    assert (result.num_envs, result.n_steps, result.transitions_per_update) == (2, 64, 128)
+    assert result.total_timesteps == 512 and result.updates == 4
+    assert calls == sorted(calls) and calls[-1] == 1.0 and len(calls) > 2
+    assert list(result.episodes.columns) == [
+        "env_steps",
+        "episode",
+        "return",
+        "length",
+        "reached_goal",
+    ]
+    assert len(result.episodes) > 0 and result.episodes["env_steps"].max() <= 512
+    assert result.train_seconds > 0 and 1 <= result.greedy_steps <= 150
+    assert result.versions["stable-baselines3"] == sb3.__version__
+    spec = ppo_episode_chart(result.episodes).to_dict()
+    dots, line = spec["layer"]
+    assert (
+        dots["encoding"]["y"]["field"] == "return" and line["encoding"]["y"]["field"] == "average"
+    )
+    with pytest.raises(ValueError, match="total_timesteps"):
+        train_ppo(total_timesteps=10**9)
+
+
+@pytest.mark.sb3
+def test_ppo_training_script_runs(sb3):
+    out = run_script(snippets.ppo_training_script(num_envs=2, n_steps=64, total_timesteps=256))
+    assert re.search(r"trained 256 env-steps in [0-9.]+ s", out)
+    assert re.search(
+        r"greedy episode: return -?[0-9.]+ in \d+ steps, reached goal: (True|False)", out
+    )

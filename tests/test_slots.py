@@ -1,0 +1,70 @@
+"""EnvSlot closes what it replaces, and the Async worker budget is enforced."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from burgerbot import BurgerBotVectorEnv
+from burgerbot.app.slots import BudgetExceeded, EnvSlot, WorkerBudget, close_idle_slots
+
+
+def test_same_key_reuses_and_new_key_closes_the_old_env():
+    slot = EnvSlot(WorkerBudget(4))
+    first = slot.get(("native", 2), lambda: BurgerBotVectorEnv(2))
+    slot.state["history"] = [1, 2]
+    assert slot.get(("native", 2), lambda: BurgerBotVectorEnv(2)) is first
+    second = slot.get(("native", 3), lambda: BurgerBotVectorEnv(3))
+    assert first.closed and not second.closed and slot.state == {}
+    slot.close()
+    assert second.closed and slot.env is None
+
+
+def test_dropping_the_slot_closes_its_env_and_frees_the_budget():
+    budget = WorkerBudget(4)
+    slot = EnvSlot(budget)
+    env = slot.get("k", lambda: BurgerBotVectorEnv(2), workers=3)
+    assert budget.in_use == 3
+    del slot
+    gc.collect()
+    assert env.closed and budget.in_use == 0
+
+
+def test_budget_refuses_before_building():
+    budget = WorkerBudget(4)
+    slot = EnvSlot(budget)
+    slot.get("a", lambda: BurgerBotVectorEnv(1), workers=3)
+    other = EnvSlot(budget)
+    built = []
+    with pytest.raises(BudgetExceeded, match="limit 4"):
+        other.get("b", lambda: built.append(1), workers=2)
+    assert built == [] and budget.in_use == 3
+
+
+def test_a_failing_build_releases_its_budget():
+    budget = WorkerBudget(4)
+
+    def broken():
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        EnvSlot(budget).get("a", broken, workers=2)
+    assert budget.in_use == 0
+
+
+def test_idle_async_slots_are_closed_and_told_why():
+    budget = WorkerBudget(8)
+    busy, idle, native = EnvSlot(budget), EnvSlot(budget), EnvSlot(budget)
+    busy_env = busy.get("a", lambda: BurgerBotVectorEnv(1), workers=2)
+    idle_env = idle.get("b", lambda: BurgerBotVectorEnv(1), workers=2)
+    native_env = native.get("c", lambda: BurgerBotVectorEnv(1))
+    idle.last_used -= 1_000
+    native.last_used -= 1_000
+    assert close_idle_slots(500) == 1
+    assert idle_env.closed and not busy_env.closed and not native_env.closed
+    assert "closed after 500 s" in idle.idle_note and budget.in_use == 2
+    again = idle.get("b", lambda: BurgerBotVectorEnv(1), workers=2)
+    assert not again.closed and idle.idle_note is None
+    for slot in (busy, idle, native):
+        slot.close()
