@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from burgerbot.app import ui
+from burgerbot.app.caps import CAPS
 from burgerbot.app.charts.why_batches import ppo_episode_chart
 from burgerbot.app.scripts import sb3 as snippets
 from burgerbot.app.views import sb3 as sb3_demo
@@ -12,7 +13,6 @@ from burgerbot.app.views.sb3 import (
     GYM_NEXT_STEP,
     GYM_SAME_STEP,
     INSTALL_COMMAND,
-    MAX_PPO_TIMESTEPS,
     PPO_N_STEPS,
     SB3,
     SPECS,
@@ -314,7 +314,7 @@ p_steps.number_input(
     step=512,
     key=KEY["ppo_steps"],
     help=(
-        f"At most {MAX_PPO_TIMESTEPS:,} here: PPO steps about a thousand times slower than "
+        f"At most {CAPS.max_ppo_timesteps:,} here: PPO steps about a thousand times slower than "
         "the numpy examples on the other pages."
     ),
 )

@@ -14,9 +14,6 @@ from burgerbot.app.views.goal_scaling import ThrottledProgress
 from burgerbot.app.views.sync_vs_async import (
     BACKEND_NAMES,
     LESSON,
-    MAX_STEPS,
-    MAX_TIMING_WORK_SECONDS,
-    MAX_WORK_US,
     SPECS,
     CallCost,
     TimingSettings,
@@ -243,13 +240,13 @@ col_n.multiselect(
     help=f"Powers of two up to {CAPS.max_envs}; other values can be given in the URL (n=3,5).",
 )
 col_steps.number_input(
-    "step() calls per run", min_value=1, max_value=MAX_STEPS, step=100, key=KEY["steps"]
+    "step() calls per run", min_value=1, max_value=CAPS.max_timing_steps, step=100, key=KEY["steps"]
 )
 col_work, col_kind = st.columns([3, 1])
 col_work.number_input(
     "Extra cost per env-step (µs; 0 = plain BurgerBot)",
     min_value=0,
-    max_value=MAX_WORK_US,
+    max_value=CAPS.max_timing_work_us,
     step=100,
     key=KEY["work_us"],
     help="1,000 µs = 1 ms. Each sub-environment spends this long in every step() call.",
@@ -370,7 +367,7 @@ on your own machine, raise a limit with the environment variable in brackets.
 - Sync and Async together take at most **{CAPS.max_sync_sweep_env_steps:,} env-steps** per
   sweep (BURGERBOT_MAX_SYNC_SWEEP_ENV_STEPS), native at most
   **{CAPS.max_sweep_env_steps:,}** (BURGERBOT_MAX_SWEEP_ENV_STEPS).
-- The extra step cost of one sweep may add up to at most **{MAX_TIMING_WORK_SECONDS} s**.
+- The extra step cost of one sweep may add up to at most **{CAPS.max_timing_work_seconds} s**.
 - Every vector env is closed as soon as its run ends, also when a run fails or you stop it:
   no worker process outlives the run.
 """

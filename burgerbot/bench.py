@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from gymnasium import spaces
 
+from burgerbot import checks
 from burgerbot.env import BurgerBotEnv
 from burgerbot.factories import make_vector_env
 from burgerbot.world import (
@@ -257,12 +258,7 @@ def _check_sizes(sizes: Mapping[str, Sequence[int]]) -> dict[str, tuple[int, ...
     for backend, counts in sizes.items():
         if backend not in VECTOR_BACKENDS:
             raise ValueError(f"`sizes` keys must be among {VECTOR_BACKENDS}, got {backend!r}")
-        for n in counts:
-            if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
-                raise ValueError(
-                    f"`sizes[{backend!r}]` must hold positive whole numbers, got {n!r}"
-                )
-        checked[backend] = tuple(int(n) for n in counts)
+        checked[backend] = tuple(checks.positive_int(f"sizes[{backend!r}]", n) for n in counts)
     return checked
 
 
@@ -322,8 +318,7 @@ def run_benchmark(
         raise ValueError(f"`seconds` must be a positive number, got {seconds!r}")
     if not math.isfinite(seconds):
         raise ValueError(f"`seconds` must be finite, got {seconds!r}")
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
-        raise ValueError(f"`repeats` must be a positive whole number, got {repeats!r}")
+    repeats = checks.positive_int("repeats", repeats)
     plan = _check_sizes(sizes if sizes is not None else (QUICK_SIZES if quick else DEFAULT_SIZES))
 
     rng = np.random.default_rng(seed)

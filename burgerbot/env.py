@@ -9,6 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from burgerbot import world
+from burgerbot.checks import positive_int
 
 __all__ = ["BurgerBotEnv", "check_max_steps"]
 
@@ -21,9 +22,7 @@ _OBSERVATION = world.TABLES.observation
 
 def check_max_steps(max_steps: Any) -> int:
     """Return `max_steps` as an int, or raise a ValueError naming the bad value."""
-    if isinstance(max_steps, bool) or not isinstance(max_steps, int | np.integer) or max_steps < 1:
-        raise ValueError(f"`max_steps` must be a positive whole number, got {max_steps!r}")
-    return int(max_steps)
+    return positive_int("max_steps", max_steps)
 
 
 class BurgerBotEnv(gym.Env[np.ndarray, np.int64]):

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, VectorEnv
 
-from burgerbot import world
+from burgerbot import checks, world
 from burgerbot.env import check_max_steps
 from burgerbot.factories import BACKENDS, make_vector_env
 from burgerbot.wrappers import WORK_KINDS, check_work
@@ -48,34 +48,6 @@ _OBS_COLUMNS = ("row", "col", "heading", "sensor")
 _MAX_CHUNK_VALUES = 1_000_000
 
 
-def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"`{name}` must be a positive whole number, got {value!r}")
-    return int(value)
-
-
-def _seed(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
-        raise ValueError(f"`seed` must be a whole number >= 0, got {value!r}")
-    return int(value)
-
-
-def _seeds(values: Any) -> list[int]:
-    values = [values] if isinstance(values, int | np.integer) else list(values)
-    if not values:
-        raise ValueError(f"`seeds` must hold at least one seed, got {values!r}")
-    return [_seed(value) for value in values]
-
-
-def _positive_ints(name: str, values: Any) -> list[int]:
-    if isinstance(values, int | np.integer):
-        values = [values]
-    values = list(values)
-    if not values:
-        raise ValueError(f"`{name}` must hold at least one value, got {values!r}")
-    return [_positive_int(name, value) for value in values]
-
-
 def _chunk_steps(num_envs: int) -> int:
     return max(1, min(ACTION_CHUNK_STEPS, _MAX_CHUNK_VALUES // num_envs))
 
@@ -95,9 +67,9 @@ def random_actions(seed: int, num_envs: int, steps: int) -> Iterator[np.ndarray]
         >>> chunks[0].dtype
         dtype('int64')
     """
-    seed = _seed(seed)
-    num_envs = _positive_int("num_envs", num_envs)
-    steps = _positive_int("steps", steps)
+    seed = checks.seed(seed)
+    num_envs = checks.positive_int("num_envs", num_envs)
+    steps = checks.positive_int("steps", steps)
     rng = np.random.default_rng(seed)
     chunk = _chunk_steps(num_envs)
     for start in range(0, steps, chunk):
@@ -188,9 +160,9 @@ def rollout(
     """
     backend = _check_backend(backend)
     mode = AutoresetMode(autoreset_mode)
-    num_envs = _positive_int("num_envs", num_envs)
-    steps = _positive_int("steps", steps)
-    seed = _seed(seed)
+    num_envs = checks.positive_int("num_envs", num_envs)
+    steps = checks.positive_int("steps", steps)
+    seed = checks.seed(seed)
     max_steps = check_max_steps(max_steps)
     if steps * num_envs > MAX_ROLLOUT_ROWS:
         raise ValueError(
@@ -344,8 +316,8 @@ def goal_scaling(
     """
     backend = _check_backend(backend)
     mode = AutoresetMode(autoreset_mode)
-    sizes = _positive_ints("num_envs_list", num_envs_list)
-    seeds = _seeds(seeds)
+    sizes = checks.positive_ints("num_envs_list", num_envs_list)
+    seeds = checks.seeds(seeds)
     max_steps = check_max_steps(max_steps)
     if (steps_per_env is None) == (total_env_steps is None):
         raise ValueError(
@@ -353,7 +325,7 @@ def goal_scaling(
             f"steps_per_env={steps_per_env!r}, total_env_steps={total_env_steps!r}"
         )
     if total_env_steps is not None:
-        total = _positive_int("total_env_steps", total_env_steps)
+        total = checks.positive_int("total_env_steps", total_env_steps)
         if total < max(sizes):
             raise ValueError(
                 f"`total_env_steps`={total:,} leaves no step for num_envs={max(sizes):,}: "
@@ -361,7 +333,7 @@ def goal_scaling(
             )
         steps_for = {n: total // n for n in sizes}
     else:
-        steps = _positive_int("steps_per_env", steps_per_env)
+        steps = checks.positive_int("steps_per_env", steps_per_env)
         steps_for = {n: steps for n in sizes}
 
     planned = sum(n * steps_for[n] for n in sizes) * len(seeds)
@@ -424,9 +396,9 @@ def time_backends(
     if not backends:
         raise ValueError(f"`backends` must name at least one backend, got {backends!r}")
     backends = [_check_backend(backend) for backend in backends]
-    sizes = _positive_ints("num_envs_list", num_envs_list)
-    step_counts = _positive_ints("steps", steps)
-    seed = _seed(seed)
+    sizes = checks.positive_ints("num_envs_list", num_envs_list)
+    step_counts = checks.positive_ints("steps", steps)
+    seed = checks.seed(seed)
     mode = AutoresetMode(autoreset_mode)
     max_steps = check_max_steps(max_steps)
     work_seconds, work_kind = check_work(work_seconds, work_kind)

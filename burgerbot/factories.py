@@ -7,6 +7,7 @@ from collections.abc import Callable
 import gymnasium as gym
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv, VectorEnv
 
+from burgerbot.checks import positive_int
 from burgerbot.env import BurgerBotEnv, check_max_steps
 from burgerbot.vector import BurgerBotVectorEnv
 from burgerbot.wrappers import StepCostWrapper, check_work
@@ -76,8 +77,7 @@ def make_vector_env(
         )
     if backend not in BACKENDS:
         raise ValueError(f"`backend` must be one of {BACKENDS}, got {backend!r}")
-    if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-        raise ValueError(f"`num_envs` must be a positive whole number, got {num_envs!r}")
+    num_envs = positive_int("num_envs", num_envs)
     env_fns = [make_env(max_steps, render_mode, work_seconds, work_kind) for _ in range(num_envs)]
     if backend == "sync":
         return SyncVectorEnv(env_fns, autoreset_mode=autoreset_mode)

@@ -23,10 +23,10 @@ import numpy as np
 import pandas as pd
 from gymnasium.vector import AutoresetMode
 
-from burgerbot import world
+from burgerbot import checks, world
 from burgerbot.app.caps import CAPS
 from burgerbot.app.settings import ChoiceSetting, IntListSetting, IntSetting
-from burgerbot.experiments import Progress, _positive_int, _seed, rollout
+from burgerbot.experiments import Progress, rollout
 from burgerbot.vector import BurgerBotVectorEnv
 
 __all__ = [
@@ -127,8 +127,8 @@ def buffer_layout(
         >>> buffer_layout(2048, 3).step_calls, buffer_layout(2048, 3).collected
         (683, 2049)
     """
-    batch_size = _positive_int("batch_size", batch_size)
-    num_envs = _positive_int("num_envs", num_envs)
+    batch_size = checks.positive_int("batch_size", batch_size)
+    num_envs = checks.positive_int("num_envs", num_envs)
     step_calls = math.ceil(batch_size / num_envs)
     return BufferLayout(
         batch_size=batch_size,
@@ -159,7 +159,8 @@ def rollout_buffer(
         (8, 2)
     """
     layout = buffer_layout(batch_size, num_envs)
-    frame = rollout("native", num_envs, layout.step_calls, seed, _autoreset_mode(autoreset_mode))
+    mode = checks.autoreset_mode(autoreset_mode)
+    frame = rollout("native", num_envs, layout.step_calls, seed, mode)
     frame["ends_episode"] = frame["terminated"] | frame["truncated"]
     return frame
 
@@ -187,10 +188,10 @@ class QLearningConfig:
     """Seeds exploration and tie-breaking: the same seed gives the same curve."""
 
     def __post_init__(self) -> None:
-        _positive_int("env_steps", self.env_steps)
-        _positive_int("eval_every", self.eval_every)
-        _positive_int("max_steps", self.max_steps)
-        _seed(self.seed)
+        checks.positive_int("env_steps", self.env_steps)
+        checks.positive_int("eval_every", self.eval_every)
+        checks.positive_int("max_steps", self.max_steps)
+        checks.seed(self.seed)
         for name, low, high in (
             ("learning_rate", 0.0, 1.0),
             ("gamma", 0.0, 1.0),
@@ -270,7 +271,7 @@ def train_q_learning(
         >>> int(run.curve["env_steps"].iloc[-1]), run.q_table.shape
         (2000, (196, 4))
     """
-    num_envs = _positive_int("num_envs", num_envs)
+    num_envs = checks.positive_int("num_envs", num_envs)
     config = config or QLearningConfig()
     calls = math.ceil(config.env_steps / num_envs)
     rng = np.random.default_rng(config.seed)
@@ -493,8 +494,8 @@ def compare_num_envs(
         >>> [(run.num_envs, run.seed) for run in runs]
         [(1, 0), (1, 1), (4, 0), (4, 1)]
     """
-    sizes = [_positive_int("num_envs", n) for n in num_envs_list]
-    seed_list = [_seed(s) for s in seeds]
+    sizes = [checks.positive_int("num_envs", n) for n in num_envs_list]
+    seed_list = [checks.seed(s) for s in seeds]
     if not sizes or not seed_list:
         raise ValueError(
             f"give at least one NUM_ENVS and one seed, got {num_envs_list!r} and {seeds!r}"
@@ -510,10 +511,3 @@ def compare_num_envs(
 
         runs.append(train_q_learning(n, replace(config, seed=s), report))
     return runs
-
-
-def _autoreset_mode(value: AutoresetMode | str) -> AutoresetMode:
-    """Accept the mode itself, its value ("NextStep") or its name ("NEXT_STEP")."""
-    if isinstance(value, str) and value in AutoresetMode.__members__:
-        return AutoresetMode[value]
-    return AutoresetMode(value)

@@ -9,6 +9,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from burgerbot import world
+from burgerbot.checks import positive_int
 from burgerbot.env import BurgerBotEnv, check_max_steps
 
 __all__ = ["BurgerBotVectorEnv"]
@@ -93,9 +94,7 @@ class BurgerBotVectorEnv(VectorEnv):
         ``max_episode_steps`` is what ``gym.make_vec`` passes; when given it overrides
         ``max_steps``.
         """
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
-            raise ValueError(f"`num_envs` must be a positive whole number, got {num_envs!r}")
-        self.num_envs = int(num_envs)
+        self.num_envs = positive_int("num_envs", num_envs)
         self.max_steps = check_max_steps(
             max_steps if max_episode_steps is None else max_episode_steps
         )

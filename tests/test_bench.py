@@ -212,7 +212,7 @@ def test_check_goals_pass_and_miss_on_made_up_rates():
         ({"seconds": math.inf}, "`seconds` must be finite, got inf"),
         ({"repeats": 0}, "`repeats` must be a positive whole number, got 0"),
         ({"sizes": {"gpu": [1]}}, "`sizes` keys must be among"),
-        ({"sizes": {"native": [0]}}, r"`sizes\['native'\]` must hold positive whole numbers"),
+        ({"sizes": {"native": [0]}}, r"`sizes\['native'\]` must be a positive whole number"),
     ],
 )
 def test_run_benchmark_rejects_bad_arguments(kwargs, message):

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from burgerbot.app.caps import CAPS
 from burgerbot.app.scripts.sync_vs_async import snippet_for
 from burgerbot.app.slots import WORKER_BUDGET
-from burgerbot.app.views.sync_vs_async import MAX_TIMING_WORK_SECONDS, TimingSettings
+from burgerbot.app.views.sync_vs_async import TimingSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/sync_vs_async.py"
@@ -157,7 +157,7 @@ def test_an_oversized_sweep_is_refused_with_what_to_lower():
 
     app = open_page({"n": "1,2,4,8", "steps": "1000", "work_us": "10000"})
     message = texts(app.error)
-    assert f"limit of {MAX_TIMING_WORK_SECONDS} s" in message
+    assert f"limit of {CAPS.max_timing_work_seconds} s" in message
     assert "lower the extra cost per step" in message
 
 

@@ -21,7 +21,6 @@ from burgerbot.app.slots import BudgetExceeded, WorkerBudget
 from burgerbot.app.views import sync_vs_async as timing_view
 from burgerbot.app.views.sync_vs_async import (
     LESSON,
-    MAX_TIMING_WORK_SECONDS,
     SPECS,
     CallCost,
     TimingSettings,
@@ -108,11 +107,20 @@ def test_oversized_sweeps_are_refused_with_steps_that_fit():
 
     heavy = TimingSettings((1, 2, 4, 8), steps=1_000, work_us=5_000)  # 30,000 env-steps x 5 ms
     message = check_budget(heavy, Caps())
-    assert f"limit of {MAX_TIMING_WORK_SECONDS} s" in message
+    assert f"limit of {Caps().max_timing_work_seconds} s" in message
     assert "lower the extra cost per step" in message
-    fit = MAX_TIMING_WORK_SECONDS * 1_000_000 // (30 * 5_000)
+    fit = Caps().max_timing_work_seconds * 1_000_000 // (30 * 5_000)
     assert f"to {fit:,} or fewer" in message
     assert check_budget(TimingSettings((1, 2, 4, 8), fit, 5_000), Caps()) is None
+
+
+def test_the_work_limit_comes_from_the_caps_passed_in():
+    # 4 envs x 1,000 calls x 1 ms = 4 s of extra work (Sync and Async each: 8 s in all).
+    settings = TimingSettings((4,), steps=1_000, work_us=1_000)
+    assert check_budget(settings, Caps(max_timing_work_seconds=60)) is None
+    message = check_budget(settings, Caps(max_timing_work_seconds=1))
+    assert message is not None and "limit of 1 s" in message
+    assert "to 125 or fewer" in message  # 1 s / (8 envs x 1 ms)
 
 
 # --- Running -------------------------------------------------------------------------------

@@ -44,6 +44,12 @@ class Caps:
     max_sync_sweep_env_steps: int = 3_000_000
     """The same for Sync and Async backends, which step 50-100x slower than native."""
 
+    max_timing_steps: int = 100_000
+    """step() calls per run in one Sync vs Async timing sweep."""
+
+    max_timing_work_us: int = 100_000
+    """Extra cost per env-step (microseconds of busy or sleep) a Sync vs Async sweep may set."""
+
     max_timing_work_seconds: int = 60
     """Seconds of extra step cost (busy or sleep) one Sync vs Async timing sweep may add."""
 
@@ -52,6 +58,9 @@ class Caps:
 
     max_train_env_steps: int = 400_000
     """Env-steps one training run may take."""
+
+    max_ppo_timesteps: int = 20_000
+    """Env-steps one PPO training run on the Stable-Baselines3 page may take."""
 
 
 def load_caps(environ: Mapping[str, str] | None = None) -> tuple[Caps, list[str]]:

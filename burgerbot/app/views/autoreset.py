@@ -16,6 +16,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from burgerbot import world
 from burgerbot.app.caps import CAPS
 from burgerbot.app.settings import ChoiceSetting, IntSetting
+from burgerbot.checks import MAX_SEED
 from burgerbot.experiments import MAX_ROLLOUT_ROWS, Progress, random_actions, rollout
 from burgerbot.factories import make_env
 from burgerbot.vector import BurgerBotVectorEnv
@@ -67,7 +68,6 @@ READABLE_ENVS = 16
 TIMELINE_MAX_CELLS = 4_800
 """The timeline draws at most this many (step, env) cells (below altair's 5,000-row limit)."""
 
-MAX_SEED = 2**31 - 1
 
 START_OBS = tuple(int(v) for v in world.observe(*world.START, world.START_HEADING))
 """Every BurgerBot episode starts with this observation: [0, 0, 1, 1]."""

@@ -18,6 +18,7 @@ from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv, VectorEnv
 from burgerbot import world
 from burgerbot.app.caps import CAPS
 from burgerbot.app.settings import ChoiceSetting, IntSetting, clamp_num_envs
+from burgerbot.checks import MAX_SEED
 from burgerbot.factories import ASYNC_START_METHOD, BACKENDS, make_vector_env
 
 __all__ = [
@@ -65,7 +66,7 @@ MAX_PICTURES = 16
 PLAY_INTERVAL_SECONDS = 0.5
 """Time between two automatic steps while playing."""
 
-MAX_SEED = 2**31 - 1
+
 DTYPE_CHOICES = ("int64", "int32", "float32", "float64", "bool", "object")
 BACKEND_LABELS = {"sync": "Sync", "async": "Async", "native": "native"}
 

@@ -25,6 +25,7 @@ import pandas as pd
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 from burgerbot import world
+from burgerbot.app.caps import CAPS
 from burgerbot.app.scripts import sb3 as snippets
 from burgerbot.app.settings import IntSetting
 from burgerbot.env import BurgerBotEnv
@@ -36,7 +37,6 @@ __all__ = [
     "GYM_SAME_STEP",
     "INSTALL_COMMAND",
     "LIBRARIES",
-    "MAX_PPO_TIMESTEPS",
     "PPO_N_STEPS",
     "SB3",
     "SB3_MODULE",
@@ -66,17 +66,13 @@ INSTALL_COMMAND = "pip install -r requirements-sb3.txt"
 PPO_N_STEPS = 128
 """``n_steps`` of the page's PPO run: ``step()`` calls per env between two updates."""
 
-# Proposed cap (CAPS.max_ppo_env_steps, BURGERBOT_MAX_PPO_ENV_STEPS): PPO steps about a
-# thousand times slower than the numpy Q-learning, so it gets its own, smaller limit.
-MAX_PPO_TIMESTEPS = 20_000
-
 SPECS = (
     IntSetting("n", "NUM_ENVS", default=4, low=1, high=16),
     IntSetting("steps", "step() calls", default=30, low=5, high=200),
     IntSetting("seed", "Seed of the random actions", default=0, low=0, high=9999),
     IntSetting("ppo_envs", "n_envs for PPO", default=4, low=1, high=8),
     IntSetting(
-        "ppo_steps", "Total env-steps for PPO", default=4096, low=512, high=MAX_PPO_TIMESTEPS
+        "ppo_steps", "Total env-steps for PPO", default=4096, low=512, high=CAPS.max_ppo_timesteps
     ),
 )
 
@@ -576,9 +572,9 @@ def train_ppo(
     (raising from it stops training; the vector env is closed either way). torch is
     limited to one thread: the network is tiny and the machine may be shared.
     """
-    if not 1 <= total_timesteps <= MAX_PPO_TIMESTEPS:
+    if not 1 <= total_timesteps <= CAPS.max_ppo_timesteps:
         raise ValueError(
-            f"`total_timesteps` must be in 1..{MAX_PPO_TIMESTEPS:,}, got {total_timesteps!r}"
+            f"`total_timesteps` must be in 1..{CAPS.max_ppo_timesteps:,}, got {total_timesteps!r}"
         )
     start = time.perf_counter()
     sb3 = load_sb3()

@@ -25,7 +25,6 @@ from burgerbot.wrappers import WORK_KINDS
 __all__ = [
     "BACKEND_NAMES",
     "LESSON",
-    "MAX_TIMING_WORK_SECONDS",
     "SPECS",
     "CallCost",
     "TimingSettings",
@@ -43,16 +42,13 @@ __all__ = [
 ]
 
 # The extra step cost a timing sweep may add up, over all Sync and Async env-steps.
-MAX_TIMING_WORK_SECONDS = CAPS.max_timing_work_seconds
-MAX_STEPS = 100_000
-MAX_WORK_US = 100_000
 
 BACKEND_NAMES = {"sync": "Sync", "async": "Async", "native": "native"}
 
 SPECS = (
     IntListSetting("n", "NUM_ENVS values", (1, 2, 4, 8, 64, 256), 1, CAPS.max_envs),
-    IntSetting("steps", "step() calls per run", 1_000, 1, MAX_STEPS),
-    IntSetting("work_us", "Extra cost per env-step (µs)", 0, 0, MAX_WORK_US),
+    IntSetting("steps", "step() calls per run", 1_000, 1, CAPS.max_timing_steps),
+    IntSetting("work_us", "Extra cost per env-step (µs)", 0, 0, CAPS.max_timing_work_us),
     ChoiceSetting("kind", "Kind of cost", "busy", WORK_KINDS),
 )
 
@@ -151,12 +147,12 @@ def check_budget(settings: TimingSettings, caps: Caps = CAPS) -> str | None:
         )
         steps_fit.append(caps.max_sweep_env_steps // native_envs)
     work = slow_envs * settings.steps * settings.work_seconds
-    if work > MAX_TIMING_WORK_SECONDS:
+    if work > caps.max_timing_work_seconds:
         problems.append(
             f"the extra step cost would add up to {work:,.0f} s of work, over this app's "
-            f"limit of {MAX_TIMING_WORK_SECONDS} s (BURGERBOT_MAX_TIMING_WORK_SECONDS)"
+            f"limit of {caps.max_timing_work_seconds} s (BURGERBOT_MAX_TIMING_WORK_SECONDS)"
         )
-        steps_fit.append(int(MAX_TIMING_WORK_SECONDS / (slow_envs * settings.work_seconds)))
+        steps_fit.append(int(caps.max_timing_work_seconds / (slow_envs * settings.work_seconds)))
     if not problems:
         return None
     fit = min(steps_fit)
