@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
 from burgerbot.app import ui
@@ -12,7 +10,6 @@ from burgerbot.app.scripts.home import speed_script
 from burgerbot.app.views.home import CARDS, SPECS, speed_table
 
 PAGE = "home"
-PAGES_DIR = Path(__file__).parent
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -20,10 +17,13 @@ def measure(num_envs: int, run: int):
     return speed_table(num_envs)
 
 
-st.title("🍔 BurgerBot: one step() call, many robots")
-ui.sidebar(topics=["The speed problem", "Vectorised BurgerBot"], links=["Gymnasium vector API"])
-notes = ui.load_settings(PAGE, SPECS)
-
+frame = ui.PageFrame(
+    PAGE,
+    SPECS,
+    title="🍔 BurgerBot: one step() call, many robots",
+    topics=["The speed problem", "Vectorised BurgerBot"],
+    links=["Gymnasium vector API"],
+)
 st.markdown(
     """
 An agent learns from **transitions**: what it saw, what it did, the reward, what it saw next.
@@ -41,10 +41,9 @@ num_envs = st.slider(
     "NUM_ENVS to compare with a single environment",
     min_value=spec.low,
     max_value=spec.high,
-    key=ui.widget_key(PAGE, spec),
+    key=frame.key[spec.key],
 )
-ui.show_notes(notes)
-ui.sync_query_params(PAGE, SPECS)
+frame.settings_done()
 
 run = st.session_state.setdefault("_home_run", 0)
 if st.button("Measure again", key="home_measure"):
@@ -87,7 +86,7 @@ st.dataframe(
 ui.code_expander(speed_script(num_envs))
 
 st.header("What you will find here")
-cards = [(file, text) for file, text in CARDS.items() if (PAGES_DIR / file).exists()]
+cards = list(CARDS.items())
 for row_start in range(0, len(cards), 3):
     for col, (file, text) in zip(st.columns(3), cards[row_start : row_start + 3], strict=False):
         with col.container(border=True):

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from importlib import metadata
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import streamlit as st
 
 from burgerbot.app.caps import CAPS_NOTES
 from burgerbot.app.settings import Setting, parse_settings, to_query
 from burgerbot.app.slots import EnvSlot
+from burgerbot.app.versions import installed_versions
 
 __all__ = [
     "DOC_LINKS",
+    "PageFrame",
     "code_expander",
     "env_slot",
-    "installed_versions",
     "load_settings",
     "show_notes",
     "sidebar",
@@ -31,17 +32,6 @@ DOC_LINKS = {
         "https://stable-baselines3.readthedocs.io/en/master/guide/vec_envs.html"
     ),
 }
-
-
-def installed_versions(packages: Sequence[str] = ("gymnasium", "numpy", "streamlit")) -> dict:
-    """Versions of the installed packages, ``None`` for those not installed."""
-    versions = {}
-    for name in packages:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
-    return versions
 
 
 def sidebar(topics: Sequence[str] = (), links: Sequence[str] = ()) -> None:
@@ -112,3 +102,67 @@ def env_slot(page: str) -> EnvSlot:
     if key not in st.session_state:
         st.session_state[key] = EnvSlot()
     return st.session_state[key]
+
+
+Resolved = TypeVar("Resolved")
+
+
+class PageFrame:
+    """What every page does first: its title and aim, the sidebar, its settings from the URL.
+
+    A page makes one frame, resolves its settings before drawing its widgets (so each widget
+    shows the value really used), draws the widgets with ``frame.key[...]``, then calls
+    `settings_done`, which shows any notes about adjusted values and mirrors the settings in
+    the URL::
+
+        frame = ui.PageFrame("goal_scaling", SPECS, title="...", intro="...")
+        settings = frame.resolve(resolve_settings, widget_values)
+        st.slider(..., key=frame.key["n"])
+        frame.settings_done()
+    """
+
+    def __init__(
+        self,
+        page: str,
+        specs: Sequence[Setting] = (),
+        *,
+        title: str,
+        intro: str | None = None,
+        topics: Sequence[str] = (),
+        links: Sequence[str] = (),
+    ) -> None:
+        self.page = page
+        self.specs = tuple(specs)
+        self.key = {spec.key: widget_key(page, spec) for spec in self.specs}
+        st.title(title)
+        if intro:
+            st.write(intro)
+        sidebar(topics, links)
+        self.notes = list(load_settings(page, self.specs))
+
+    def values(self) -> dict[str, Any]:
+        """Each setting's current value: its widget's, or its default before the widget exists."""
+        return {
+            spec.key: st.session_state.get(self.key[spec.key], spec.default) for spec in self.specs
+        }
+
+    def resolve(
+        self,
+        resolve: Callable[[Mapping[str, Any]], tuple[Resolved, list[str]]],
+        widget_values: Callable[[Resolved], Mapping[str, Any]] | None = None,
+    ) -> Resolved:
+        """Apply ``resolve`` (limits, caps) to the current values; keep its notes.
+
+        ``widget_values`` maps the result back to setting keys, whose widgets then show it.
+        """
+        resolved, notes = resolve(self.values())
+        self.notes += notes
+        if widget_values is not None:
+            for key, value in widget_values(resolved).items():
+                st.session_state[self.key[key]] = value
+        return resolved
+
+    def settings_done(self, extra_notes: Sequence[str] = ()) -> None:
+        """After the widgets: notes on adjusted settings, and the settings mirrored in the URL."""
+        show_notes([*self.notes, *extra_notes])
+        sync_query_params(self.page, self.specs)

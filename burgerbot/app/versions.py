@@ -1,0 +1,27 @@
+"""Versions of the installed libraries, read live: what the app teaches is what these do."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from importlib import metadata
+
+__all__ = ["installed_version", "installed_versions"]
+
+
+def installed_version(package: str) -> str | None:
+    """The installed version of the distribution ``package``, or None when it is absent.
+
+    >>> installed_version("gymnasium") is not None
+    True
+    >>> installed_version("no-such-package-here") is None
+    True
+    """
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def installed_versions(packages: Sequence[str] = ("gymnasium", "numpy", "streamlit")) -> dict:
+    """``{package: version or None}`` for each of ``packages``, in order."""
+    return {name: installed_version(name) for name in packages}
