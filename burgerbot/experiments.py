@@ -15,7 +15,7 @@ from gymnasium.vector import AsyncVectorEnv, AutoresetMode, VectorEnv
 
 from burgerbot import checks, world
 from burgerbot.env import check_max_steps
-from burgerbot.factories import BACKENDS, make_vector_env
+from burgerbot.factories import BACKENDS, check_backend, make_vector_env
 from burgerbot.wrappers import WORK_KINDS, check_work
 
 __all__ = [
@@ -91,12 +91,6 @@ def _closing(envs: VectorEnv) -> Iterator[VectorEnv]:
         envs.close()
 
 
-def _check_backend(backend: Any) -> str:
-    if backend not in BACKENDS:
-        raise ValueError(f"`backend` must be one of {BACKENDS}, got {backend!r}")
-    return backend
-
-
 def _reset_ended(
     envs: VectorEnv, terminated: np.ndarray, truncated: np.ndarray
 ) -> np.ndarray | None:
@@ -158,7 +152,7 @@ def rollout(
         >>> frame["event"].tolist()
         ['turn_or_stop', 'turn_or_stop', 'turn_or_stop', 'turn_or_stop', 'turn_or_stop', 'move']
     """
-    backend = _check_backend(backend)
+    backend = check_backend(backend)
     mode = AutoresetMode(autoreset_mode)
     num_envs = checks.positive_int("num_envs", num_envs)
     steps = checks.positive_int("steps", steps)
@@ -314,7 +308,7 @@ def goal_scaling(
         >>> frame[["num_envs", "seed", "env_steps"]].values.tolist()
         [[1, 0, 500], [1, 1, 500], [4, 0, 2000], [4, 1, 2000]]
     """
-    backend = _check_backend(backend)
+    backend = check_backend(backend)
     mode = AutoresetMode(autoreset_mode)
     sizes = checks.positive_ints("num_envs_list", num_envs_list)
     seeds = checks.seeds(seeds)
@@ -395,7 +389,7 @@ def time_backends(
     backends = list(backends) if not isinstance(backends, str) else [backends]
     if not backends:
         raise ValueError(f"`backends` must name at least one backend, got {backends!r}")
-    backends = [_check_backend(backend) for backend in backends]
+    backends = [check_backend(backend) for backend in backends]
     sizes = checks.positive_ints("num_envs_list", num_envs_list)
     step_counts = checks.positive_ints("steps", steps)
     seed = checks.seed(seed)

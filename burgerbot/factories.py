@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import gymnasium as gym
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv, VectorEnv
@@ -12,9 +13,18 @@ from burgerbot.env import BurgerBotEnv, check_max_steps
 from burgerbot.vector import BurgerBotVectorEnv
 from burgerbot.wrappers import StepCostWrapper, check_work
 
-__all__ = ["ASYNC_START_METHOD", "BACKENDS", "make_env", "make_vector_env"]
+__all__ = ["ASYNC_START_METHOD", "BACKENDS", "check_backend", "make_env", "make_vector_env"]
 
 BACKENDS = ("sync", "async", "native")
+"""The vector envs `make_vector_env` builds: SyncVectorEnv, AsyncVectorEnv, BurgerBotVectorEnv."""
+
+
+def check_backend(backend: Any) -> str:
+    """Return ``backend`` if it names one of `BACKENDS`, else raise a ValueError."""
+    if backend not in BACKENDS:
+        raise ValueError(f"`backend` must be one of {BACKENDS}, got {backend!r}")
+    return backend
+
 
 # "spawn" starts each worker as a fresh interpreter: safe inside Streamlit's
 # multi-threaded server (fork is not), and it leaves no helper process behind once the
@@ -75,8 +85,7 @@ def make_vector_env(
         return BurgerBotVectorEnv(
             num_envs, max_steps=max_steps, autoreset_mode=autoreset_mode, render_mode=render_mode
         )
-    if backend not in BACKENDS:
-        raise ValueError(f"`backend` must be one of {BACKENDS}, got {backend!r}")
+    check_backend(backend)
     num_envs = positive_int("num_envs", num_envs)
     env_fns = [make_env(max_steps, render_mode, work_seconds, work_kind) for _ in range(num_envs)]
     if backend == "sync":
