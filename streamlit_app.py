@@ -1,4 +1,9 @@
-"""BurgerBot vector-env teaching app: the router (each page lives in `app_pages/`)."""
+"""BurgerBot vector-env teaching app: the router (each page lives in `app_pages/`).
+
+The pages' folder must not be called `pages/`: Streamlit treats a folder of that name beside
+the entry file as its older automatic multipage mode, and a deep link opened on a freshly
+started server then runs the page without this router (wrong sidebar, no page config).
+"""
 
 from __future__ import annotations
 
@@ -30,9 +35,8 @@ def main() -> None:
     )
     sections: dict[str, list] = {}
     for section, file, title, icon in PAGES:
-        if (HERE / "app_pages" / file).exists():
-            page = st.Page(f"app_pages/{file}", title=title, icon=icon, default=file == "home.py")
-            sections.setdefault(section, []).append(page)
+        page = st.Page(f"app_pages/{file}", title=title, icon=icon, default=file == "home.py")
+        sections.setdefault(section, []).append(page)
     st.navigation(sections).run()
 
 

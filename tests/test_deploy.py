@@ -32,11 +32,11 @@ from app_driver import (
     Report,
     RssSampler,
     StreamlitServer,
-    existing_pages,
     http_get,
     launch_chromium,
     megabytes,
     new_context,
+    planned_pages,
     repo_files,
     require_browser,
 )
@@ -249,7 +249,7 @@ def test_fresh_venv_serves_every_page(tmp_path, version, deploy_report):
     try:
         status, body = http_get(f"{server.base_url}/_stcore/health")
         assert (status, body.strip()) == (200, "ok")
-        pages = existing_pages(app)
+        pages = planned_pages(app)
         assert pages, "no page to serve"
         for page in pages:
             status, _ = http_get(server.url(page.url_path))

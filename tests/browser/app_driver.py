@@ -105,9 +105,6 @@ class AppPage:
         """The page file relative to the app's root, as `st.Page` and AppTest name it."""
         return f"{PAGES_DIR}/{self.file}"
 
-    def exists(self, root: Path = ROOT) -> bool:
-        return (root / self.path).is_file()
-
 
 def planned_pages(root: Path = ROOT) -> list[AppPage]:
     """Every page the router lists, read from `streamlit_app.py` without running Streamlit."""
@@ -117,11 +114,6 @@ def planned_pages(root: Path = ROOT) -> list[AppPage]:
         if any(isinstance(t, ast.Name) and t.id == "PAGES" for t in targets):
             return [AppPage(*entry) for entry in ast.literal_eval(node.value)]
     raise LookupError("streamlit_app.py defines no PAGES list")
-
-
-def existing_pages(root: Path = ROOT) -> list[AppPage]:
-    """The planned pages whose file exists (the ones the router shows)."""
-    return [page for page in planned_pages(root) if page.exists(root)]
 
 
 # --- Processes -------------------------------------------------------------------------------

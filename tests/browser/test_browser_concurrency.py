@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 
 import pytest
-from app_driver import IN_CI, AppView, RssSampler, megabytes, new_context, planned_pages
+from app_driver import IN_CI, AppView, RssSampler, megabytes, new_context
 from interactions import batch_pause, batch_play, batch_shape, batch_step
 
 pytestmark = pytest.mark.browser
@@ -66,9 +66,6 @@ def visitor_settings(index: int) -> dict:
 
 
 def test_eight_visitors_step_and_play_at_once(browser, report, request):
-    page = next(page for page in planned_pages() if page.file == "batch_shapes.py")
-    if not page.exists():
-        pytest.skip(f"{page.path} does not exist yet")
     server = request.getfixturevalue("server")
     log_start = server.log_path.stat().st_size
     contexts = [new_context(browser) for _ in range(VISITORS)]

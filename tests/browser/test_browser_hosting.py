@@ -16,9 +16,9 @@ from app_driver import (
     AppView,
     RssSampler,
     StreamlitServer,
-    existing_pages,
     megabytes,
     new_context,
+    planned_pages,
     wait_until,
 )
 from interactions import MAIN_INTERACTIONS
@@ -60,7 +60,7 @@ def visit_everything(browser, server: StreamlitServer) -> tuple[RssSampler, dict
     try:
         with RssSampler(server, own_only=True) as sampler:
             view = AppView(context.new_page(), server)
-            for page in existing_pages():
+            for page in planned_pages():
                 started = time.monotonic()
                 view.goto(page.url_path)
                 view.assert_no_exception()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-from app_driver import RUN_TIMEOUT_S, AppView, planned_pages, wait_until
+from app_driver import RUN_TIMEOUT_S, AppView, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -76,17 +76,9 @@ def run_small(view: AppView, run: LongRun) -> None:
     assert_no_leftover_children(view)
 
 
-def existing_long_run(name: str) -> LongRun:
-    run = LONG_RUNS[name]
-    page = next(page for page in planned_pages() if page.file == run.file)
-    if not page.exists():
-        pytest.skip(f"{page.path} does not exist yet")
-    return run
-
-
 @pytest.mark.parametrize("name", list(LONG_RUNS))
 def test_navigating_away_mid_run(name, view: AppView):
-    run = existing_long_run(name)
+    run = LONG_RUNS[name]
     start_long_run(view, run)
     # Leave through the sidebar, as a learner would (same session, another page).
     home = view.page.locator('[data-testid="stSidebarNav"] a').first
@@ -103,7 +95,7 @@ def test_navigating_away_mid_run(name, view: AppView):
 
 @pytest.mark.parametrize("name", list(LONG_RUNS))
 def test_changing_a_widget_mid_run(name, view: AppView):
-    run = existing_long_run(name)
+    run = LONG_RUNS[name]
     start_long_run(view, run)
     box = view.widget(run.steps_key).locator("input").first
 
