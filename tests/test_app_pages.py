@@ -19,3 +19,14 @@ def test_page_renders_without_exception(page):
     app.run()
     assert not app.exception, [e.value for e in app.exception]
     assert app.title, f"{page} shows no title"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_offers_the_library_download_in_the_sidebar(page):
+    app = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60)
+    app.run()
+    app.switch_page(page)
+    app.run()
+    (button,) = app.sidebar.get("download_button")
+    assert button.proto.label == "Download the burgerbot library"
+    assert "pip install burgerbot-0.1.0-py3-none-any.whl" in button.proto.help

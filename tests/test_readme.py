@@ -38,3 +38,15 @@ def test_readme_lists_every_cap_with_its_real_default():
     from burgerbot.app.caps import caps_table
 
     assert caps_table() in README
+
+
+def test_readme_names_every_library_module_in_its_layout_table():
+    import pkgutil
+
+    import burgerbot
+
+    layout = README.split("## How the code is laid out", 1)[1].split("\n## ", 1)[0]
+    library_row = next(line for line in layout.splitlines() if line.startswith("| `burgerbot/` |"))
+    named = set(re.findall(r"`(\w+)`", library_row))
+    modules = {m.name for m in pkgutil.iter_modules(burgerbot.__path__) if not m.ispkg}
+    assert named == modules

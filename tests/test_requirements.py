@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 from packaging.requirements import Requirement
@@ -34,3 +35,12 @@ def test_every_app_requirement_has_a_tested_oldest_release():
 def test_ci_runs_the_tests_against_the_oldest_releases():
     ci = (ROOT / ".ci" / "run").read_text()
     assert "-c requirements-oldest.txt" in ci
+
+
+def test_the_librarys_dependencies_match_the_apps_bounds():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    library = {req.name.lower(): req for req in map(Requirement, project["dependencies"])}
+    app = requirements("requirements.txt")
+    assert set(library) == {"gymnasium", "numpy", "pandas"}
+    for name, req in library.items():
+        assert req.specifier == app[name].specifier, f"{name}: {req} vs {app[name]}"

@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 import streamlit as st
 
 from burgerbot.app.caps import CAPS_NOTES
+from burgerbot.app.library_wheel import library_wheel
 from burgerbot.app.settings import Setting, parse_settings, to_query
 from burgerbot.app.slots import EnvSlot
 from burgerbot.app.versions import installed_versions
@@ -17,6 +18,7 @@ __all__ = [
     "PageFrame",
     "code_expander",
     "env_slot",
+    "library_download",
     "load_settings",
     "show_notes",
     "sidebar",
@@ -48,6 +50,26 @@ def sidebar(topics: Sequence[str] = (), links: Sequence[str] = ()) -> None:
             st.markdown(f"[{name}]({DOC_LINKS[name]})")
         for note in CAPS_NOTES:
             st.warning(note)
+        library_download()
+
+
+def library_download() -> None:
+    """The library as a wheel, so the scripts the pages show run on a learner's own machine."""
+    wheel = library_wheel()
+    st.download_button(
+        "Download the burgerbot library",
+        data=wheel.data,
+        file_name=wheel.file_name,
+        mime="application/zip",
+        key="library_wheel",
+        on_click="ignore",
+        icon=":material/download:",
+        help=(
+            f"`pip install {wheel.file_name}` installs BurgerBot, its vector env and the "
+            "experiments (with gymnasium, numpy and pandas): every script on these pages then "
+            "runs on your machine."
+        ),
+    )
 
 
 def widget_key(page: str, spec: Setting) -> str:
@@ -92,7 +114,10 @@ def show_notes(notes: Sequence[str]) -> None:
 def code_expander(code: str, label: str = "Code: this view as a script you can run") -> None:
     """A self-contained script equivalent to the page's current settings."""
     with st.expander(label, icon="🐍"):
-        st.caption("Needs only gymnasium, numpy and this project's `burgerbot` package.")
+        st.caption(
+            "Needs only gymnasium, numpy and this project's `burgerbot` library (download it "
+            "from the sidebar and `pip install` the file)."
+        )
         st.code(code, language="python")
 
 
