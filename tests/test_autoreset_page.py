@@ -11,12 +11,12 @@ from streamlit.testing.v1 import AppTest
 from burgerbot.app.caps import CAPS
 from burgerbot.app.views.autoreset import (
     MODES,
-    count_finished_by_mode,
-    episode_ends,
     gymnasium_version,
     resolve_settings,
     run_page_rollout,
 )
+from burgerbot.app.views.autoreset_counting import count_finished_by_mode
+from burgerbot.app.views.autoreset_episodes import episode_ends
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/autoreset.py"

@@ -1,11 +1,6 @@
-"""The "Auto-reset" logic, charts and script (`burgerbot.app.views.autoreset` & co)."""
+"""The "Auto-reset" logic: settings, episode ends, counts, timeline, lesson, DISABLED demo."""
 
 from __future__ import annotations
-
-import re
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -13,41 +8,30 @@ import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 from burgerbot.app.caps import CAPS
-from burgerbot.app.charts.autoreset import (
-    END_MARKERS,
-    SEGMENT_COLOURS,
-    episode_timeline,
-    finished_episodes_chart,
-    timeline_pixel_height,
-)
-from burgerbot.app.scripts.autoreset import snippet_for
 from burgerbot.app.views.autoreset import (
     MODES,
-    RESET_MARKERS,
     SPECS,
     START_OBS,
     AutoresetSettings,
-    ResultCache,
-    check_infos_live,
-    count_finished_by_mode,
-    disabled_demo,
-    disabled_demo_table,
-    episode_ends,
-    finished_per_env,
     gymnasium_version,
-    lesson_vs_installed,
-    markdown_table,
     mode_of,
     obs_text,
-    pick_episode_end,
     resolve_settings,
     run_page_rollout,
-    timeline_cells,
+    widget_values,
 )
-from burgerbot.experiments import MAX_ROLLOUT_ROWS, random_actions, rollout
+from burgerbot.app.views.autoreset_counting import count_finished_by_mode, finished_per_env
+from burgerbot.app.views.autoreset_disabled import disabled_demo, disabled_demo_table
+from burgerbot.app.views.autoreset_episodes import episode_ends
+from burgerbot.app.views.autoreset_lesson import (
+    check_infos_live,
+    lesson_vs_installed,
+    pick_episode_end,
+)
+from burgerbot.app.views.autoreset_timeline import RESET_MARKERS, timeline_cells
+from burgerbot.experiments import MAX_ROLLOUT_ROWS, rollout
 from burgerbot.factories import make_env
 
-ROOT = Path(__file__).resolve().parent.parent
 START = list(START_OBS)
 OBS = ["row", "col", "heading", "sensor"]
 
@@ -113,11 +97,16 @@ def test_resolve_settings_keeps_runs_within_what_rollout_records():
     assert notes == [] if 64 * caps <= MAX_ROLLOUT_ROWS else len(notes) == 2
 
 
-def test_the_snippets_actions_are_the_pages_actions():
-    for seed, n, steps in [(0, 3, 30), (7, 5, 2_500), (3, 3_000, 700)]:
-        page = np.concatenate(list(random_actions(seed, n, steps)))
-        script = np.random.default_rng(seed).integers(0, 4, size=(steps, n))
-        np.testing.assert_array_equal(page, script)
+def test_widget_values_give_back_the_same_settings():
+    settings = settings_for("DISABLED", n=5, seed=9)
+    assert resolve_settings(widget_values(settings)) == (settings, [])
+
+
+def test_run_page_rollout_runs_the_settings_on_either_backend():
+    settings = settings_for("SAME_STEP", backend="sync")
+    frame = run_page_rollout(settings)
+    pd.testing.assert_frame_equal(frame, run_page_rollout(settings, "native"))
+    assert len(frame) == settings.num_envs * settings.steps
 
 
 # --- the event table ------------------------------------------------------------------------
@@ -332,126 +321,3 @@ def test_disabled_demo_at_the_edge_of_its_budget():
     first = disabled_demo(1, 0)  # a single env: nothing is stepped before the check fails
     assert first.ended == (0,) and first.stepped_before_error == ()
     assert disabled_demo_table(nothing).empty
-
-
-# --- small helpers --------------------------------------------------------------------------
-
-
-def test_result_cache_keeps_the_most_recent_entries():
-    cache = ResultCache(max_entries=2)
-    calls = []
-
-    def compute(value):
-        calls.append(value)
-        return value
-
-    assert cache.get_or_compute("a", lambda: compute(1)) == 1
-    assert cache.get_or_compute("b", lambda: compute(2)) == 2
-    assert cache.get_or_compute("a", lambda: compute(3)) == 1  # hit, and now most recent
-    cache.get_or_compute("c", lambda: compute(4))
-    assert "a" in cache and "b" not in cache and "c" in cache
-    assert calls == [1, 2, 4]
-
-
-def test_markdown_table_escapes_pipes():
-    text = markdown_table(pd.DataFrame({"a": ["x | y"], "b": [1]}))
-    assert text.splitlines() == ["| a | b |", "|---|---|", "| x \\| y | 1 |"]
-
-
-def test_run_page_rollout_runs_the_settings_on_either_backend():
-    settings = settings_for("SAME_STEP", backend="sync")
-    frame = run_page_rollout(settings)
-    pd.testing.assert_frame_equal(frame, run_page_rollout(settings, "native"))
-    assert len(frame) == settings.num_envs * settings.steps
-
-
-# --- charts ---------------------------------------------------------------------------------
-
-
-def datasets(spec: dict) -> dict[str, list]:
-    return spec["datasets"]
-
-
-def layer_data(spec: dict, layer: int) -> list[dict]:
-    return datasets(spec)[spec["layer"][layer]["data"]["name"]]
-
-
-@pytest.mark.parametrize(
-    ("mode", "offset"), [("NEXT_STEP", 0.0), ("SAME_STEP", 0.32), ("DISABLED", 0.5)]
-)
-def test_episode_timeline_encodes_cells_markers_and_tooltips(mode, offset):
-    frame = run(mode, num_envs=4, steps=40)
-    cells, shown = timeline_cells(frame, mode)
-    spec = episode_timeline(cells, shown).to_dict()
-    assert len(spec["layer"]) == 2
-    rects, points = spec["layer"]
-    assert rects["mark"]["type"] == "rect" and rects["encoding"]["y"]["field"] == "env"
-    assert rects["encoding"]["x"]["scale"]["domain"] == [0.5, 40.5]
-    fill = rects["encoding"]["fill"]
-    assert fill["field"] == "segment"
-    assert fill["scale"]["range"] == [SEGMENT_COLOURS[s] for s in fill["scale"]["domain"]]
-    tooltip = {t["field"] for t in rects["encoding"]["tooltip"]}
-    assert {"step", "env", "action", "obs", "reward", "terminated", "truncated"} <= tooltip
-    assert len(layer_data(spec, 0)) == 160
-    assert points["encoding"]["shape"]["field"] == points["encoding"]["color"]["field"] == "marker"
-    markers = layer_data(spec, 1)
-    ended = int((frame["terminated"] | frame["truncated"]).sum())
-    resets = [m for m in markers if m["marker"] == RESET_MARKERS[mode]]
-    assert len(markers) - len(resets) == ended
-    assert all(m["x"] == pytest.approx(m["step"] + offset) for m in resets)
-    domain = points["encoding"]["shape"]["scale"]["domain"]
-    assert RESET_MARKERS[mode] in domain and "hit" in domain
-    assert set(domain) <= set(END_MARKERS) | {RESET_MARKERS[mode]}
-
-
-def test_episode_timeline_highlight_and_height():
-    frame = run("NEXT_STEP", num_envs=2, steps=20)
-    cells, shown = timeline_cells(frame, "NEXT_STEP")
-    spec = episode_timeline(cells, shown, highlight=(1, 5, 6)).to_dict()
-    assert len(spec["layer"]) == 3
-    assert layer_data(spec, 2) == [{"env": 1, "start": 4.5, "stop": 6.5}]
-    assert timeline_pixel_height(2) < timeline_pixel_height(16) <= timeline_pixel_height(64)
-
-
-def test_finished_episodes_chart_groups_the_modes_per_env():
-    counts = count_finished_by_mode("native", 2, 50, 0)
-    spec = finished_episodes_chart(counts).to_dict()
-    encoding = spec["encoding"]
-    assert encoding["x"]["field"] == "env" and encoding["xOffset"]["field"] == "mode"
-    assert encoding["y"]["field"] == "finished episodes"
-    assert encoding["color"]["scale"]["domain"] == list(MODES)
-    data = next(iter(spec["datasets"].values()))
-    assert len(data) == 6
-    assert [row["finished episodes"] for row in data] == counts["finished episodes"].tolist()
-
-
-# --- the script -----------------------------------------------------------------------------
-
-END = re.compile(r"end step=(\d+) env=(\d+) cause=(\w+) final_obs=(\[.*\])")
-COUNT = re.compile(r"finished episodes per env \((\d+) envs, (\d+) steps\): (\[.*\])")
-
-
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("seed", [0, 11])
-def test_snippet_prints_the_pages_episode_ends_and_counts(mode, seed):
-    settings = settings_for(mode, seed=seed, n=4, steps=50, cn=3, ck=120)
-    code = snippet_for(settings)
-    result = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
-    assert lines[0] == f"gymnasium {gymnasium_version()}, autoreset_mode={mode}"
-
-    events = episode_ends(run_page_rollout(settings), mode)
-    printed = [m.groups() for m in map(END.fullmatch, lines) if m]
-    assert len(printed) == len(events) > 0
-    columns = ["step", "env", "cause", "final obs"]
-    expected = list(events[columns].astype(str).itertuples(index=False, name=None))
-    assert printed == expected
-
-    counts = [m.groups() for m in map(COUNT.fullmatch, lines) if m]
-    main = finished_per_env(run_page_rollout(settings), 4)["finished episodes"].tolist()
-    by_mode = count_finished_by_mode("native", 3, 120, seed)
-    counting = by_mode[by_mode["mode"] == mode]["finished episodes"].tolist()
-    assert counts == [("4", "50", str(main)), ("3", "120", str(counting))]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from burgerbot.app.views.autoreset import MODES, RESET_MARKERS
+from burgerbot.app.views.autoreset import MODES
+from burgerbot.app.views.autoreset_timeline import RESET_MARKERS
 
 __all__ = [
     "END_MARKERS",
@@ -84,10 +85,11 @@ def episode_timeline(
 ) -> alt.LayerChart:
     """One row per sub-environment, one cell per ``step()`` call, coloured by episode.
 
-    ``cells`` is long form as made by ``burgerbot.app.views.autoreset.timeline_cells``: columns
-    step, env, episode, action, obs, reward, terminated, truncated, final obs, segment,
-    end, reset, note. Markers show goals, hits, truncations and resets; every cell and
-    marker has a tooltip. Drag or scroll over the chart to pan or zoom along the steps.
+    ``cells`` is long form as made by
+    ``burgerbot.app.views.autoreset_timeline.timeline_cells``: columns step, env, episode,
+    action, obs, reward, terminated, truncated, final obs, segment, end, reset, note.
+    Markers show goals, hits, truncations and resets; every cell and marker has a tooltip.
+    Drag or scroll over the chart to pan or zoom along the steps.
     ``highlight=(env, first_step, last_step)`` draws a thick outline around those cells.
     """
     num_envs = int(cells["env"].max()) + 1 if len(cells) else 1
@@ -169,8 +171,9 @@ def timeline_pixel_height(num_envs: int) -> int:
 def finished_episodes_chart(counts: pd.DataFrame) -> alt.Chart:
     """Bars: finished episodes per env, one bar per auto-reset mode side by side.
 
-    ``counts`` is long form as made by ``burgerbot.app.views.autoreset.count_finished_by_mode``:
-    columns mode, env, finished episodes, goals, hits, truncations.
+    ``counts`` is long form as made by
+    ``burgerbot.app.views.autoreset_counting.count_finished_by_mode``: columns mode, env,
+    finished episodes, goals, hits, truncations.
     """
     modes = [m for m in MODES if m in set(counts["mode"])]
     return (
