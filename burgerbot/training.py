@@ -1,14 +1,9 @@
-"""Why batches help: PPO's rollout buffer, and tabular Q-learning on N BurgerBots (numpy only).
+"""Tabular Q-learning on N BurgerBots stepping together, measured per env-step and per second.
 
-Two experiments for the "Why batches help" page:
-
-- `rollout_buffer`: fill a fixed batch of transitions (PPO collects 2048 per update by
-  default) with a random BurgerBot agent on N environments, and lay it out as the
-  ``(steps, envs)`` buffer a PPO implementation stores.
-- `compare_num_envs`: tabular Q-learning with N environments stepping together in a
-  `BurgerBotVectorEnv`, one batched update per ``step()`` call. Its learning curves are
-  measured both against env-steps (sample efficiency) and against wall-clock seconds
-  (throughput), so both sides of batching show.
+`compare_num_envs` trains with N environments stepping together in a `BurgerBotVectorEnv`,
+one batched update per ``step()`` call. Its learning curves are measured both against
+env-steps (sample efficiency) and against wall-clock seconds (throughput), so both sides
+of batching show. (PPO's rollout buffer is in `burgerbot.buffers`.)
 """
 
 from __future__ import annotations
@@ -21,151 +16,26 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from gymnasium.vector import AutoresetMode
 
 from burgerbot import checks, world
-from burgerbot.app.caps import CAPS
-from burgerbot.app.settings import ChoiceSetting, IntListSetting, IntSetting
-from burgerbot.experiments import Progress, rollout
+from burgerbot.experiments import Progress
 from burgerbot.vector import BurgerBotVectorEnv
 
 __all__ = [
-    "AUTORESET_CHOICES",
-    "BUFFER_SPECS",
-    "DEFAULT_BATCH_SIZE",
-    "MAX_DRAWN_ENVS",
-    "MAX_DRAWN_STEPS",
-    "NUM_ENVS_CHOICES",
-    "TRAINING_SPECS",
-    "BufferLayout",
     "QLearningConfig",
     "TrainingRun",
-    "buffer_layout",
     "compare_num_envs",
     "curves_frame",
     "greedy_episode",
-    "plan_training",
     "reliable_point",
-    "rollout_buffer",
     "runs_frame",
     "state_indices",
     "summarise_runs",
     "train_q_learning",
 ]
 
-DEFAULT_BATCH_SIZE = 2048
-"""Transitions PPO collects per update in the usual defaults (the lesson's figure)."""
-
-MAX_DRAWN_ENVS = 64
-"""The buffer heatmap draws at most this many envs (columns)..."""
-
-MAX_DRAWN_STEPS = 128
-"""...and at most this many ``step()`` calls (rows): at most 8,192 cells in the browser."""
-
-AUTORESET_CHOICES = ("NEXT_STEP", "SAME_STEP")
-
-NUM_ENVS_CHOICES = (1, 2, 4, 8, 16, 32, 64)
-"""NUM_ENVS values offered for the training comparison (the URL may ask for others)."""
-
-BUFFER_SPECS = (
-    IntSetting("n", "NUM_ENVS", default=4, low=1, high=256),
-    IntSetting("batch", "Transitions per update (batch size)", default=2048, low=64, high=16384),
-    ChoiceSetting("mode", "Auto-reset mode", default="NEXT_STEP", choices=AUTORESET_CHOICES),
-    IntSetting("bseed", "Seed of the random agent", default=0, low=0, high=9999),
-)
-
-TRAINING_SPECS = (
-    IntListSetting("ns", "NUM_ENVS to compare", default=(1, 4, 16), low=1, high=256, max_items=6),
-    IntSetting("steps", "Env-steps per run", default=5_000, low=500, high=CAPS.max_train_env_steps),
-    IntSetting("seeds", "Seeds per NUM_ENVS", default=3, low=1, high=10),
-    IntSetting("tseed", "First seed", default=0, low=0, high=9999),
-)
-
 _ROW, _COL, _HEADING = 0, 1, 2
 _STATE_STRIDE = (world.GRID_SIZE * world.NUM_HEADINGS, world.NUM_HEADINGS, 1)
-
-
-# --- PPO's rollout buffer -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class BufferLayout:
-    """How a batch of ``batch_size`` transitions is collected with ``num_envs`` envs."""
-
-    batch_size: int
-    num_envs: int
-    step_calls: int
-    """``step()`` calls needed: ``ceil(batch_size / num_envs)``."""
-    collected: int
-    """Transitions those calls collect: ``step_calls * num_envs`` (at least ``batch_size``)."""
-    drawn_envs: int
-    drawn_steps: int
-
-    @property
-    def exact(self) -> bool:
-        """True when ``num_envs`` divides the batch, so no transition is collected in excess."""
-        return self.collected == self.batch_size
-
-    @property
-    def clipped(self) -> bool:
-        """True when the heatmap shows only part of the buffer."""
-        return self.drawn_envs < self.num_envs or self.drawn_steps < self.step_calls
-
-
-def buffer_layout(
-    batch_size: int,
-    num_envs: int,
-    max_drawn_envs: int = MAX_DRAWN_ENVS,
-    max_drawn_steps: int = MAX_DRAWN_STEPS,
-) -> BufferLayout:
-    """How many ``step()`` calls fill the batch, and how much of it the page draws.
-
-    Example:
-        >>> layout = buffer_layout(2048, 4)
-        >>> layout.step_calls, layout.collected, layout.exact
-        (512, 2048, True)
-        >>> buffer_layout(2048, 3).step_calls, buffer_layout(2048, 3).collected
-        (683, 2049)
-    """
-    batch_size = checks.positive_int("batch_size", batch_size)
-    num_envs = checks.positive_int("num_envs", num_envs)
-    step_calls = math.ceil(batch_size / num_envs)
-    return BufferLayout(
-        batch_size=batch_size,
-        num_envs=num_envs,
-        step_calls=step_calls,
-        collected=step_calls * num_envs,
-        drawn_envs=min(num_envs, max_drawn_envs),
-        drawn_steps=min(step_calls, max_drawn_steps),
-    )
-
-
-def rollout_buffer(
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    num_envs: int = 4,
-    seed: int = 0,
-    autoreset_mode: AutoresetMode | str = "NEXT_STEP",
-) -> pd.DataFrame:
-    """Fill one batch with a random agent on the native vector env: one row per transition.
-
-    The frame is `burgerbot.experiments.rollout` for ``ceil(batch_size / num_envs)``
-    ``step()`` calls (columns ``step``, ``env``, ``reward``, ``event``, ``episode``, ...)
-    plus ``ends_episode`` (terminated or truncated: the episode boundary lies right after
-    this transition). ``step`` is the row of the ``(steps, envs)`` buffer, ``env`` its column.
-
-    Example:
-        >>> frame = rollout_buffer(batch_size=8, num_envs=4)
-        >>> len(frame), int(frame["step"].max())
-        (8, 2)
-    """
-    layout = buffer_layout(batch_size, num_envs)
-    mode = checks.autoreset_mode(autoreset_mode)
-    frame = rollout("native", num_envs, layout.step_calls, seed, mode)
-    frame["ends_episode"] = frame["terminated"] | frame["truncated"]
-    return frame
-
-
-# --- Tabular Q-learning on N envs ---------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -453,31 +323,6 @@ def curves_frame(runs: Sequence[TrainingRun]) -> pd.DataFrame:
             goal_rate=("goal_rate", "mean"),
         )
         .reset_index()
-    )
-
-
-def plan_training(
-    num_envs_list: Sequence[int], seeds: int, env_steps: int, max_total: int | None = None
-) -> tuple[int, str | None]:
-    """Env-steps per run so that all runs of one click stay within ``max_train_env_steps``.
-
-    Returns the env-steps per run and a note when the cap bit.
-
-    Example:
-        >>> plan_training([1, 4, 16], seeds=3, env_steps=10_000, max_total=400_000)
-        (10000, None)
-        >>> plan_training([1, 4, 16], seeds=3, env_steps=50_000, max_total=400_000)[0]
-        44444
-    """
-    max_total = CAPS.max_train_env_steps if max_total is None else max_total
-    runs = max(1, len(num_envs_list)) * max(1, seeds)
-    allowed = max(1, max_total // runs)
-    if env_steps <= allowed:
-        return env_steps, None
-    return allowed, (
-        f"{runs} runs x {env_steps:,} env-steps would pass this app's limit of "
-        f"{max_total:,} env-steps per training click: using {allowed:,} per run "
-        "(raise with BURGERBOT_MAX_TRAIN_ENV_STEPS when running locally)."
     )
 
 

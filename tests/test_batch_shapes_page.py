@@ -12,7 +12,7 @@ from burgerbot import BurgerBotVectorEnv
 from burgerbot.app import caps
 from burgerbot.app.caps import Caps
 from burgerbot.app.slots import WORKER_BUDGET
-from burgerbot.app.views import batch_shapes as batch_view
+from burgerbot.app.views.batch_shapes_run import BatchRun
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "app_pages/batch_shapes.py"
@@ -277,7 +277,7 @@ def test_a_failing_step_shows_an_error_and_the_next_run_starts_afresh(app, monke
         raise RuntimeError("worker died")
 
     old = slot(app).env
-    monkeypatch.setattr(batch_view.BatchRun, "step", broken_step)
+    monkeypatch.setattr(BatchRun, "step", broken_step)
     click(app, "step")
     assert "`step()` failed: worker died" in app.error[0].value
     assert old.closed and slot(app).env is None

@@ -13,25 +13,23 @@ from gymnasium.envs.classic_control.cartpole import CartPoleVectorEnv
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 
 from burgerbot import BurgerBotVectorEnv, world
-from burgerbot.app.caps import Caps
+from burgerbot.app.caps import CAPS, Caps
 from burgerbot.app.charts.batch_shapes import POLE_ANGLE_LIMIT, cell_count_heatmap, pole_angle_chart
 from burgerbot.app.scripts.batch_shapes import snippet_for
-from burgerbot.app.views import batch_shapes as batch_view
-from burgerbot.app.views.batch_shapes import (
-    BatchRun,
-    BatchSettings,
-    array_summary,
-    build_vector_env,
+from burgerbot.app.views import batch_shapes_run
+from burgerbot.app.views.batch_shapes import BatchSettings, build_vector_env, resolve_settings
+from burgerbot.app.views.batch_shapes_guess import check_guess, parse_shape
+from burgerbot.app.views.batch_shapes_pictures import (
     burgerbot_cell_counts,
-    check_guess,
     frozenlake_cell_counts,
+    pole_angles,
+)
+from burgerbot.app.views.batch_shapes_run import BatchRun, run_calls
+from burgerbot.app.views.batch_shapes_tables import (
+    array_summary,
     history_table,
     infos_table,
     observation_table,
-    parse_shape,
-    pole_angles,
-    resolve_settings,
-    run_calls,
     space_type_notes,
     spaces_table,
     step_table,
@@ -64,7 +62,7 @@ def test_async_is_capped_with_a_note():
     resolved, notes = resolve_settings(
         {"env": "BurgerBot", "n": 500, "backend": "async", "seed": 0}
     )
-    assert resolved.num_envs == batch_view.CAPS.max_async_envs
+    assert resolved.num_envs == CAPS.max_async_envs
     assert resolved.workers == resolved.num_envs
     assert "BURGERBOT_MAX_ASYNC_ENVS" in notes[0]
 
@@ -134,7 +132,7 @@ def test_actions_come_from_the_action_space_seeded_with_the_reset_seed():
 
 
 def test_steps_per_call_are_capped(monkeypatch):
-    monkeypatch.setattr(batch_view, "CAPS", Caps(max_steps_per_run=3))
+    monkeypatch.setattr(batch_shapes_run, "CAPS", Caps(max_steps_per_run=3))
     run = BatchRun(BurgerBotVectorEnv(2), seed=0)
     run.reset()
     assert run.step(10).number == 3

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
-from burgerbot import checks, experiments, training
+from burgerbot import buffers, checks, experiments
 from burgerbot.env import BurgerBotEnv
 from burgerbot.factories import make_env, make_vector_env
 from burgerbot.vector import BurgerBotVectorEnv
@@ -16,7 +16,7 @@ NUM_ENVS_TAKERS = {
     "make_vector_env sync": lambda n: make_vector_env("sync", n).close(),
     "make_vector_env native": lambda n: make_vector_env("native", n).close(),
     "rollout": lambda n: experiments.rollout("native", n, steps=2, seed=0),
-    "buffer_layout": lambda n: training.buffer_layout(8, n),
+    "buffer_layout": lambda n: buffers.buffer_layout(8, n),
 }
 
 

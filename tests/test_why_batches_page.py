@@ -9,7 +9,7 @@ import pytest
 from page_apptest import open_app_page, texts
 from streamlit.testing.v1 import AppTest
 
-from burgerbot.training import buffer_layout, rollout_buffer
+from burgerbot.buffers import buffer_layout, rollout_buffer
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/why_batches.py"

@@ -23,7 +23,7 @@ def cell_count_heatmap(cells: pd.DataFrame, title: str) -> alt.LayerChart:
     """A grid of cells coloured by how many envs' agents stand there; blocked cells are dark.
 
     ``cells`` is long form with columns row, col, count, kind and label (one row per cell),
-    as made by ``burgerbot.app.views.batch_shapes.burgerbot_cell_counts``.
+    as made by ``burgerbot.app.views.batch_shapes_pictures.burgerbot_cell_counts``.
     """
     axis_row = alt.Y("row:O", title="row", sort="ascending")
     axis_col = alt.X("col:O", title="col", axis=alt.Axis(orient="top", labelAngle=0))

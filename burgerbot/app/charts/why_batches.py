@@ -55,7 +55,7 @@ _CELL_GAP = 0.08  # share of a column left blank on each side, so the envs stand
 def buffer_cells(frame: pd.DataFrame, drawn_envs: int, drawn_steps: int) -> pd.DataFrame:
     """The part of a rollout buffer the heatmap draws, one row per cell (long form).
 
-    ``frame`` is `burgerbot.training.rollout_buffer`'s; keeps ``step <= drawn_steps`` and
+    ``frame`` is `burgerbot.buffers.rollout_buffer`'s; keeps ``step <= drawn_steps`` and
     ``env < drawn_envs`` and adds the cell edges (``x0``, ``x1``, ``y0``, ``y1``: env ``i``
     spans ``i..i+1`` less a small gap, step ``t`` spans ``t-1..t``) and the event's label.
     """

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from burgerbot.app.views.batch_shapes import BACKEND_LABELS, BatchSettings
+from burgerbot.app.labels import BACKEND_CLASSES, BACKEND_NAMES
+from burgerbot.app.views.batch_shapes import BatchSettings
 
 __all__ = ["snippet_for"]
-
-_CLASS = {"sync": "SyncVectorEnv", "async": "AsyncVectorEnv"}
 
 
 def _builder(settings: BatchSettings) -> tuple[list[str], list[str]]:
@@ -36,7 +35,7 @@ def _builder(settings: BatchSettings) -> tuple[list[str], list[str]]:
         imports = []
         thunks = "[lambda: gym.make(ENV_ID) for _ in range(NUM_ENVS)]"
         comment = "# One zero-argument function per copy; the vector env calls each one."
-    cls = _CLASS[settings.backend]
+    cls = BACKEND_CLASSES[settings.backend]
     if settings.backend == "async":
         lines = [
             comment,
@@ -97,7 +96,7 @@ def snippet_for(settings: BatchSettings, steps: int) -> str:
         "finally:",
         "    envs.close()  # stops worker processes, if any",
     ]
-    label = BACKEND_LABELS[settings.backend]
+    label = BACKEND_NAMES[settings.backend]
     article = "an" if label[0] in "AEIOUaeiou" else "a"
     header = [
         f'"""{settings.num_envs} x {settings.env} in {article} {label} vector env: '

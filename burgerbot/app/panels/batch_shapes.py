@@ -1,0 +1,328 @@
+"""The "Batch shapes" page's panels: settings, the guess, the step buttons and the latest call."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, NoReturn
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from gymnasium.vector import VectorEnv
+
+from burgerbot import world
+from burgerbot.app import ui
+from burgerbot.app.caps import Caps
+from burgerbot.app.charts.batch_shapes import cell_count_heatmap, pole_angle_chart
+from burgerbot.app.labels import BACKEND_NAMES
+from burgerbot.app.scripts.batch_shapes import snippet_for
+from burgerbot.app.slots import EnvSlot
+from burgerbot.app.views.batch_shapes import ENV_NAMES, ENVS, PLAY_INTERVAL_SECONDS, BatchSettings
+from burgerbot.app.views.batch_shapes_guess import DTYPE_CHOICES, check_guess
+from burgerbot.app.views.batch_shapes_pictures import (
+    MAX_PICTURES,
+    burgerbot_cell_counts,
+    frozenlake_cell_counts,
+    pole_angles,
+)
+from burgerbot.app.views.batch_shapes_run import HISTORY_LENGTH, BatchCall, BatchRun
+from burgerbot.app.views.batch_shapes_tables import (
+    MAX_TABLE_ROWS,
+    array_summary,
+    history_table,
+    infos_table,
+    observation_table,
+    space_type_notes,
+    spaces_table,
+    step_table,
+)
+from burgerbot.checks import MAX_SEED
+from burgerbot.factories import BACKENDS
+
+__all__ = [
+    "call_env",
+    "fail",
+    "guess_panel",
+    "latest_call_panel",
+    "play_one_step",
+    "settings_controls",
+    "step_controls",
+]
+
+
+def settings_controls(key: Mapping[str, str], settings: BatchSettings, caps: Caps) -> None:
+    """Environment, backend, NUM_ENVS and seed side by side, and what the env is."""
+    col_env, col_backend, col_n, col_seed = st.columns([3, 3, 2, 2])
+    col_env.selectbox("Environment", ENV_NAMES, key=key["env"])
+    col_backend.radio(
+        "Backend",
+        BACKENDS,
+        key=key["backend"],
+        format_func=BACKEND_NAMES.get,
+        horizontal=True,
+        help=(
+            "Sync: all copies in this process, stepped one after another. Async: one worker "
+            "process per copy. native: one object that steps every copy with array operations."
+        ),
+    )
+    col_n.number_input(
+        "NUM_ENVS",
+        min_value=1,
+        max_value=caps.max_envs,
+        step=1,
+        key=key["n"],
+        help=f"1 to {caps.max_envs}; Async at most {caps.max_async_envs} (one process per env).",
+    )
+    col_seed.number_input("Seed", min_value=0, max_value=MAX_SEED, step=1, key=key["seed"])
+    about = ENVS[settings.env].about
+    if not ENVS[settings.env].has_native:
+        about += f" Gymnasium has no native vector env for {settings.env}: use Sync or Async."
+    st.caption(about)
+
+
+# --- The live env ------------------------------------------------------------------------------
+
+
+def fail(slot: EnvSlot, message: str) -> NoReturn:
+    """Show what went wrong, drop the env (the next run builds a fresh one) and stop here."""
+    slot.close()
+    st.error(message)
+    st.stop()
+
+
+def call_env(slot: EnvSlot, action: Callable[[], Any], what: str) -> None:
+    """Run ``action`` on the env; if it raises (e.g. an Async worker died), close the env."""
+    slot.touch()
+    try:
+        action()
+    except Exception as exc:  # e.g. an Async worker that died
+        fail(slot, f"`{what}` failed: {exc}. The env was closed; the page builds a new one.")
+
+
+def _set_playing(slot: EnvSlot, on: bool) -> None:
+    slot.state["playing"] = on
+    slot.state["play_steps"] = 0
+
+
+def step_controls(page: str, slot: EnvSlot, run: BatchRun, seed: int, caps: Caps) -> None:
+    """Reset, Step once, Step xN and Play/Pause, and where the random actions come from."""
+    playing = bool(slot.state.get("playing"))
+    b_reset, b_step, b_step10, b_play, _ = st.columns([1, 1, 1, 1, 3])
+    if b_reset.button("Reset", key=f"{page}_reset", help=f"envs.reset(seed={seed})"):
+        call_env(slot, run.reset, f"reset(seed={seed})")
+    if b_step.button("Step once", key=f"{page}_step", disabled=playing):
+        call_env(slot, lambda: run.step(1), "step()")
+    steps_per_click = min(10, caps.max_steps_per_run)
+    if b_step10.button(f"Step ×{steps_per_click}", key=f"{page}_step10", disabled=playing):
+        call_env(slot, lambda: run.step(steps_per_click), "step()")
+    if playing:
+        b_play.button("⏸ Pause", key=f"{page}_pause", on_click=_set_playing, args=(slot, False))
+    else:
+        b_play.button(
+            "▶ Play",
+            key=f"{page}_play",
+            on_click=_set_playing,
+            args=(slot, True),
+            help=f"Step on its own every {PLAY_INTERVAL_SECONDS} s until paused.",
+        )
+    if note := slot.state.pop("play_note", None):
+        st.info(note)
+    st.caption(
+        "Actions are random: `envs.action_space.sample()`, with the action space seeded by the "
+        "same seed at every reset, so the script at the bottom reproduces them."
+    )
+
+
+def play_one_step(slot: EnvSlot, run: BatchRun, caps: Caps) -> None:
+    """While playing, every run of the live view takes one step (up to the per-click cap)."""
+    if slot.state.get("play_steps", 0) >= caps.max_steps_per_run:
+        slot.state["playing"] = False
+        slot.state["play_note"] = (
+            f"Paused after {caps.max_steps_per_run} steps, this app's limit per click "
+            "(raise with BURGERBOT_MAX_STEPS_PER_RUN when running locally). Press Play again "
+            "to go on."
+        )
+        st.rerun(scope="app")
+    slot.state["play_steps"] = slot.state.get("play_steps", 0) + 1
+    call_env(slot, lambda: run.step(1), "step()")
+
+
+# --- Predict -------------------------------------------------------------------------------------
+
+
+def guess_panel(page: str, call: BatchCall, envs: VectorEnv, env: str) -> None:
+    """Ask for the observation batch's shape and dtype before showing them; check the guess."""
+    with st.container(border=True):
+        st.markdown(
+            "**Predict first.** For these settings, what will `observations.shape` and "
+            "`observations.dtype` be? (The answer is in the tables below: guess before you "
+            "scroll.)"
+        )
+        g_shape, g_dtype, g_button = st.columns([3, 3, 2], vertical_alignment="bottom")
+        g_shape.text_input("Shape", placeholder="for example (3, 2)", key=f"{page}_guess_shape")
+        g_dtype.selectbox(
+            "dtype", DTYPE_CHOICES, index=None, placeholder="pick one", key=f"{page}_guess_dtype"
+        )
+        if g_button.button("Check my guess", key=f"{page}_check"):
+            guess = check_guess(
+                st.session_state.get(f"{page}_guess_shape", ""),
+                st.session_state.get(f"{page}_guess_dtype") or "",
+                call,
+                envs,
+                env,
+            )
+            show = st.success if guess.shape_right and guess.dtype_right else st.warning
+            show(guess.explanation)
+
+
+# --- The latest call -----------------------------------------------------------------------------
+
+
+def _show_table(frame: pd.DataFrame, hidden: int, what: str, width: str = "stretch") -> None:
+    st.dataframe(frame, width=width)
+    if hidden:
+        st.caption(f"Showing the first {len(frame)} {what}; {hidden} more are hidden.")
+
+
+def latest_call_panel(run: BatchRun, envs: VectorEnv, settings: BatchSettings) -> None:
+    """The latest call's arrays, infos and spaces, a picture of the envs, and the script."""
+    call = run.latest
+    n = settings.num_envs
+    if call.kind == "reset":
+        st.subheader("Latest call: reset")
+        st.markdown(
+            f"`observations, infos = envs.reset(seed={settings.seed})`: no step yet. "
+            "Press **Step once** to send one action per env."
+        )
+    else:
+        st.subheader(f"Latest call: step {call.number} since the reset")
+        st.markdown(
+            "`observations, rewards, terminated, truncated, infos = envs.step(actions)`, "
+            f"with `actions` holding one action for each of the {n} envs."
+        )
+    st.dataframe(
+        array_summary(call, settings.env),
+        hide_index=True,
+        column_config={"axes": st.column_config.TextColumn("what each axis means", width="large")},
+    )
+
+    left, right = st.columns(2)
+    with left:
+        st.markdown(
+            f"**`observations`**: shape `{call.observations.shape}`, dtype "
+            f"`{call.observations.dtype}`. One row per env."
+        )
+        _show_table(*observation_table(call, settings.env), "envs")
+    with right:
+        _step_arrays(call, n)
+
+    _infos(call, settings)
+
+    st.markdown("**Spaces: one env vs the whole batch**")
+    st.dataframe(spaces_table(envs), hide_index=True)
+    st.caption(
+        "`single_observation_space` and `single_action_space` describe one env. The batched "
+        f"`observation_space` and `action_space` put NUM_ENVS ({n}) in front, on axis 0."
+    )
+    for note in space_type_notes(envs):
+        st.caption(note)
+
+    _pictures(call, settings.env)
+
+    with st.expander(f"Recent calls (the last {HISTORY_LENGTH} are kept)"):
+        st.dataframe(history_table(run), hide_index=True)
+
+    ui.code_expander(snippet_for(settings, run.steps))
+
+
+def _step_arrays(call: BatchCall, n: int) -> None:
+    if call.actions is None:
+        st.markdown("**`actions`, `rewards`, `terminated`, `truncated`**")
+        st.write("A reset returns only observations and infos: no actions, rewards or flags.")
+        return
+    st.markdown(
+        f"**`actions` → `rewards`, `terminated`, `truncated`**: each of shape `({n},)`, "
+        "one value per env."
+    )
+    _show_table(*step_table(call), "envs")
+    ended = np.flatnonzero(call.terminated | call.truncated)
+    if len(ended):
+        shown = ", ".join(str(i) for i in ended[:10]) + (" …" if len(ended) > 10 else "")
+        st.caption(
+            f"Episodes ended in env {shown}. With gymnasium's default auto-reset "
+            "(NEXT_STEP), the next `step()` resets those envs: it ignores their action "
+            "and returns reward 0 and their first observation."
+        )
+
+
+def _infos(call: BatchCall, settings: BatchSettings) -> None:
+    st.markdown("**`infos`**")
+    table, hidden, other = infos_table(call.infos, settings.num_envs)
+    if table is None:
+        st.write(
+            f"`infos` is `{{}}`, an empty dict: {settings.env} reports no extra information, "
+            "and in gymnasium's default auto-reset mode (NEXT_STEP) the vector env adds none "
+            "when an episode ends either. (Older gymnasium put `final_observation` there; see "
+            "the Auto-reset page.)"
+        )
+        return
+    st.write(
+        "`infos` is one dict for all envs. Each key `k` holds an array with one value per "
+        "env, and `_k` is a True/False mask: True where that env reported `k` in this call."
+    )
+    if ENVS[settings.env].infos_about:
+        st.write(ENVS[settings.env].infos_about)
+    _show_table(table, hidden, "envs", width="content")
+    if other:
+        st.caption("Keys that are not one-value-per-env: " + ", ".join(other))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _chart_spec(kind: str, title: str, _sample: pd.DataFrame) -> dict:
+    """A chart's Vega-Lite spec without its data, made once per server.
+
+    Building and validating an altair chart costs a few hundred milliseconds on a small
+    machine; from one step to the next only the data change, so each step passes its new
+    data alongside this cached spec.
+    """
+    chart = cell_count_heatmap(_sample, title) if kind == "cells" else pole_angle_chart(_sample)
+    spec = chart.to_dict()
+    spec.pop("data")
+    spec.pop("datasets")
+    return spec
+
+
+def _draw(kind: str, title: str, data: pd.DataFrame, width: str = "content") -> None:
+    st.vega_lite_chart(data, _chart_spec(kind, title, data), width=width)
+
+
+def _pictures(call: BatchCall, env: str) -> None:
+    obs = call.observations
+    n = len(obs)
+    if env == "BurgerBot":
+        if n <= MAX_PICTURES:
+            st.markdown("**The robots, one picture per env** (orange: robot, dark tab: its nose)")
+            images = [world.render_rgb(r, c, h) for r, c, h in obs[:, :3].tolist()]
+            st.image(images, caption=[f"env {i}" for i in range(n)], width=112)
+        else:
+            st.markdown(
+                f"**Where the {n} robots stand** (more than {MAX_PICTURES}: counted per cell)"
+            )
+            title = "Robots per cell (O obstacle, G goal, S start)"
+            _draw("cells", title, burgerbot_cell_counts(obs))
+    elif env == "FrozenLake-v1":
+        st.markdown(
+            f"**Where the {n} walkers stand** on the 4x4 lake (the state numbers 0..15, row by row)"
+        )
+        _draw("cells", "Walkers per tile (S start, H hole, G goal)", frozenlake_cell_counts(obs))
+        st.caption(
+            "Walkers on a hole (H) or on the goal (G) have just ended their episode: the next "
+            "step puts them back on the start (S)."
+        )
+    else:
+        first = "" if n <= MAX_TABLE_ROWS else f", the first {MAX_TABLE_ROWS} envs"
+        st.markdown(
+            f"**Pole angle per env** (column 2 of the batch{first}). Beyond the dashed lines "
+            "(±12°) the pole has fallen and that env's episode ends."
+        )
+        _draw("poles", "", pole_angles(call), width="stretch")

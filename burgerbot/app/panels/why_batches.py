@@ -1,0 +1,177 @@
+"""The "Why batches help" page's panels: its controls, the rollout buffer and training results."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+import streamlit as st
+
+from burgerbot.app.caps import Caps
+from burgerbot.app.charts.why_batches import buffer_chart_size, buffer_heatmap, learning_curve
+from burgerbot.app.views.why_batches import (
+    AUTORESET_CHOICES,
+    BUFFER_SPECS,
+    MAX_DRAWN_ENVS,
+    MAX_DRAWN_STEPS,
+    NUM_ENVS_CHOICES,
+    TRAINING_SPECS,
+    BufferSettings,
+    batch_counts_text,
+    buffer_drawing,
+    comparison_text,
+    drawn_text,
+    summary_table,
+)
+from burgerbot.buffers import BufferLayout
+
+__all__ = ["buffer_controls", "buffer_panel", "results_panel", "training_controls"]
+
+
+def buffer_controls(key: Mapping[str, str]) -> None:
+    """NUM_ENVS, batch size, auto-reset mode and seed of the batch, side by side."""
+    col_n, col_batch, col_mode, col_seed = st.columns([4, 2, 3, 2])
+    col_n.slider(
+        "NUM_ENVS",
+        BUFFER_SPECS[0].low,
+        BUFFER_SPECS[0].high,
+        key=key["n"],
+        help="How many BurgerBots step together: each step() call collects this many transitions.",
+    )
+    col_batch.number_input(
+        "Transitions per update",
+        min_value=BUFFER_SPECS[1].low,
+        max_value=BUFFER_SPECS[1].high,
+        step=64,
+        key=key["batch"],
+        help="The batch size PPO learns from in one update. 2048 is a common default.",
+    )
+    col_mode.radio(
+        "Auto-reset mode",
+        AUTORESET_CHOICES,
+        key=key["mode"],
+        horizontal=True,
+        help="NEXT_STEP is gymnasium's default. SAME_STEP resets like Stable-Baselines3 does.",
+    )
+    col_seed.number_input(
+        "Seed", min_value=0, max_value=BUFFER_SPECS[3].high, step=1, key=key["bseed"]
+    )
+
+
+def buffer_panel(frame: pd.DataFrame, layout: BufferLayout, settings: BufferSettings) -> None:
+    """The filled batch: its counts, then the buffer as a heatmap, then what is in it."""
+    num_envs, batch_size = settings.num_envs, settings.batch_size
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("step() calls to fill the batch", f"{layout.step_calls:,}")
+    m2.metric("transitions per call", f"{num_envs:,}")
+    m3.metric("buffer shape (steps, envs)", f"({layout.step_calls:,}, {num_envs:,})")
+    m4.metric("episodes that ended in it", f"{int(frame['ends_episode'].sum()):,}")
+    if not layout.exact:
+        st.caption(
+            f"{batch_size:,} is not a multiple of {num_envs}: {layout.step_calls:,} calls "
+            f"collect {layout.collected:,} transitions, {layout.collected - batch_size:,} more "
+            "than needed. In practice you pick NUM_ENVS and the steps per env so that their "
+            "product is the batch."
+        )
+
+    drawing = buffer_drawing(layout)
+    st.markdown(
+        f"**The buffer, filled by a random BurgerBot agent.** Each small box is one transition. "
+        f"Row *t* holds what the *t*-th `step()` call returned, column *i* what env *i* did. "
+        f"A black line under a box means that env's episode ended there; the next box below "
+        f"starts a new episode. {drawn_text(layout, drawing)}"
+    )
+    if drawing.clipped:
+        st.caption(
+            f"To keep the page fast the picture shows at most {MAX_DRAWN_STEPS} rows and "
+            f"{MAX_DRAWN_ENVS} columns; the numbers above and below count the whole batch."
+        )
+    chart_width, chart_height = buffer_chart_size(drawing.drawn_envs, drawing.drawn_steps)
+    st.altair_chart(
+        buffer_heatmap(frame, drawing.drawn_envs, drawing.drawn_steps),
+        width=chart_width,
+        height=chart_height,
+    )
+    st.markdown(batch_counts_text(frame["event"].value_counts(), layout.collected, settings.mode))
+
+
+def training_controls(key: Mapping[str, str], chosen: tuple[int, ...], caps: Caps) -> None:
+    """NUM_ENVS to compare, env-steps per run, seeds and first seed, side by side."""
+    t1, t2, t3, t4 = st.columns([4, 3, 2, 2])
+    t1.multiselect(
+        "NUM_ENVS to compare",
+        sorted(set(NUM_ENVS_CHOICES) | set(chosen)),
+        key=key["ns"],
+        max_selections=TRAINING_SPECS[0].max_items,
+        help="Each NUM_ENVS is trained separately with the same seeds and settings.",
+    )
+    t2.number_input(
+        "Env-steps per run",
+        min_value=TRAINING_SPECS[1].low,
+        max_value=TRAINING_SPECS[1].high,
+        step=500,
+        key=key["steps"],
+        help=(
+            "Transitions each run collects, whatever its NUM_ENVS: the same amount of "
+            "experience for everyone. All runs of one click together stay under "
+            f"{caps.max_train_env_steps:,}."
+        ),
+    )
+    t3.number_input(
+        "Seeds", min_value=1, max_value=TRAINING_SPECS[2].high, step=1, key=key["seeds"]
+    )
+    t4.number_input(
+        "First seed", min_value=0, max_value=TRAINING_SPECS[3].high, step=1, key=key["tseed"]
+    )
+
+
+def results_panel(results: Mapping[str, pd.DataFrame]) -> None:
+    """When each NUM_ENVS learned the task: the table, what it says, and the learning curves."""
+    summary, per_run, curves = results["summary"], results["per_run"], results["curves"]
+    st.subheader("When did each NUM_ENVS learn the task?")
+    whole = st.column_config.NumberColumn(format="%.0f")
+    st.dataframe(
+        summary_table(summary),
+        hide_index=True,
+        column_config={
+            "env-steps needed": whole,
+            "episodes needed": whole,
+            "step() calls needed": whole,
+            "seconds needed": st.column_config.NumberColumn(format="%.3f"),
+            "env-steps per second": whole,
+        },
+    )
+    st.caption(
+        "Medians over the seeds that learned it. *Seconds* are training time on this "
+        "(shared) machine, without the greedy checks, so they change from run to run; "
+        "everything else is the same every time for the same settings."
+    )
+    text = comparison_text(summary)
+    if text:
+        st.markdown(text)
+    if not (summary["reached"] > 0).any():
+        st.warning("No run learned the task in these env-steps. Try more env-steps per run.")
+
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Per env-step** (sample efficiency)")
+        st.altair_chart(learning_curve(curves, "env_steps"), width="stretch")
+        st.caption(
+            "Each point: the share of seeds whose greedy policy reaches the goal after that "
+            "many transitions. Lines further left learn from fewer transitions."
+        )
+    with right:
+        st.markdown("**Per second of training** (what you wait for)")
+        st.altair_chart(learning_curve(curves, "seconds"), width="stretch")
+        st.caption(
+            "The same checks against the training time it took to get there. Lines further "
+            "left learn sooner on the clock."
+        )
+    with st.expander("Each run, seed by seed"):
+        st.dataframe(per_run, hide_index=True)
+    with st.expander("Another view: how often the exploring robots themselves reach the goal"):
+        st.altair_chart(learning_curve(curves, "env_steps", "goal_rate"), width="stretch")
+        st.caption(
+            "Share of the last 100 finished training episodes that reached the goal. It stays "
+            "below 100% because 1 action in 10 is random, and a random forward can hit a wall."
+        )

@@ -1,0 +1,69 @@
+"""The "Batch shapes" page's picture data: where the N agents stand, and CartPole's poles."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from gymnasium.envs.toy_text.frozen_lake import MAPS
+
+from burgerbot import world
+from burgerbot.app.views.batch_shapes_run import BatchCall
+from burgerbot.app.views.batch_shapes_tables import MAX_TABLE_ROWS
+
+__all__ = ["MAX_PICTURES", "burgerbot_cell_counts", "frozenlake_cell_counts", "pole_angles"]
+
+MAX_PICTURES = 16
+"""Up to this many robots are drawn one by one; beyond it, a heatmap of all of them."""
+
+
+def burgerbot_cell_counts(observations: np.ndarray) -> pd.DataFrame:
+    """How many robots stand on each of the 49 cells, long form, with obstacles and goal marked.
+
+    Columns: row, col, count, kind ("free", "obstacle", "goal", "start"), label.
+    """
+    counts = np.zeros((world.GRID_SIZE, world.GRID_SIZE), dtype=np.int64)
+    np.add.at(counts, (observations[:, 0], observations[:, 1]), 1)
+    rows = []
+    for r in range(world.GRID_SIZE):
+        for c in range(world.GRID_SIZE):
+            if (r, c) in world.OBSTACLES:
+                kind, mark = "obstacle", "O"
+            elif (r, c) == world.GOAL:
+                kind, mark = "goal", "G"
+            elif (r, c) == world.START:
+                kind, mark = "start", "S"
+            else:
+                kind, mark = "free", ""
+            rows.append(_cell(r, c, int(counts[r, c]), kind, mark))
+    return pd.DataFrame(rows)
+
+
+def frozenlake_cell_counts(observations: np.ndarray) -> pd.DataFrame:
+    """How many walkers stand on each tile of FrozenLake's 4x4 map, long form.
+
+    Columns as :func:`burgerbot_cell_counts`; kinds "start", "frozen", "hole", "goal".
+    """
+    lake = MAPS["4x4"]
+    size = len(lake)
+    counts = np.bincount(observations.astype(np.int64), minlength=size * size)
+    kinds = {"S": "start", "F": "frozen", "H": "hole", "G": "goal"}
+    rows = []
+    for r in range(size):
+        for c in range(size):
+            letter = lake[r][c]
+            mark = "" if letter == "F" else letter
+            rows.append(_cell(r, c, int(counts[r * size + c]), kinds[letter], mark))
+    return pd.DataFrame(rows)
+
+
+def _cell(row: int, col: int, count: int, kind: str, mark: str) -> dict[str, Any]:
+    label = " ".join(part for part in (mark, str(count) if count else "") if part)
+    return {"row": row, "col": col, "count": count, "kind": kind, "label": label}
+
+
+def pole_angles(call: BatchCall, max_rows: int = MAX_TABLE_ROWS) -> pd.DataFrame:
+    """CartPole's pole angle (radians) per env for the first ``max_rows`` envs, long form."""
+    angles = call.observations[:max_rows, 2].astype(np.float64)
+    return pd.DataFrame({"env": np.arange(len(angles)), "pole angle": angles})
