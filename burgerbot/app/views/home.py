@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from burgerbot.app.caps import CAPS
+from burgerbot.app.labels import BACKEND_CLASSES
 from burgerbot.app.settings import IntSetting
 from burgerbot.experiments import time_backends
 
@@ -48,11 +49,10 @@ def speed_table(num_envs: int, seed: int = 0) -> pd.DataFrame:
         time_backends(["sync", "native"], [n], steps_for(n), seed=seed) for n in (1, num_envs)
     ]
     timing = pd.concat(frames, ignore_index=True)
-    names = {"sync": "SyncVectorEnv", "native": "BurgerBotVectorEnv"}
     return pd.DataFrame(
         {
             "setup": [
-                f"{names[b]}, {n:,} env{'s' * (n > 1)}"
+                f"{BACKEND_CLASSES[b]}, {n:,} env{'s' * (n > 1)}"
                 for b, n in zip(timing["backend"], timing["num_envs"], strict=True)
             ],
             "backend": timing["backend"],
