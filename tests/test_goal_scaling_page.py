@@ -16,7 +16,9 @@ from streamlit.testing.v1 import app_test as app_test_module
 
 from burgerbot.app.caps import CAPS
 from burgerbot.app.scripts.goal_scaling import snippet_for
-from burgerbot.app.views.goal_scaling import ScalingSettings, comparison_settings, measure_goal_rate
+from burgerbot.app.views.goal_scaling import ScalingSettings
+from burgerbot.app.views.goal_scaling_agreement import comparison_settings
+from burgerbot.app.views.goal_scaling_expectations import measure_goal_rate
 from burgerbot.experiments import goal_scaling
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,8 +64,13 @@ def media_files(monkeypatch) -> list:
     return stores
 
 
+def page_downloads(app: AppTest) -> list:
+    """The page's own download buttons (the sidebar's library download is every page's)."""
+    return [b for b in app.get("download_button") if b.key != "library_wheel"]
+
+
 def download_text(app: AppTest, stores: list) -> str:
-    (button,) = app.get("download_button")
+    (button,) = page_downloads(app)
     filename = button.proto.url.rsplit("/", 1)[-1]
     return stores[-1].get_file(filename).content.decode()
 
@@ -81,7 +88,7 @@ def test_the_page_predicts_before_running_and_runs_nothing_by_itself():
     assert "chance of seeing 0: 9" in four.delta  # above 90%: nearly always nothing
     assert "Try this" in markdown and "steps per env" in markdown
     assert "Press **Run sweep**" in texts(app.info)
-    assert not app.get("vega_lite_chart") and not app.get("download_button")
+    assert not app.get("vega_lite_chart") and not page_downloads(app)
     assert app.query_params["n"] == "1,2,4,8,16,32,64,128,256"
     assert "2,555,000 env-steps" in texts(app.caption)
     expected = next(d.value for d in app.dataframe if "expected goals" in d.value.columns)

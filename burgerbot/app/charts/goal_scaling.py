@@ -111,7 +111,7 @@ def _panel(
 def scaling_panel(points: pd.DataFrame, bands: pd.DataFrame, metric: str) -> alt.LayerChart:
     """One panel against NUM_ENVS (log2 x axis) for ``metric``: "goals" or "episodes".
 
-    ``points`` and ``bands`` are the long-form frames of ``scaling_view.chart_data``:
+    ``points`` and ``bands`` are the long-form frames of ``goal_scaling_summary.chart_data``:
     every run is a dot (moved a little sideways per seed), the mean of the seeds a
     diamond with its 95% interval as a vertical bar, and the dashed line is what the
     measured rate predicts. Goals keep a linear y axis (zeros must stay visible);

@@ -5,9 +5,16 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from burgerbot.app.labels import BACKEND_NAMES
+
 __all__ = ["BACKEND_COLOURS", "speedup_chart", "throughput_chart"]
 
-BACKEND_COLOURS = {"Sync": "#4e79a7", "Async": "#e15759", "native": "#59a14f"}
+BACKEND_COLOURS = {
+    BACKEND_NAMES["sync"]: "#4e79a7",
+    BACKEND_NAMES["async"]: "#e15759",
+    BACKEND_NAMES["native"]: "#59a14f",
+}
+"""Each backend's colour, keyed by its short name (the legend's labels)."""
 
 
 def _x(values: list[int]) -> alt.X:
@@ -26,7 +33,7 @@ def throughput_chart(frame: pd.DataFrame) -> alt.LayerChart:
     (backend "sync" / "async" / "native").
     """
     data = frame[["backend", "num_envs", "env_steps_per_s", "step_s", "env_steps"]].assign(
-        backend=frame["backend"].map({"sync": "Sync", "async": "Async", "native": "native"})
+        backend=frame["backend"].map(BACKEND_NAMES)
     )
     values = sorted(int(n) for n in data["num_envs"].unique())
     present = [name for name in BACKEND_COLOURS if name in set(data["backend"])]
@@ -61,7 +68,7 @@ def throughput_chart(frame: pd.DataFrame) -> alt.LayerChart:
 def speedup_chart(speedups: pd.DataFrame, kind: str) -> alt.LayerChart:
     """Async's speed-up over Sync against NUM_ENVS, with the ceiling for this kind of cost.
 
-    ``speedups`` has columns num_envs, speedup, ceiling (``timing_view.speedups``). A dotted
+    ``speedups`` has columns num_envs, speedup, ceiling (``views.sync_vs_async.speedups``). A dotted
     line at 1 separates "Async faster" (above) from "Sync faster" (below).
     """
     values = sorted(int(n) for n in speedups["num_envs"].unique())

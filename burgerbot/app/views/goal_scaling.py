@@ -1,59 +1,33 @@
-"""The "Goal scaling" page's logic: settings, caps, expected goal counts, intervals and summaries.
-
-A random BurgerBot reaches the goal so rarely that a short run usually shows none, whatever
-NUM_ENVS is. Goal counts are Poisson: the page predicts them from a goal rate measured live
-(expected = rate x env-steps, chance of none = exp(-expected)) and puts exact Poisson
-intervals around what a sweep measured.
-"""
+"""The "Goal scaling" page's settings, its caps and running a sweep of goal counts."""
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from burgerbot.app.caps import CAPS, Caps
+from burgerbot.app.labels import BACKEND_CLASSES, BACKEND_NAMES, backend_label
 from burgerbot.app.settings import ChoiceSetting, IntListSetting, IntSetting
 from burgerbot.experiments import Progress, goal_scaling
 
 __all__ = [
     "BACKEND_LABELS",
     "BUDGET_LABELS",
-    "COMPARISON_MAX_ENVS",
-    "COMPARISON_SEEDS",
-    "COMPARISON_STEPS",
     "DEFAULT_NUM_ENVS",
     "LESSON_NUM_ENVS",
     "LESSON_STEPS",
-    "REFERENCE_ENV_STEPS",
-    "REFERENCE_SEED",
     "SPECS",
-    "TARGET_GOALS",
-    "GoalRate",
     "ScalingSettings",
     "SweepResult",
-    "ThrottledProgress",
-    "chart_data",
     "check_budget",
-    "compare_backends",
-    "comparison_settings",
-    "doubling_verdict",
-    "expectations",
-    "lesson_expectations",
-    "measure_goal_rate",
-    "poisson_interval",
     "resolve_settings",
     "run_sweep",
-    "steps_for_expected_goals",
-    "summarise",
     "sweep_cap",
-    "to_csv",
-    "try_this",
 ]
 
 DEFAULT_NUM_ENVS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
@@ -61,21 +35,13 @@ LESSON_STEPS = 500
 """The lesson's exercise: 500 random steps..."""
 LESSON_NUM_ENVS = (4, 8)
 """...with 4 envs, then with 8: do goals roughly double?"""
-TARGET_GOALS = 20
-"""The "try this" suggestion aims at this many expected goals per run at NUM_ENVS=4."""
 
-REFERENCE_SEED = 12_345
-"""Seed of the long native run that measures the goal rate (apart from the sweep's seeds)."""
-REFERENCE_ENV_STEPS = 8_192_000
-"""Env-steps of that run: about 200 goals, so the rate is known to within about 15%."""
-
-# The Sync/native check runs both backends on the learner's small NUM_ENVS values, long
-# enough that a few goals happen (about 4 expected for NUM_ENVS 1, 2, 4, 8): a few seconds.
-COMPARISON_MAX_ENVS = 16
-COMPARISON_SEEDS = 2
-COMPARISON_STEPS = 5_000
-
-BACKEND_LABELS = {"sync": "Sync (SyncVectorEnv)", "native": "native (BurgerBotVectorEnv, fast)"}
+BACKEND_LABELS = {
+    "sync": backend_label("sync", with_class=True),
+    # The radio's hint that native is the fast choice (labels.py has the plain names).
+    "native": f"{BACKEND_NAMES['native']} ({BACKEND_CLASSES['native']}, fast)",
+}
+"""The backends this page offers, as its radio shows them."""
 BUDGET_LABELS = {"per_env": "same steps per env", "total": "same total env-steps"}
 
 SPECS = (
@@ -136,7 +102,7 @@ class ScalingSettings:
             what = f"{self.steps_per_env:,} steps per env"
         text = f"NUM_ENVS {sizes}; {what}; {self.seeds} seed(s)"
         if backend:
-            text += "; Sync" if self.backend == "sync" else "; native"
+            text += f"; {backend_label(self.backend)}"
         return text
 
 
@@ -192,7 +158,7 @@ def check_budget(settings: ScalingSettings, caps: Caps = CAPS) -> str | None:
     cap, variable = sweep_cap(settings.backend, caps)
     if planned <= cap:
         return None
-    name = "Sync" if settings.backend == "sync" else "native"
+    name = backend_label(settings.backend)
     fixes = []
     per_seed = planned // settings.seeds
     if per_seed <= cap:
@@ -252,404 +218,3 @@ def run_sweep(settings: ScalingSettings, progress: Progress | None = None) -> Sw
             progress=progress,
         )
     return SweepResult(settings, frame, time.perf_counter() - start)
-
-
-class ThrottledProgress:
-    """Passes on at most about ``updates`` progress reports (and always the last one).
-
-    A long sweep reports every 1,000 steps; a progress bar only needs about a hundred.
-    Exceptions raised by ``report`` (a page being stopped) go through unchanged.
-    """
-
-    def __init__(self, report: Callable[[float, str], Any], updates: int = 100) -> None:
-        self._report = report
-        self._step = 1.0 / max(1, updates)
-        self._last = -1.0
-
-    def __call__(self, fraction: float, message: str) -> None:
-        if fraction >= 1.0 or fraction - self._last >= self._step:
-            self._last = fraction
-            self._report(fraction, message)
-
-
-# --- Rates and intervals --------------------------------------------------------------------
-
-
-def _lower_regularized_gamma(a: float, x: float) -> float:
-    """P(a, x), the regularized lower incomplete gamma function (Numerical Recipes 6.2)."""
-    if x <= 0:
-        return 0.0
-    log_front = -x + a * math.log(x) - math.lgamma(a)
-    if x < a + 1:  # series
-        term = total = 1.0 / a
-        denominator = a
-        for _ in range(100_000):
-            denominator += 1
-            term *= x / denominator
-            total += term
-            if abs(term) < abs(total) * 1e-15:
-                break
-        return min(1.0, total * math.exp(log_front))
-    # continued fraction for Q(a, x) (modified Lentz)
-    tiny = 1e-300
-    b = x + 1 - a
-    c = 1 / tiny
-    d = 1 / b
-    h = d
-    for i in range(1, 100_000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = tiny if abs(d) < tiny else d
-        c = b + an / c
-        c = tiny if abs(c) < tiny else c
-        d = 1 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1) < 1e-15:
-            break
-    return max(0.0, 1.0 - math.exp(log_front) * h)
-
-
-def _solve_increasing(f: Callable[[float], float], target: float, high: float) -> float:
-    """The x in [0, high] where the increasing function f reaches target (bisection)."""
-    low = 0.0
-    for _ in range(200):
-        middle = (low + high) / 2
-        if f(middle) < target:
-            low = middle
-        else:
-            high = middle
-        if high - low <= 1e-12 * max(1.0, high):
-            break
-    return (low + high) / 2
-
-
-def poisson_interval(count: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Exact (Garwood) interval for the mean of a Poisson count that came out as ``count``.
-
-    The lower end is the mean under which a count of at least ``count`` has probability
-    (1 - confidence) / 2, the upper end the mean under which at most ``count`` has it.
-
-    Example:
-        >>> [round(x, 4) for x in poisson_interval(0)]
-        [0.0, 3.6889]
-        >>> [round(x, 4) for x in poisson_interval(10)]
-        [4.7954, 18.3904]
-    """
-    if isinstance(count, bool) or int(count) != count or count < 0:
-        raise ValueError(f"`count` must be a whole number >= 0, got {count!r}")
-    if not 0 < confidence < 1:
-        raise ValueError(f"`confidence` must lie strictly between 0 and 1, got {confidence!r}")
-    count = int(count)
-    tail = (1 - confidence) / 2
-    high_bound = count + 20 + 20 * math.sqrt(count + 1)
-    # P(X >= k; mean) = P(k, mean); P(X <= k; mean) = 1 - P(k + 1, mean).
-    upper = _solve_increasing(
-        lambda m: _lower_regularized_gamma(count + 1, m), 1 - tail, high_bound
-    )
-    if count == 0:
-        return 0.0, upper
-    lower = _solve_increasing(lambda m: _lower_regularized_gamma(count, m), tail, high_bound)
-    return lower, upper
-
-
-@dataclass(frozen=True)
-class GoalRate:
-    """Goals per env-step, measured: ``goals`` seen in ``env_steps``, and where they came from."""
-
-    goals: int
-    env_steps: int
-    source: str
-    seconds: float = 0.0
-
-    @property
-    def rate(self) -> float:
-        return self.goals / self.env_steps
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        """95% interval of the rate (exact Poisson on the goal count)."""
-        low, high = poisson_interval(self.goals)
-        return low / self.env_steps, high / self.env_steps
-
-    @property
-    def steps_per_goal(self) -> float:
-        return self.env_steps / self.goals if self.goals else math.inf
-
-
-def measure_goal_rate(
-    env_steps: int = REFERENCE_ENV_STEPS,
-    num_envs: int = CAPS.max_envs,
-    seed: int = REFERENCE_SEED,
-) -> GoalRate:
-    """Measure the random agent's goal rate with one long native run (about a second)."""
-    steps = max(1, env_steps // num_envs)
-    start = time.perf_counter()
-    frame = goal_scaling([num_envs], steps, seeds=[seed], backend="native")
-    seconds = time.perf_counter() - start
-    return GoalRate(
-        int(frame["goals"].sum()),
-        int(frame["env_steps"].sum()),
-        f"a native run of {num_envs:,} envs x {steps:,} steps (seed {seed})",
-        seconds,
-    )
-
-
-def expectations(settings: ScalingSettings, rate: float) -> pd.DataFrame:
-    """What to expect per run before running: one row per NUM_ENVS.
-
-    Columns: ``num_envs``, ``steps_per_env``, ``env_steps``, ``expected_goals``
-    (rate x env-steps), ``p_zero`` (chance of a run with no goal: exp(-expected)) and
-    ``expected_zero_runs`` (of the settings' seeds).
-
-    Example:
-        >>> frame = expectations(ScalingSettings((4,), 500, seeds=10), rate=2.5e-5)
-        >>> frame[["expected_goals", "p_zero"]].round(3).values.tolist()
-        [[0.05, 0.951]]
-    """
-    rows = []
-    for n in settings.num_envs:
-        expected = rate * settings.env_steps_for(n)
-        p_zero = math.exp(-expected)
-        rows.append(
-            {
-                "num_envs": n,
-                "steps_per_env": settings.steps_for(n),
-                "env_steps": settings.env_steps_for(n),
-                "expected_goals": expected,
-                "p_zero": p_zero,
-                "expected_zero_runs": p_zero * settings.seeds,
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def lesson_expectations(rate: float) -> pd.DataFrame:
-    """`expectations` for the lesson's exercise: 500 steps with 4 and with 8 envs."""
-    return expectations(ScalingSettings(LESSON_NUM_ENVS, LESSON_STEPS, seeds=1), rate)
-
-
-def steps_for_expected_goals(rate: float, goals: float = TARGET_GOALS, num_envs: int = 4) -> int:
-    """Steps per env at which ``num_envs`` envs expect ``goals`` goals, rounded up to 2 digits.
-
-    Example:
-        >>> steps_for_expected_goals(2.5e-5, goals=20, num_envs=4)
-        200000
-    """
-    if rate <= 0:
-        raise ValueError(f"`rate` must be > 0, got {rate!r}")
-    exact = goals / (rate * num_envs)
-    magnitude = 10 ** max(0, math.floor(math.log10(exact)) - 1)
-    return int(math.ceil(exact / magnitude) * magnitude)
-
-
-def try_this(
-    settings: ScalingSettings, rate: float, caps: Caps = CAPS, max_seeds: int = 5
-) -> ScalingSettings | None:
-    """Settings that make doubling visible: N = 4 and 8, enough steps for ~20 goals at N = 4.
-
-    Runs on native (the fast path) with as many seeds as fit its cap, at most ``max_seeds``;
-    None if not even one seed fits.
-    """
-    steps = steps_for_expected_goals(rate)
-    trial = ScalingSettings(
-        LESSON_NUM_ENVS,
-        steps_per_env=steps,
-        total_env_steps=settings.total_env_steps,
-        seeds=1,
-        backend="native",
-        budget="per_env",
-    )
-    cap, _ = sweep_cap("native", caps)
-    fit = cap // trial.planned_env_steps
-    if fit < 1:
-        return None
-    return replace(trial, seeds=int(min(fit, max_seeds, caps.max_seeds)))
-
-
-# --- Summaries of a sweep ------------------------------------------------------------------
-
-
-def summarise(frame: pd.DataFrame, rate: float) -> pd.DataFrame:
-    """One row per NUM_ENVS: mean goals with an exact Poisson 95% interval, and episodes.
-
-    The goal interval comes from the total goals over the seeds (a Poisson count),
-    divided by the number of seeds. The episode interval is mean ± 1.96 standard errors
-    across seeds (NaN with a single seed). ``expected_goals`` is ``rate`` x env-steps;
-    ``expected_episodes`` uses the sweep's own episode rate.
-    """
-    episode_rate = frame["episodes"].sum() / frame["env_steps"].sum()
-    rows = []
-    for n, group in frame.groupby("num_envs", sort=True):
-        runs = len(group)
-        env_steps = float(group["env_steps"].mean())
-        goals = int(group["goals"].sum())
-        low, high = poisson_interval(goals)
-        episodes = group["episodes"].to_numpy(dtype=float)
-        mean_episodes = float(episodes.mean())
-        if runs > 1:
-            half = 1.96 * float(episodes.std(ddof=1)) / math.sqrt(runs)
-            ep_low, ep_high = mean_episodes - half, mean_episodes + half
-        else:
-            ep_low = ep_high = math.nan
-        rows.append(
-            {
-                "num_envs": int(n),
-                "runs": runs,
-                "env_steps": env_steps,
-                "mean_goals": goals / runs,
-                "goals_low": low / runs,
-                "goals_high": high / runs,
-                "expected_goals": rate * env_steps,
-                "zero_goal_runs": int((group["goals"] == 0).sum()),
-                "goals_per_100k_env_steps": goals / group["env_steps"].sum() * 100_000,
-                "mean_episodes": mean_episodes,
-                "episodes_low": ep_low,
-                "episodes_high": ep_high,
-                "expected_episodes": episode_rate * env_steps,
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def doubling_verdict(summary: pd.DataFrame) -> str | None:
-    """Did doubling NUM_ENVS change the goals? Read off a sweep's summary, in words.
-
-    Compares NUM_ENVS 4 with 8 (the lesson's pair) if both ran, else the first N with 2N;
-    None if the sweep has no such pair. Two counts "clearly differ" when their 95%
-    intervals do not overlap.
-    """
-    sizes = set(summary["num_envs"])
-    pairs = [(4, 8)] + [(n, 2 * n) for n in sorted(sizes)]
-    pair = next(((a, b) for a, b in pairs if a in sizes and b in sizes), None)
-    if pair is None:
-        return None
-    rows = summary.set_index("num_envs")
-    a, b = rows.loc[pair[0]], rows.loc[pair[1]]
-
-    def seen(n: int, row: pd.Series) -> str:
-        return (
-            f"NUM_ENVS {n}: **{row['mean_goals']:.3g}** goals per run on average "
-            f"({int(row['zero_goal_runs'])} of {int(row['runs'])} runs saw none)"
-        )
-
-    text = f"{seen(pair[0], a)}; {seen(pair[1], b)}. "
-    expected = b["expected_goals"] / a["expected_goals"] if a["expected_goals"] > 0 else None
-    expectation = f" (the measured rate predicts {expected:.2g}×)" if expected else ""
-    if a["goals_high"] < b["goals_low"] or b["goals_high"] < a["goals_low"]:
-        if a["mean_goals"] > 0:
-            how = f"{b['mean_goals'] / a['mean_goals']:.2g}× as many goals"
-        else:
-            how = "more goals"
-        return text + (
-            f"Their 95% intervals do not overlap: {pair[1]} envs clearly reached {how}"
-            f"{expectation}."
-        )
-    return text + (
-        "Their 95% intervals overlap, so this sweep **cannot tell** whether "
-        f"{pair[1]} envs reach more goals than {pair[0]}{expectation}. More steps per env "
-        "or more seeds narrow the intervals."
-    )
-
-
-def _jitter(seeds: Sequence[int], width: float = 0.5) -> dict[int, float]:
-    """Spread the seeds evenly over ``width`` (in log2 units of N) centred on the point."""
-    ordered = sorted(seeds)
-    if len(ordered) == 1:
-        return {ordered[0]: 0.0}
-    return {s: (i / (len(ordered) - 1) - 0.5) * width for i, s in enumerate(ordered)}
-
-
-def chart_data(frame: pd.DataFrame, summary: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Long-form frames for the chart: one point per run, one summary row per N and metric.
-
-    ``points``: metric ("goals" or "episodes"), num_envs, seed, value, x (N moved a little
-    sideways per seed so overlapping counts stay visible). ``bands``: metric, num_envs,
-    mean, low, high, expected.
-    """
-    offsets = _jitter(frame["seed"].unique().tolist())
-    shift = np.array([2.0 ** offsets[s] for s in frame["seed"]])
-    points = pd.concat(
-        [
-            pd.DataFrame(
-                {
-                    "metric": metric,
-                    "num_envs": frame["num_envs"].to_numpy(),
-                    "seed": frame["seed"].to_numpy(),
-                    "value": frame[metric].to_numpy(dtype=float),
-                    "x": frame["num_envs"].to_numpy() * shift,
-                }
-            )
-            for metric in ("goals", "episodes")
-        ],
-        ignore_index=True,
-    )
-    bands = pd.concat(
-        [
-            pd.DataFrame(
-                {
-                    "metric": metric,
-                    "num_envs": summary["num_envs"],
-                    "mean": summary[f"mean_{metric}"],
-                    "low": summary[f"{metric}_low"],
-                    "high": summary[f"{metric}_high"],
-                    "expected": summary[f"expected_{metric}"],
-                }
-            )
-            for metric in ("goals", "episodes")
-        ],
-        ignore_index=True,
-    )
-    return points, bands
-
-
-def to_csv(frame: pd.DataFrame) -> str:
-    """The data behind the chart, one row per run, as CSV text."""
-    return frame.to_csv(index=False, float_format="%.6g")
-
-
-# --- Sync and native agree -----------------------------------------------------------------
-
-
-def comparison_settings(settings: ScalingSettings) -> ScalingSettings:
-    """Settings for running both backends side by side: a few seconds, a few goals.
-
-    Up to four of the settings' NUM_ENVS values (those up to ``COMPARISON_MAX_ENVS``),
-    ``COMPARISON_STEPS`` steps per env and ``COMPARISON_SEEDS`` seeds.
-
-    Example:
-        >>> comparison_settings(ScalingSettings((1, 2, 4, 8, 16, 32))).describe(backend=False)
-        'NUM_ENVS 1, 2, 4, 8; 5,000 steps per env; 2 seed(s)'
-    """
-    sizes = tuple(n for n in settings.num_envs if n <= COMPARISON_MAX_ENVS)[:4]
-    return replace(
-        settings,
-        num_envs=sizes or (COMPARISON_MAX_ENVS,),
-        steps_per_env=COMPARISON_STEPS,
-        seeds=COMPARISON_SEEDS,
-        budget="per_env",
-    )
-
-
-_COUNTS = ("goals", "hits", "episodes")
-
-
-def compare_backends(sync: pd.DataFrame, native: pd.DataFrame) -> pd.DataFrame:
-    """Side by side per (NUM_ENVS, seed): each count on Sync and on native, and whether all match.
-
-    Example:
-        >>> a = goal_scaling([2], 50, seeds=[0], backend="sync")
-        >>> b = goal_scaling([2], 50, seeds=[0], backend="native")
-        >>> compare_backends(a, b)["identical"].tolist()
-        [True]
-    """
-    keys = ["num_envs", "seed", "env_steps"]
-    merged = sync[[*keys, *_COUNTS]].merge(
-        native[[*keys, *_COUNTS]], on=keys, suffixes=("_sync", "_native"), how="outer"
-    )
-    same = np.ones(len(merged), dtype=bool)
-    for count in _COUNTS:
-        same &= (merged[f"{count}_sync"] == merged[f"{count}_native"]).to_numpy()
-    columns = keys + [f"{c}_{b}" for c in _COUNTS for b in ("sync", "native")]
-    return merged[columns].assign(identical=same)

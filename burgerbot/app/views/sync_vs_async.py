@@ -17,13 +17,13 @@ from typing import Any
 import pandas as pd
 
 from burgerbot.app.caps import CAPS, Caps
+from burgerbot.app.labels import BACKEND_NAMES
 from burgerbot.app.settings import ChoiceSetting, IntListSetting, IntSetting
 from burgerbot.app.slots import WorkerBudget
 from burgerbot.experiments import Progress, time_backends
 from burgerbot.wrappers import WORK_KINDS
 
 __all__ = [
-    "BACKEND_NAMES",
     "LESSON",
     "SPECS",
     "CallCost",
@@ -40,10 +40,6 @@ __all__ = [
     "timing_table",
     "usable_cores",
 ]
-
-# The extra step cost a timing sweep may add up, over all Sync and Async env-steps.
-
-BACKEND_NAMES = {"sync": "Sync", "async": "Async", "native": "native"}
 
 SPECS = (
     IntListSetting("n", "NUM_ENVS values", (1, 2, 4, 8, 64, 256), 1, CAPS.max_envs),
@@ -174,7 +170,7 @@ def run_timing(
 
     At most one vector env exists at a time, and each is closed before the next starts
     (also when ``progress`` raises). Async workers are counted against ``budget`` while
-    the sweep runs: `live.BudgetExceeded` is raised before any process starts if the
+    the sweep runs: `slots.BudgetExceeded` is raised before any process starts if the
     server already runs too many.
     """
     runs, _ = plan(settings)

@@ -1,0 +1,111 @@
+"""The "Goal scaling" reading of a sweep: summaries, the doubling verdict, chart data and CSV."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import pandas as pd
+import pytest
+
+from burgerbot.app.views.goal_scaling_summary import (
+    chart_data,
+    doubling_verdict,
+    summarise,
+    to_csv,
+)
+from burgerbot.experiments import goal_scaling
+from burgerbot.statistics import poisson_interval
+
+COUNTS = ["num_envs", "seed", "env_steps", "goals", "hits", "episodes"]
+
+
+def test_summarise_uses_exact_poisson_for_goals_and_standard_errors_for_episodes():
+    frame = pd.DataFrame(
+        {
+            "num_envs": [4, 4, 4, 8, 8, 8],
+            "seed": [0, 1, 2, 0, 1, 2],
+            "env_steps": [2000, 2000, 2000, 4000, 4000, 4000],
+            "goals": [0, 0, 0, 1, 0, 2],
+            "episodes": [180, 190, 200, 370, 380, 390],
+        }
+    )
+    summary = summarise(frame, rate=2.5e-5).set_index("num_envs")
+    four, eight = summary.loc[4], summary.loc[8]
+    assert four["mean_goals"] == 0 and four["goals_low"] == 0
+    assert four["goals_high"] == pytest.approx(poisson_interval(0)[1] / 3)
+    assert eight["mean_goals"] == 1
+    assert (eight["goals_low"], eight["goals_high"]) == pytest.approx(
+        tuple(x / 3 for x in poisson_interval(3))
+    )
+    assert (four["zero_goal_runs"], eight["zero_goal_runs"]) == (3, 1)
+    assert four["expected_goals"] == pytest.approx(0.05)
+    assert eight["goals_per_100k_env_steps"] == pytest.approx(3 / 12_000 * 100_000)
+    half = 1.96 * 10 / math.sqrt(3)  # standard deviation of 180, 190, 200 is 10
+    assert (four["episodes_low"], four["episodes_high"]) == pytest.approx((190 - half, 190 + half))
+    episode_rate = frame["episodes"].sum() / frame["env_steps"].sum()
+    assert eight["expected_episodes"] == pytest.approx(episode_rate * 4000)
+    single = summarise(frame[frame["seed"] == 0], rate=2.5e-5)
+    assert single["episodes_low"].isna().all() and (single["runs"] == 1).all()
+
+
+def verdict_frame(goals_4: list[int], goals_8: list[int]) -> pd.DataFrame:
+    runs = len(goals_4)
+    return pd.DataFrame(
+        {
+            "num_envs": [4] * runs + [8] * runs,
+            "seed": list(range(runs)) * 2,
+            "env_steps": [2000] * runs + [4000] * runs,
+            "goals": goals_4 + goals_8,
+            "episodes": [180] * runs + [360] * runs,
+        }
+    )
+
+
+def test_doubling_verdict_says_when_a_sweep_cannot_tell():
+    summary = summarise(verdict_frame([0, 0, 1], [0, 1, 0]), rate=2.5e-5)
+    verdict = doubling_verdict(summary)
+    assert verdict.startswith("NUM_ENVS 4: **0.333** goals per run on average (2 of 3 runs")
+    assert "overlap, so this sweep **cannot tell**" in verdict
+    assert "the measured rate predicts 2×" in verdict
+
+
+def test_doubling_verdict_sees_a_clear_difference():
+    summary = summarise(verdict_frame([20, 22, 19], [41, 38, 44]), rate=5e-3)
+    verdict = doubling_verdict(summary)
+    assert "do not overlap: 8 envs clearly reached 2× as many goals" in verdict
+    zero = summarise(verdict_frame([0] * 10, [5] * 10), rate=1e-3)
+    assert "8 envs clearly reached more goals (the measured rate predicts 2×)." in (
+        doubling_verdict(zero)
+    )
+
+
+def test_doubling_verdict_picks_the_lessons_pair_or_the_first_doubling():
+    frame = goal_scaling([1, 2, 4, 8], 100, seeds=[0], backend="native")
+    assert doubling_verdict(summarise(frame, 3e-5)).startswith("NUM_ENVS 4:")
+    frame = frame[frame["num_envs"] != 8]
+    assert doubling_verdict(summarise(frame, 3e-5)).startswith("NUM_ENVS 1:")
+    assert doubling_verdict(summarise(frame[frame["num_envs"] == 4], 3e-5)) is None
+
+
+def test_chart_data_is_long_form_with_seeds_spread_sideways():
+    frame = goal_scaling([2, 8], 300, seeds=[0, 1, 2], backend="native")
+    summary = summarise(frame, rate=3e-5)
+    points, bands = chart_data(frame, summary)
+    assert len(points) == 2 * len(frame) and set(points["metric"]) == {"goals", "episodes"}
+    goals = points[points["metric"] == "goals"]
+    assert goals["value"].tolist() == frame["goals"].tolist()
+    ratio = goals["x"] / goals["num_envs"]
+    assert ratio.tolist() == pytest.approx([2**-0.25, 1.0, 2**0.25] * 2)
+    assert len(bands) == 4
+    episodes = bands[bands["metric"] == "episodes"].reset_index(drop=True)
+    assert episodes["mean"].tolist() == summary["mean_episodes"].tolist()
+    assert episodes["expected"].tolist() == summary["expected_episodes"].tolist()
+
+
+def test_csv_round_trips_the_sweep_table():
+    frame = goal_scaling([1, 2], 200, seeds=[0, 1], backend="native")
+    parsed = pd.read_csv(io.StringIO(to_csv(frame)))
+    assert parsed.columns.tolist() == frame.columns.tolist()
+    pd.testing.assert_frame_equal(parsed[COUNTS], frame[COUNTS])
+    assert parsed["seconds"].tolist() == pytest.approx(frame["seconds"].tolist(), rel=1e-5)
