@@ -15,6 +15,7 @@ __all__ = [
     "IntSetting",
     "clamp_num_envs",
     "parse_settings",
+    "powers_of_two",
     "quote_for_note",
     "to_query",
 ]
@@ -182,3 +183,12 @@ def clamp_num_envs(backend: str, num_envs: int, caps: Caps = CAPS) -> tuple[int,
             "running locally)."
         )
     return num_envs, None
+
+
+def powers_of_two(high: int) -> tuple[int, ...]:
+    """1, 2, 4, ... up to ``high``: the NUM_ENVS a sweep's multiselect offers.
+
+    >>> powers_of_two(20)
+    (1, 2, 4, 8, 16)
+    """
+    return tuple(2**k for k in range(high.bit_length()) if 2**k <= high)

@@ -10,6 +10,7 @@ import streamlit as st
 from burgerbot.app.caps import CAPS
 from burgerbot.app.charts.goal_scaling import scaling_panel
 from burgerbot.app.labels import backend_label
+from burgerbot.app.settings import powers_of_two
 from burgerbot.app.views.goal_scaling import (
     BACKEND_LABELS,
     BUDGET_LABELS,
@@ -42,8 +43,6 @@ __all__ = [
     "sweep_controls",
     "sweep_plan",
 ]
-
-POWERS_OF_TWO = tuple(2**k for k in range(CAPS.max_envs.bit_length()) if 2**k <= CAPS.max_envs)
 
 
 def percent(p: float) -> str:
@@ -142,7 +141,7 @@ def expectations_panel(
 
 def sweep_controls(settings: ScalingSettings, key: Mapping[str, str]) -> None:
     """Section 2's widgets: NUM_ENVS values, backend, budget, steps and seeds."""
-    options = sorted(set(POWERS_OF_TWO) | set(settings.num_envs))
+    options = sorted(set(powers_of_two(CAPS.max_envs)) | set(settings.num_envs))
     col_n, col_backend = st.columns([3, 2])
     col_n.multiselect(
         SPECS[0].label,

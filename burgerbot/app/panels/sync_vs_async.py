@@ -10,6 +10,7 @@ import streamlit as st
 from burgerbot.app.caps import CAPS
 from burgerbot.app.charts.sync_vs_async import speedup_chart, throughput_chart
 from burgerbot.app.labels import BACKEND_NAMES
+from burgerbot.app.settings import powers_of_two
 from burgerbot.app.views.sync_vs_async import (
     SPECS,
     CallCost,
@@ -29,8 +30,6 @@ __all__ = [
     "sweep_panel",
     "timing_table_panel",
 ]
-
-POWERS_OF_TWO = tuple(2**k for k in range(CAPS.max_envs.bit_length()) if 2**k <= CAPS.max_envs)
 
 
 def us(seconds: float) -> str:
@@ -147,7 +146,7 @@ def lesson_panel(lesson: pd.DataFrame, cores: int) -> None:
 
 def sweep_controls(settings: TimingSettings, key: Mapping[str, str]) -> None:
     """Section 2's widgets: NUM_ENVS values, step() calls per run and the extra step cost."""
-    options = sorted(set(POWERS_OF_TWO) | set(settings.num_envs))
+    options = sorted(set(powers_of_two(CAPS.max_envs)) | set(settings.num_envs))
     col_n, col_steps = st.columns([3, 1])
     col_n.multiselect(
         SPECS[0].label,
