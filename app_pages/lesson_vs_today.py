@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from burgerbot.app import ui
-from burgerbot.app.views.lesson_vs_today import CHECKS, run_check, version_of
+from burgerbot.app.versions import installed_version
+from burgerbot.app.views.lesson_vs_today import CHECKS, run_check
 
 PAGE = "lesson_vs_today"
 VERDICTS = {
@@ -21,19 +22,24 @@ def run_all(run: int):
     return [run_check(check) for check in CHECKS]
 
 
-st.title("🔍 The lesson vs today's libraries")
-ui.sidebar(
+frame = ui.PageFrame(
+    PAGE,
+    title="🔍 The lesson vs today's libraries",
+    intro=(
+        "The lesson was written for older versions of gymnasium and Stable-Baselines3. Each "
+        "claim below is checked by running the code shown, on this server, with the versions "
+        "installed here:"
+    ),
     topics=["Auto-reset", "Vectorised BurgerBot", "Stable-Baselines3", "Try it yourself"],
     links=["Auto-reset modes", "Stable-Baselines3 vectorised envs"],
 )
-st.write(
-    "The lesson was written for older versions of gymnasium and Stable-Baselines3. Each claim "
-    "below is checked by running the code shown, on this server, with the versions "
-    "installed here:"
-)
+frame.settings_done()  # no settings: the page's URL carries no query
 packages = ["gymnasium", "numpy", "stable-baselines3", "torch"]
 st.dataframe(
-    [{"package": p, "installed version": version_of(p) or "not installed"} for p in packages],
+    [
+        {"package": p, "installed version": installed_version(p) or "not installed"}
+        for p in packages
+    ],
     hide_index=True,
 )
 
@@ -51,7 +57,9 @@ for check, result in zip(CHECKS, results, strict=True):
         st.markdown("**What the lesson says**")
         st.write(check.lesson_says)
     with right.container(border=True):
-        versions = ", ".join(f"{p} {version_of(p) or 'not installed'}" for p in check.packages)
+        versions = ", ".join(
+            f"{p} {installed_version(p) or 'not installed'}" for p in check.packages
+        )
         st.markdown(f"**What happens here** ({versions})")
         getattr(st, kind)(f"{label}: {result.summary}")
     with st.expander("The code that ran, and what it measured"):

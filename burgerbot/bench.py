@@ -26,7 +26,6 @@ __all__ = [
     "DEFAULT_SIZES",
     "IMPLEMENTATIONS",
     "QUICK_SIZES",
-    "StraightforwardBurgerBot",
     "check_goals",
     "format_report",
     "main",

@@ -1,4 +1,4 @@
-"""Wrappers that change what a BurgerBot step costs (for the Sync vs Async crossover)."""
+"""Wrappers around BurgerBot: a costlier step (Sync vs Async crossover), a dict observation."""
 
 from __future__ import annotations
 
@@ -8,8 +8,11 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium import spaces
 
-__all__ = ["WORK_KINDS", "StepCostWrapper", "check_work"]
+from burgerbot.env import BurgerBotEnv
+
+__all__ = ["WORK_KINDS", "BurgerBotDictObservation", "StepCostWrapper", "check_work"]
 
 WORK_KINDS = ("busy", "sleep")
 
@@ -46,6 +49,40 @@ class StepCostWrapper(gym.Wrapper):
             while time.perf_counter() < deadline:
                 pass
         return self.env.step(action)
+
+
+class BurgerBotDictObservation(gym.ObservationWrapper):
+    """BurgerBot whose observation is a dict, to show how ``Dict`` spaces batch.
+
+    The array ``[row, col, heading, sensor]`` becomes ``{"cell": [row, col], "heading":
+    heading, "sensor": sensor}``; without an ``env`` it wraps a new `BurgerBotEnv`.
+
+    Example:
+        >>> env = BurgerBotDictObservation()
+        >>> obs, info = env.reset(seed=0)
+        >>> obs["cell"].tolist(), obs["heading"], obs["sensor"]
+        ([0, 0], 1, 1)
+        >>> env.observation_space.contains(obs)
+        True
+    """
+
+    def __init__(self, env: gym.Env | None = None) -> None:
+        super().__init__(BurgerBotEnv() if env is None else env)
+        self.observation_space = spaces.Dict(
+            {
+                "cell": spaces.MultiDiscrete([7, 7]),
+                "heading": spaces.Discrete(4),
+                "sensor": spaces.Discrete(3),
+            }
+        )
+
+    def observation(self, observation: np.ndarray) -> dict[str, Any]:
+        """Split BurgerBot's observation array into the dict's three parts."""
+        return {
+            "cell": observation[:2].copy(),
+            "heading": int(observation[2]),
+            "sensor": int(observation[3]),
+        }
 
 
 def check_work(work_seconds: Any, work_kind: Any) -> tuple[float, str]:

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from burgerbot.app.views.lesson_vs_today import CHECKS, Check, LessonCheck, run_check, version_of
+from burgerbot.app.versions import installed_version
+from burgerbot.app.views.lesson_vs_today import CHECKS, Check, LessonCheck, run_check
 
 ROOT = Path(__file__).resolve().parent.parent
 BY_NAME = {check.run.__name__: check for check in CHECKS}
@@ -90,7 +91,8 @@ def test_sb3_checks_run_the_lessons_calls(sb3):
 
 
 def test_versions_are_detected():
-    assert version_of("gymnasium") and version_of("not-a-real-package-xyz") is None
+    assert installed_version("gymnasium")
+    assert installed_version("not-a-real-package-xyz") is None
 
 
 @pytest.mark.slow

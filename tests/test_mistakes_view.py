@@ -10,14 +10,16 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AsyncVectorEnv
 from gymnasium.vector.utils import batch_space
 
 from burgerbot import BurgerBotEnv
+from burgerbot.app.script_runner import ScriptRun
 from burgerbot.app.scripts import mistakes as snippets
 from burgerbot.app.slots import BudgetExceeded, WorkerBudget
 from burgerbot.app.views import mistakes as m
+from burgerbot.app.views import mistakes_spaces as sp
+from burgerbot.app.views import mistakes_workers as w
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.parametrize("n", [1, 4, 7])
 def test_spaces_table_shapes_and_dtypes(n):
-    rows = {(r.env, r.vector_env): r for r in m.spaces_table(n)}
+    rows = {(r.env, r.vector_env): r for r in sp.spaces_table(n)}
     burgerbot = rows[("BurgerBot", "SyncVectorEnv")]
     assert (burgerbot.obs_shape, burgerbot.obs_dtype) == ((n, 4), "int64")
     cartpole = rows[("CartPole-v1", "SyncVectorEnv")]
@@ -49,7 +51,7 @@ def test_spaces_table_shapes_and_dtypes(n):
 
 def test_spaces_table_reports_what_batch_space_returns():
     n = 5
-    rows = {(r.env, r.vector_env): r for r in m.spaces_table(n)}
+    rows = {(r.env, r.vector_env): r for r in sp.spaces_table(n)}
     single = BurgerBotEnv().observation_space
     expected = batch_space(single, n)
     burgerbot = rows[("BurgerBot", "SyncVectorEnv")]
@@ -61,9 +63,9 @@ def test_spaces_table_reports_what_batch_space_returns():
 
 
 def test_the_two_frames_have_one_text_row_per_env():
-    rows = m.spaces_table(3)
-    returns, spaces_ = m.returns_frame(rows), m.spaces_frame(rows)
-    assert len(returns) == len(spaces_) == len(rows) == len(m.ENV_MAKERS) + 1
+    rows = sp.spaces_table(3)
+    returns, spaces_ = sp.returns_frame(rows), sp.spaces_frame(rows)
+    assert len(returns) == len(spaces_) == len(rows) == len(sp.ENV_MAKERS) + 1
     assert returns["obs shape (real reset)"].tolist()[:3] == ["(3, 4)", "(3, 4)", "(3,)"]
     assert returns["obs dtype"].tolist()[:3] == ["int64", "float32", "int64"]
     assert set(returns["rewards"]) == {"(3,) float64"}
@@ -94,44 +96,10 @@ def test_each_fix_differs_from_its_mistake_where_expected():
 
 
 def test_short_space_stays_short_at_large_n():
-    text = m.short_space(batch_space(gym.make("CartPole-v1").observation_space, 64))
+    text = sp.short_space(batch_space(gym.make("CartPole-v1").observation_space, 64))
     assert text == "Box(shape=(64, 4), dtype=float32)"
-    text = m.short_space(batch_space(gym.spaces.Discrete(16), 64))
+    text = sp.short_space(batch_space(gym.spaces.Discrete(16), 64))
     assert "shape=(64,)" in text and "..." in text and len(text) < 60
-
-
-@pytest.mark.filterwarnings("ignore:.*different from the unwrapped version")
-def test_dict_observation_env_passes_the_env_checker():
-    env = m.BurgerBotDictObservation()
-    check_env(env, skip_render_check=True)
-    obs, _ = env.reset(seed=0)
-    assert env.observation_space.contains(obs)
-
-
-# --- run_script --------------------------------------------------------------------------
-
-
-def test_run_script_captures_prints_and_the_error(capsys):
-    run = m.run_script("print('hello', 3)\nx = {}['missing']\n")
-    assert run.output == "hello 3\n"
-    assert capsys.readouterr().out == ""
-    assert (run.error.type, run.error.message) == ("KeyError", "'missing'")
-    assert run.error.where == "line 2 of the script"
-    assert run.error.path == ("script line 2",)
-
-
-def test_run_script_closes_envs_a_script_leaves_open():
-    seen = {}
-
-    def grab(namespace):
-        seen["env"] = namespace["envs"]
-        return {"closed_before_cleanup": namespace["envs"].closed}
-
-    code = "from burgerbot import BurgerBotVectorEnv\nenvs = BurgerBotVectorEnv(2)\n1 / 0\n"
-    run = m.run_script(code, inspect_namespace=grab)
-    assert run.error.type == "ZeroDivisionError"
-    assert run.values == {"closed_before_cleanup": False}
-    assert seen["env"].closed
 
 
 # --- The mistakes, as the installed libraries run them ------------------------------------
@@ -222,7 +190,7 @@ def test_dtype_exercise_reports_each_envs_dtype():
 def test_unclosed_async_mistake_leaves_no_process_behind():
     before = {p.pid for p in multiprocessing.active_children()}
     budget = WorkerBudget(4)
-    demo = m.unclosed_async_mistake(budget)
+    demo = w.unclosed_async_mistake(budget)
     assert budget.in_use == 0
 
     wrong = demo.runs["wrong"]
@@ -245,7 +213,7 @@ def test_unclosed_async_mistake_leaves_no_process_behind():
         assert run.values["alive_after_script"] == []
 
     every_worker = [pid for run in demo.runs.values() for pid in run.values.get("worker_pids", [])]
-    assert not any(m.process_running(pid) for pid in every_worker)
+    assert not any(w.process_running(pid) for pid in every_worker)
     assert {p.pid for p in multiprocessing.active_children()} == before
 
 
@@ -253,14 +221,14 @@ def test_async_demo_respects_the_worker_budget():
     budget = WorkerBudget(m.ASYNC_NUM_ENVS - 1)
     before = {p.pid for p in multiprocessing.active_children()}
     with pytest.raises(BudgetExceeded):
-        m.unclosed_async_mistake(budget)
+        w.unclosed_async_mistake(budget)
     assert budget.in_use == 0
     assert {p.pid for p in multiprocessing.active_children()} == before
 
 
 def test_process_running_reads_proc():
-    assert m.process_running(multiprocessing.current_process().pid or 1)
-    assert not m.process_running(2**22 + 12345)  # above Linux's pid_max
+    assert w.process_running(multiprocessing.current_process().pid or 1)
+    assert not w.process_running(2**22 + 12345)  # above Linux's pid_max
 
 
 # --- The scripts, run as the page shows them (separate Python processes) ------------------
@@ -304,7 +272,7 @@ SYNC_SCRIPTS = {
 }
 
 
-def _assert_standalone_run_matches(code: str, captured: m.Run) -> None:
+def _assert_standalone_run_matches(code: str, captured: ScriptRun) -> None:
     result = _run_python(code)
     assert result.stdout == captured.output
     if captured.error is None:
@@ -326,7 +294,7 @@ def test_each_script_runs_as_shown_and_as_captured(name):
 
 @pytest.mark.slow
 def test_async_scripts_run_as_shown_and_as_captured():
-    demo = m.unclosed_async_mistake()
+    demo = w.unclosed_async_mistake()
     scripts = {
         "wrong": snippets.async_wrong(),
         "with": snippets.async_with_statement(),
@@ -350,7 +318,7 @@ def test_spaces_script_prints_what_the_table_shows(n):
     result = _run_python(snippets.spaces_script(n))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    rows = m.spaces_table(n)
+    rows = sp.spaces_table(n)
     for row in rows:
         label = row.env if row.vector_env == "SyncVectorEnv" else "BurgerBotVectorEnv (native)"
         at = lines.index(label)

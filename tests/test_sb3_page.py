@@ -15,7 +15,8 @@ import pytest
 from page_apptest import open_app_page, texts
 from streamlit.testing.v1 import AppTest
 
-from burgerbot.app.views.sb3 import INSTALL_COMMAND, side_by_side
+from burgerbot.app.views.sb3 import INSTALL_COMMAND
+from burgerbot.app.views.sb3_side_by_side import side_by_side
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/sb3.py"

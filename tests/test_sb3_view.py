@@ -1,4 +1,4 @@
-"""burgerbot.app.views.sb3 with and without stable-baselines3, its chart and its scripts.
+"""burgerbot.app.views.sb3* with and without stable-baselines3, its chart and its scripts.
 
 Tests marked ``sb3`` need the optional extra (requirements-sb3.txt). They skip when it is
 missing, except when BURGERBOT_REQUIRE_SB3=1 (CI's second run), where they must run. The
@@ -19,21 +19,16 @@ import pytest
 from burgerbot.app.charts.why_batches import ppo_episode_chart
 from burgerbot.app.scripts import sb3 as snippets
 from burgerbot.app.views import sb3 as sb3_demo
-from burgerbot.app.views.sb3 import (
+from burgerbot.app.views.sb3 import INSTALL_COMMAND, SB3Missing, invalid_calls, load_sb3
+from burgerbot.app.views.sb3_api import api_markdown, api_rows, describe
+from burgerbot.app.views.sb3_side_by_side import (
     GYM_NEXT_STEP,
     GYM_SAME_STEP,
-    INSTALL_COMMAND,
     SB3,
-    SB3Missing,
-    api_markdown,
-    api_rows,
     around_first_end,
-    describe,
-    invalid_calls,
-    load_sb3,
     side_by_side,
-    train_ppo,
 )
+from burgerbot.app.views.sb3_training import train_ppo
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,7 +53,9 @@ def run_script(code: str) -> str:
 def test_importing_burgerbot_never_imports_sb3_or_torch():
     out = run_script(
         "import sys\n"
-        "import burgerbot, burgerbot.app.views.sb3, burgerbot.training, burgerbot.app.scripts.sb3\n"
+        "import burgerbot, burgerbot.training, burgerbot.app.scripts.sb3\n"
+        "import burgerbot.app.views.sb3, burgerbot.app.views.sb3_api\n"
+        "import burgerbot.app.views.sb3_side_by_side, burgerbot.app.views.sb3_training\n"
         "print(sorted(m for m in ('stable_baselines3', 'torch') if sys.modules.get(m)))\n"
     )
     assert out.strip() == "[]"
@@ -194,11 +191,12 @@ def test_side_by_side_script_prints_the_page_numbers(sb3, num_envs, steps, seed)
 def test_the_lessons_invalid_calls_raise_and_the_fix_works(sb3):
     calls = invalid_calls(num_envs=3)
     n_envs = calls["n_envs"]
-    assert n_envs.error_type == "TypeError"
-    assert "unexpected keyword argument 'n_envs'" in n_envs.error_message
+    assert n_envs.error.type == "TypeError"
+    assert "unexpected keyword argument 'n_envs'" in n_envs.error.message
+    assert n_envs.error.location == "<script>:6 in <module>"
     gym_vector = calls["gymnasium_vector"]
-    assert gym_vector.raised and "SyncVectorEnv" in gym_vector.error_message
-    assert gym_vector.where.startswith("stable_baselines3/")
+    assert gym_vector.raised and "SyncVectorEnv" in gym_vector.error.message
+    assert gym_vector.error.location.startswith("stable_baselines3/")
     fixed = calls["fixed"]
     assert not fixed.raised
     assert "env given to PPO: DummyVecEnv\nn_envs: 3\n" in fixed.output

@@ -204,7 +204,7 @@ def ppo_episode_chart(episodes: pd.DataFrame, window: int = 20) -> alt.LayerChar
     """PPO's training episodes: each episode's return (dots) and a moving average (line).
 
     ``episodes`` has columns ``env_steps``, ``episode``, ``return``, ``reached_goal``
-    (`burgerbot.app.views.sb3.PPOResult.episodes`).
+    (`burgerbot.app.views.sb3_training.PPOResult.episodes`).
     """
     data = episodes.copy()
     data["average"] = data["return"].rolling(window, min_periods=1).mean()

@@ -46,7 +46,7 @@ from gymnasium.vector.utils import batch_space
 
 from burgerbot import BurgerBotVectorEnv
 from burgerbot.factories import make_env
-from burgerbot.app.views.mistakes import BurgerBotDictObservation
+from burgerbot.wrappers import BurgerBotDictObservation
 
 N = __N__
 makers = {

@@ -6,27 +6,19 @@ import inspect
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
+from burgerbot.app.script_runner import ScriptRun, run_script
 from burgerbot.app.scripts import sb3 as sb3_snippets
-from burgerbot.bench import StraightforwardBurgerBot
+from burgerbot.baseline import StraightforwardBurgerBot
 from burgerbot.env import BurgerBotEnv
 from burgerbot.factories import make_env
 from burgerbot.vector import BurgerBotVectorEnv
 
-__all__ = ["CHECKS", "Check", "LessonCheck", "run_check", "version_of"]
-
-
-def version_of(package: str) -> str | None:
-    """The installed version of ``package``, or None."""
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return None
+__all__ = ["CHECKS", "Check", "LessonCheck", "run_check"]
 
 
 @dataclass
@@ -203,19 +195,20 @@ SB3_MISSING = Check(
 )
 
 
-def _run_sb3_script(script: str):
-    from burgerbot.app.views.sb3 import run_call, sb3_available
+def _run_sb3_script(script: str) -> ScriptRun | None:
+    # Imported here so that tests can hide SB3 by patching views.sb3.sb3_available.
+    from burgerbot.app.views.sb3 import sb3_available
 
-    return run_call(script) if sb3_available() else None
+    return run_script(script) if sb3_available() else None
 
 
 def sb3_n_envs() -> Check:
     result = _run_sb3_script(sb3_snippets.n_envs_wrong(4))
     if result is None:
         return SB3_MISSING
-    facts = {"error": f"{result.error_type}: {result.error_message}"}
-    if not result.raised:
-        return Check("still true", facts, "PPO accepted n_envs=4.")
+    if result.error is None:
+        return Check("still true", {"error": None}, "PPO accepted n_envs=4.")
+    facts = {"error": result.error.headline}
     return Check("changed", facts, f"PPO refused it: {facts['error']}")
 
 
@@ -223,11 +216,12 @@ def sb3_gymnasium_vector_env() -> Check:
     result = _run_sb3_script(sb3_snippets.gymnasium_vector_wrong(4))
     if result is None:
         return SB3_MISSING
-    facts = {"error": f"{result.error_type}: {result.error_message}", "where": result.where}
-    if not result.raised:
+    if result.error is None:
+        facts = {"error": None, "where": None}
         return Check("still true", facts, "PPO accepted a Gymnasium SyncVectorEnv.")
+    facts = {"error": result.error.headline, "where": result.error.location}
     summary = (
-        f"PPO refused a Gymnasium SyncVectorEnv with {result.error_type}. SB3 needs its own "
+        f"PPO refused a Gymnasium SyncVectorEnv with {result.error.type}. SB3 needs its own "
         "VecEnv: build one with make_vec_env (DummyVecEnv or SubprocVecEnv)."
     )
     return Check("changed", facts, summary)
@@ -237,8 +231,8 @@ def sb3_transitions_per_update() -> Check:
     result = _run_sb3_script(sb3_snippets.ppo_fixed(4, 2048))
     if result is None:
         return SB3_MISSING
-    if result.raised:
-        return Check("not run", {"error": result.error_message}, str(result.error_message))
+    if result.error is not None:
+        return Check("not run", {"error": result.error.message}, result.error.message)
     lines = dict(line.rsplit(": ", 1) for line in result.output.splitlines() if ": " in line)
     per_update = int(lines["transitions per update"])
     facts = {"printed": lines}
