@@ -1,0 +1,283 @@
+"""The benchmark's sequence: two servers, one Chromium, interleaved clicks, warm page switches."""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import os
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from burgerbot.app.latency.browser import Tab, Timing, launch_chromium, new_context
+from burgerbot.app.latency.processes import ROOT, Server
+from burgerbot.app.latency.stats import percentile, ratio, summarize
+from burgerbot.app.latency.trivial_app import BUTTON_KEY, counter_text
+
+__all__ = ["Options", "app_pages", "run_benchmark", "step_text"]
+
+TRIVIAL_SCRIPT = str(Path(__file__).with_name("trivial_app.py").relative_to(ROOT))
+BATCH_PAGE, BATCH_STEP_KEY = "batch_shapes", "batch_shapes_step"
+AUTORESET_PAGE, AUTORESET_STEP_KEY = "autoreset", "autoreset_step"
+# The stepping pages' latest-call view says which step it shows, in these words (see
+# burgerbot/app/panels/batch_shapes.py). It is the learner's visible sign that the click
+# worked, and it stays the same whether the step controls live in a fragment or not.
+STEP_PATTERN = re.compile(r"Latest call: step (\d+) since the reset")
+
+
+def step_text(step: int) -> str:
+    """The words the latest-call view shows after step ``step`` since the reset.
+
+    Example:
+        >>> step_text(12)
+        'Latest call: step 12 since the reset'
+        >>> STEP_PATTERN.search(step_text(12)).group(1)
+        '12'
+    """
+    return f"Latest call: step {step} since the reset"
+
+
+def app_pages(root: Path = ROOT) -> list[tuple[str, str]]:
+    """(url path, sidebar title) of every page, read from the router's ``PAGES`` list.
+
+    Read with `ast`: importing the router would import Streamlit and run nothing useful.
+    """
+    tree = ast.parse((root / "streamlit_app.py").read_text())
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if any(isinstance(t, ast.Name) and t.id == "PAGES" for t in targets):
+            return [
+                ("" if file == "home.py" else file.removesuffix(".py"), title)
+                for _, file, title, _ in ast.literal_eval(node.value)
+            ]
+    raise LookupError("streamlit_app.py defines no PAGES list")
+
+
+@dataclass(frozen=True)
+class Options:
+    """What to measure: clicks per target, warm-up clicks, rounds of page switches."""
+
+    clicks: int = 30
+    warmup: int = 3
+    switch_rounds: int = 3
+    log: Callable[[str], None] = field(default=lambda text: print(text, file=sys.stderr))
+
+
+@dataclass
+class _Clicks:
+    """Timings of one click target, and its server's CPU time while they were taken."""
+
+    label: str
+    timings: list[Timing] = field(default_factory=list)
+    cpu_s: float = 0.0
+
+    def summary(self, floor_ms: dict[str, Any] | None = None) -> dict[str, Any]:
+        """p50/p95 of the timings, and their ratios to ``floor_ms`` (the trivial app's).
+
+        Without a visible sign awaited, the click counts as visible once its run finished.
+        """
+        visible = [t.settled_ms if t.visible_ms is None else t.visible_ms for t in self.timings]
+        entry = {
+            "label": self.label,
+            "visible_ms": summarize(visible),
+            "settled_ms": summarize([t.settled_ms for t in self.timings]),
+            "cpu_ms_per_click": round(1000 * self.cpu_s / len(self.timings), 1),
+        }
+        floor_ms = floor_ms or entry["visible_ms"]
+        entry["ratio_p50"] = ratio(entry["visible_ms"]["p50"], floor_ms["p50"])
+        entry["ratio_p95"] = ratio(entry["visible_ms"]["p95"], floor_ms["p95"])
+        return entry
+
+
+def _current_step(tab: Tab) -> int | None:
+    """The step the latest-call view shows (0 right after a reset); None if there is none."""
+    text = tab.main_text()
+    match = STEP_PATTERN.search(text)
+    if match:
+        return int(match.group(1))
+    return 0 if "Latest call: reset" in text else None
+
+
+class _Bench:
+    """One run of the benchmark on two started servers and one browser."""
+
+    def __init__(self, trivial: Tab, app: Tab, options: Options) -> None:
+        self.trivial, self.app, self.options = trivial, app, options
+        self.trivial_clicks = 0
+        self.exceptions: list[str] = []
+
+    def click_trivial(self) -> Timing:
+        self.trivial_clicks += 1
+        button = self.trivial.widget(BUTTON_KEY).locator("button")
+        return self.trivial.timed(button, text=counter_text(self.trivial_clicks))
+
+    def click_step(self, key: str) -> Timing:
+        """Step once; the visible update is the latest-call view naming the next step.
+
+        A page without that view (none on Auto-reset so far) is timed to its run's end.
+        """
+        button = self.app.widget(key).locator("button")
+        step = _current_step(self.app)
+        return self.app.timed(button, text=None if step is None else step_text(step + 1))
+
+    def interleaved(
+        self, key: str, label: str, servers: tuple[Server, Server]
+    ) -> tuple[_Clicks, _Clicks]:
+        """Warm-up, then trivial and app clicks in turn, so both see the same machine load."""
+        for _ in range(self.options.warmup):
+            self.click_trivial()
+            self.click_step(key)
+        self.check_exceptions(self.app)
+        trivial, app = _Clicks("Trivial app: click"), _Clicks(label)
+        cpu_before = [server.cpu_seconds() for server in servers]
+        for i in range(self.options.clicks):
+            trivial.timings.append(self.click_trivial())
+            app.timings.append(self.click_step(key))
+            if (i + 1) % 10 == 0:
+                self.options.log(f"  {i + 1}/{self.options.clicks} clicks")
+        cpu_after = [server.cpu_seconds() for server in servers]
+        trivial.cpu_s = cpu_after[0] - cpu_before[0]
+        app.cpu_s = cpu_after[1] - cpu_before[1]
+        self.check_exceptions(self.app)
+        return trivial, app
+
+    def check_exceptions(self, tab: Tab) -> None:
+        for text in tab.exceptions():
+            note = f"{tab.page.url}: {text.splitlines()[0] if text else 'exception'}"
+            if note not in self.exceptions:
+                self.exceptions.append(note)
+                self.options.log(f"  ! exception shown: {note}")
+
+    def switch(self, path: str, title: str, shown: str | None) -> tuple[float, str]:
+        """Click the sidebar link to a page; seconds until its run finished with its title."""
+        timing = self.app.timed(self.app.sidebar_link(title), title=shown)
+        self.check_exceptions(self.app)
+        return timing.settled_ms / 1000, self.app.title()
+
+
+def _start_servers(log_dir: Path, started: list[Server]) -> tuple[Server, Server]:
+    for name, script in (("trivial", TRIVIAL_SCRIPT), ("app", "streamlit_app.py")):
+        started.append(Server.launch(name, script, log_dir / f"{name}.log"))
+    for server in started:  # both start at once; waiting for one lets the other go on
+        server.wait_healthy()
+    return started[0], started[1]
+
+
+def run_benchmark(options: Options) -> dict[str, Any]:
+    """Start both servers and Chromium, measure, stop everything; returns the figures."""
+    from playwright.sync_api import sync_playwright
+
+    log = options.log
+    began = time.monotonic()
+    result: dict[str, Any] = {
+        "clicks": options.clicks,
+        "warmup_clicks": options.warmup,
+        "machine": {"cpus": os.cpu_count(), "load_average_1min": round(os.getloadavg()[0], 2)},
+    }
+    servers: list[Server] = []
+    with tempfile.TemporaryDirectory(prefix="burgerbot-latency-") as tmp:
+        try:
+            log("Starting the trivial app and this app (streamlit run) ...")
+            trivial_server, app_server = _start_servers(Path(tmp), servers)
+            result["server_pids"] = [server.pid for server in servers]
+            for server in servers:
+                log(f"  {server.name}: pid {server.pid}, {server.base_url}")
+            with sync_playwright() as playwright:
+                browser = launch_chromium(playwright)
+                try:
+                    _measure(browser, trivial_server, app_server, options, result)
+                finally:
+                    with contextlib.suppress(Exception):  # already gone after Ctrl-C
+                        browser.close()
+        except Exception as error:
+            for server in servers:
+                if server.process.poll() is not None:
+                    log(f"{server.name} server log:\n{server.log_tail()}")
+            raise RuntimeError(f"the latency benchmark failed: {error}") from error
+        finally:
+            for server in servers:
+                server.stop()
+    result["elapsed_s"] = round(time.monotonic() - began, 1)
+    return result
+
+
+def _measure(
+    browser: Any, trivial_server: Server, app_server: Server, options: Options, result: dict
+) -> None:
+    log = options.log
+    trivial_tab = Tab(new_context(browser), trivial_server.base_url)
+    app_tab = Tab(new_context(browser), app_server.base_url)
+    bench = _Bench(trivial_tab, app_tab, options)
+    trivial_tab.goto("")
+    log("Opening Batch shapes ...")
+    app_tab.goto(BATCH_PAGE)
+    n = options.clicks
+    log(f"Step clicks on Batch shapes, {n} measured, each after a trivial-app click ...")
+    servers = (trivial_server, app_server)
+    trivial, batch = bench.interleaved(BATCH_STEP_KEY, "Batch shapes: Step once", servers)
+    clicks = {"trivial": trivial, BATCH_PAGE: batch}
+
+    pages = app_pages()
+    titles = dict(pages)
+    log("Opening Auto-reset ...")
+    bench.switch(AUTORESET_PAGE, titles[AUTORESET_PAGE], None)
+    autoreset_entry = None
+    if app_tab.has_widget(AUTORESET_STEP_KEY):
+        log(f"Step clicks on Auto-reset, {n} measured ...")
+        more_trivial, autoreset = bench.interleaved(AUTORESET_STEP_KEY, "Auto-reset: step", servers)
+        trivial.timings += more_trivial.timings
+        trivial.cpu_s += more_trivial.cpu_s
+        clicks[AUTORESET_PAGE] = autoreset
+    else:
+        autoreset_entry = {
+            "label": "Auto-reset: step",
+            "visible_ms": None,
+            "note": f"no per-click step (no widget key {AUTORESET_STEP_KEY!r})",
+        }
+    floor = trivial.summary()
+    result["step_click"] = {"trivial": floor}
+    for name, target in clicks.items():
+        if name != "trivial":
+            result["step_click"][name] = target.summary(floor["visible_ms"])
+    if autoreset_entry:
+        result["step_click"][AUTORESET_PAGE] = autoreset_entry
+
+    # The first switch to each page fills its caches (Batch shapes and Auto-reset were open
+    # already); only the switches after it count as warm.
+    log("Switching to every page once ...")
+    shown: dict[str, str] = {}
+    first_switch: dict[str, float] = {}
+    for path, title in pages:
+        seconds, shown[path] = bench.switch(path, title, None)
+        first_switch[path] = round(seconds, 2)
+        log(f"  {title}: {seconds:.2f} s")
+    log(f"Warm switches, {options.switch_rounds} round(s) over {len(pages)} pages ...")
+    warm: dict[str, list[float]] = {path: [] for path, _ in pages}
+    for _ in range(options.switch_rounds):
+        for path, title in pages:
+            seconds, _ = bench.switch(path, title, shown[path] or None)
+            warm[path].append(seconds)
+    # The floor: the trivial app's click until its rerun finished, like a switch is timed.
+    floor_s = round(floor["settled_ms"]["p50"] / 1000, 3)
+    median = {path: percentile(seconds, 50) for path, seconds in warm.items()}
+    result["warm_switch"] = {
+        "floor_s": floor_s,
+        "rounds": options.switch_rounds,
+        "pages": [
+            {
+                "page": path or "home",
+                "title": title,
+                "seconds": round(median[path], 3),
+                "ratio": ratio(median[path], floor_s),
+                "first_switch_s": first_switch[path],
+            }
+            for path, title in pages
+        ],
+    }
+    result["exceptions"] = bench.exceptions
+    result["page_errors"] = trivial_tab.errors + app_tab.errors

@@ -1,0 +1,251 @@
+"""Chromium tabs with an in-page stopwatch: click time to visible update and to run finished.
+
+Playwright is a development dependency: this module imports it only inside functions, and
+`__main__` checks that it is there before anything starts.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["CHROMIUM", "Tab", "Timing", "launch_chromium", "new_context"]
+
+CHROMIUM = Path("/usr/bin/chromium")  # Debian's Chromium, as the browser tests use
+CHROMIUM_ARGS = [
+    # The flags tests/browser/app_driver.py launches Chromium with on this machine.
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+    # Two tabs take turns: neither may be slowed down for being in the background.
+    "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows",
+    "--disable-renderer-backgrounding",
+]
+RUN_TIMEOUT_S = 180.0  # bounds a hang on a shared machine; not a performance threshold
+
+# Runs in every page before Streamlit's own code. It counts finished script runs from the
+# app's messages, as tests/browser/app_driver.py does: Streamlit sends one protobuf
+# ForwardMsg per WebSocket frame, and a run (or a fragment's run) ends with a
+# `script_finished` field (number 6, a varint status); status 2 is a run cut short by a
+# rerun and is not counted. The DOM's `data-test-script-state` alone cannot count runs: a
+# short run's "running" and "notRunning" may reach React together. A run is counted two
+# animation frames after its message, once the page has painted it, and that time is kept.
+#
+# The stopwatch: a capturing click listener stamps each click's time, and `__benchWatch`
+# checks on every animation frame (just before the browser paints) whether the expected
+# text is in the main area (visible update) and whether a run that finished after the
+# click left the app idle (run finished). Both times are taken inside the page, so
+# Playwright's own round trips are not part of the figures.
+PAGE_JS = """
+(() => {
+  const runs = { finished: 0, interrupted: 0, lastFinishedAt: null };
+  window.__stRuns = runs;
+  window.__clickAt = null;
+  window.addEventListener("click", () => { window.__clickAt = performance.now(); }, true);
+  const varint = (bytes, pos) => {
+    let value = 0, scale = 1, byte;
+    do { byte = bytes[pos++]; value += (byte & 0x7f) * scale; scale *= 128; } while (byte & 0x80);
+    return [value, pos];
+  };
+  const finishStatus = (bytes) => {
+    let pos = 0, key, value;
+    while (pos < bytes.length) {
+      [key, pos] = varint(bytes, pos);
+      const field = Math.floor(key / 8), wire = key % 8;
+      if (wire === 0) { [value, pos] = varint(bytes, pos); if (field === 6) return value; }
+      else if (wire === 2) { [value, pos] = varint(bytes, pos); pos += value; }
+      else if (wire === 1) pos += 8;
+      else if (wire === 5) pos += 4;
+      else return null;
+    }
+    return null;
+  };
+  const inspect = (buffer) => {
+    const status = finishStatus(new Uint8Array(buffer));
+    if (status === null) return;
+    if (status === 2) { runs.interrupted += 1; return; }
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      runs.finished += 1;
+      runs.lastFinishedAt = performance.now();
+    }));
+  };
+  const NativeWebSocket = window.WebSocket;
+  window.WebSocket = class extends NativeWebSocket {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (event) => {
+        if (event.data instanceof ArrayBuffer) inspect(event.data);
+        else if (event.data instanceof Blob) event.data.arrayBuffer().then(inspect);
+      });
+    }
+  };
+  const title = () => {
+    const heading = document.querySelector('[data-testid="stMain"] h1');
+    return heading ? heading.textContent.trim() : "";
+  };
+  const settled = (since) => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!app || runs.finished <= since) return false;
+    const state = app.getAttribute("data-test-script-state");
+    // Widgets' code is loaded lazily: a skeleton stands in until it arrives.
+    return app.getAttribute("data-test-connection-state") === "CONNECTED"
+      && (state === "notRunning" || state === "compilationError")
+      && !document.querySelector('[data-testid="stSkeleton"]');
+  };
+  window.__benchTitle = title;
+  window.__benchSettled = settled;
+  window.__benchWatch = (spec) => {
+    const w = { visibleAt: null, settledAt: null, spec };
+    window.__benchW = w;
+    const tick = () => {
+      const now = performance.now();
+      if (w.visibleAt === null && spec.text !== null) {
+        const main = document.querySelector('[data-testid="stMain"]');
+        if (main && main.textContent.includes(spec.text)) w.visibleAt = now;
+      }
+      if (w.settledAt === null && settled(spec.since)
+          && (spec.title === null || title() === spec.title)) w.settledAt = now;
+      if (w.settledAt === null || (spec.text !== null && w.visibleAt === null)) {
+        requestAnimationFrame(tick);
+      }
+    };
+    requestAnimationFrame(tick);
+  };
+})();
+"""
+
+WATCH_DONE_JS = """
+() => {
+  const w = window.__benchW;
+  return w && w.settledAt !== null && (w.spec.text === null || w.visibleAt !== null);
+}
+"""
+
+WATCH_RESULT_JS = """
+() => ({ clickAt: window.__clickAt, visibleAt: window.__benchW.visibleAt,
+         settledAt: window.__benchW.settledAt, runs: window.__stRuns })
+"""
+
+
+def launch_chromium(playwright: Any, executable: Path = CHROMIUM) -> Any:
+    """Headless Debian Chromium with the flags this machine needs."""
+    return playwright.chromium.launch(
+        executable_path=str(executable), args=CHROMIUM_ARGS, headless=True
+    )
+
+
+def new_context(browser: Any) -> Any:
+    """A browser context (its own cookies, so its own Streamlit session) with the stopwatch."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(PAGE_JS)
+    return context
+
+
+@dataclass(frozen=True)
+class Timing:
+    """One measured interaction, in milliseconds from the click event in the page."""
+
+    visible_ms: float | None
+    """Until the expected text was in the main area (None when no text was awaited)."""
+    settled_ms: float
+    """Until a script run that finished after the click left the app idle."""
+
+
+class Tab:
+    """A browser tab on one server, with waits keyed to Streamlit's own script runs."""
+
+    def __init__(self, context: Any, base_url: str) -> None:
+        self.page = context.new_page()
+        self.base_url = base_url
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+
+    def runs_finished(self) -> int:
+        return self.page.evaluate("() => window.__stRuns ? window.__stRuns.finished : 0")
+
+    def wait_settled(self, since: int, timeout: float = RUN_TIMEOUT_S) -> None:
+        """Wait until a run that finished after run number ``since`` left the app idle."""
+        self.page.wait_for_function(
+            "(since) => window.__benchSettled && window.__benchSettled(since)",
+            arg=since,
+            timeout=timeout * 1000,
+            polling=50,
+        )
+
+    def goto(self, path: str = "", timeout: float = RUN_TIMEOUT_S) -> float:
+        """Open a page by its URL and wait for its first run; returns the seconds it took."""
+        start = time.monotonic()
+        self.page.goto(f"{self.base_url}/{path}", wait_until="commit")
+        self.wait_settled(0, timeout)
+        return time.monotonic() - start
+
+    def title(self) -> str:
+        """The page's title as shown: the first heading of the main area."""
+        return self.page.evaluate("() => window.__benchTitle()")
+
+    def main_text(self) -> str:
+        return self.page.locator('[data-testid="stMain"]').inner_text()
+
+    def exceptions(self) -> list[str]:
+        boxes = self.page.locator('[data-testid="stException"]')
+        return [box.inner_text()[:300] for box in boxes.all()]
+
+    def widget(self, key: str) -> Any:
+        """The element of a keyed widget (Streamlit gives it the CSS class ``st-key-<key>``)."""
+        return self.page.locator(f".st-key-{key}")
+
+    def has_widget(self, key: str) -> bool:
+        return self.widget(key).count() > 0
+
+    def sidebar_link(self, title: str) -> Any:
+        """The sidebar's link to the page listed under ``title`` (text: icon, then title)."""
+        links = self.page.locator('[data-testid="stSidebarNavLink"]')
+        titles = [text.strip().splitlines()[-1].strip() for text in links.all_inner_texts()]
+        if title not in titles:
+            raise LookupError(f"no sidebar link {title!r}; the sidebar shows {titles}")
+        return links.nth(titles.index(title))
+
+    def timed(
+        self,
+        click: Any,
+        text: str | None = None,
+        title: str | None = None,
+        timeout: float = RUN_TIMEOUT_S,
+    ) -> Timing:
+        """Click ``click`` (a locator) and time the update it causes, inside the page.
+
+        ``text``: wait for it to appear in the main area too (the visible update).
+        ``title``: the run counts as finished only once the page's title reads so.
+        """
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        # A tab in the background may paint late: the measured one is always in front.
+        self.page.bring_to_front()
+        since = self.runs_finished()
+        spec = {"since": since, "text": text, "title": title}
+        self.page.evaluate(
+            "(spec) => { window.__clickAt = null; window.__benchWatch(spec); }", spec
+        )
+        click.click(timeout=timeout * 1000)
+        try:
+            self.page.wait_for_function(WATCH_DONE_JS, timeout=timeout * 1000, polling=20)
+        except PlaywrightTimeout:
+            raise TimeoutError(
+                f"{self.page.url}: no update after the click within {timeout:.0f} s "
+                f"(awaiting text {text!r}, title {title!r}); exceptions: {self.exceptions()}"
+            ) from None
+        result = self.page.evaluate(WATCH_RESULT_JS)
+        if result["clickAt"] is None:
+            raise RuntimeError(f"{self.page.url}: the click was not seen by the page")
+        visible = result["visibleAt"]
+        return Timing(
+            visible_ms=None if visible is None else round(visible - result["clickAt"], 1),
+            settled_ms=round(result["settledAt"] - result["clickAt"], 1),
+        )
