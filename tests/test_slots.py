@@ -68,3 +68,19 @@ def test_idle_async_slots_are_closed_and_told_why():
     assert not again.closed and idle.idle_note is None
     for slot in (busy, idle, native):
         slot.close()
+
+
+def test_an_env_that_took_long_to_start_is_not_idle_when_it_arrives(monkeypatch):
+    # Starting Async workers can take longer than the idle limit on a busy server: the
+    # env counts as used from the moment it is ready, not from when it was asked for.
+    times = [100.0, 100.0]  # the slot is made and asked for at t=100; then the build ends
+
+    def clock() -> float:
+        return times.pop(0) if times else 500.0
+
+    monkeypatch.setattr("burgerbot.app.slots.time.monotonic", clock)
+    slot = EnvSlot(WorkerBudget(4))
+    env = slot.get(("native", 2), lambda: BurgerBotVectorEnv(2), workers=1)
+    assert slot.last_used == 500.0
+    assert close_idle_slots(300, now=500.0) == 0 and not env.closed
+    slot.close()

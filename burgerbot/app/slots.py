@@ -107,6 +107,9 @@ class EnvSlot:
         except BaseException:
             self._budget.release(workers)
             raise
+        # Starting workers can outlast the idle limit on a busy server: idle time counts
+        # from when the env is ready.
+        self.touch()
         self.key, self.env, self.state, self.workers = key, env, {}, workers
         self._finalizer = weakref.finalize(self, _close_quietly, env, workers, self._budget)
         if workers:
