@@ -1,0 +1,438 @@
+"""A classroom on one server: N websocket visitors open Home, then step Batch shapes each second.
+
+Run: ``python tests/classroom.py --sessions 30 --seconds 120`` (``--json`` for JSON).
+
+The server is started as the hosted demo is: a clean copy of the app in a fresh virtualenv
+with only ``requirements.txt`` installed (``--python current`` uses this interpreter
+instead), the app's own ``.streamlit/config.toml`` and default caps. The visitors are
+`classroom_client.StreamlitSession` objects in one asyncio loop of this process, so the
+figures are the server's and not those of N browsers sharing the machine's cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import random
+import re
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "browser"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # burgerbot, run as a script
+
+from app_driver import ARTIFACTS, ROOT, RssSampler, StreamlitServer, megabytes, wait_until
+from classroom_client import StreamlitSession, latest_step
+
+from burgerbot.app.caps import Caps
+
+__all__ = ["Config", "Outcome", "Visitor", "plan_visitors", "run_classroom", "summarize"]
+
+PAGE = "batch_shapes"
+STEP_KEY = f"{PAGE}_step"
+BUDGET_TEXT = "Async worker processes are already running"
+ENV_CYCLE = ("BurgerBot", "CartPole-v1", "BurgerBot", "FrozenLake-v1")
+N_CYCLE = (4, 8, 16, 32, 64)
+SHAPE = re.compile(r"\*\*`observations`\*\*: shape `\((\d+),")
+
+
+@dataclass(frozen=True)
+class Visitor:
+    """One classroom visitor and the Batch shapes settings its link opens."""
+
+    name: str
+    env: str
+    backend: str
+    n: int
+    seed: int
+    over_budget: bool = False  # arrives when the Async workers are all taken
+
+    @property
+    def query(self) -> str:
+        return urlencode({"env": self.env, "n": self.n, "backend": self.backend, "seed": self.seed})
+
+
+@dataclass
+class Outcome:
+    """What one visitor saw."""
+
+    visitor: Visitor
+    home_s: float = 0.0
+    page_s: float = 0.0
+    latencies: list[float] = field(default_factory=list)
+    click_times: list[float] = field(default_factory=list)
+    opened_at: float = 0.0  # when it started stepping
+    done_at: float = 0.0  # when it stopped
+    fragment_clicks: int = 0
+    connect_retries: int = 0
+    budget_message: str = ""
+    exceptions: list[str] = field(default_factory=list)
+    crossings: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Config:
+    """One classroom run."""
+
+    sessions: int = 30
+    seconds: float = 120.0
+    interval: float = 1.0  # seconds from one Step click to the next
+    async_sessions: int = 2  # Async visitors within the worker budget (4 workers each)
+    async_n: int = 4
+    python: str = "venv"  # "venv": a fresh virtualenv with requirements.txt, or "current"
+    ttl: int | None = None  # None: the app's disconnectedSessionTTL (config.toml)
+    # BURGERBOT_ASYNC_IDLE_SECONDS for the server: well above an Async env's start time on a
+    # busy machine (an env counts as used when its build starts, so a start slower than this
+    # is closed as soon as it is built).
+    idle_seconds: int = 60
+    stagger: float = 0.5  # seconds between two visitors' arrivals
+
+
+def app_ttl() -> int:
+    """``server.disconnectedSessionTTL`` from the app's `.streamlit/config.toml`."""
+    text = (ROOT / ".streamlit" / "config.toml").read_text()
+    match = re.search(r"^disconnectedSessionTTL\s*=\s*(\d+)", text, flags=re.M)
+    return int(match.group(1)) if match else 120
+
+
+def plan_visitors(config: Config, budget: int = Caps.max_live_async_workers) -> list[Visitor]:
+    """Async visitors first (filling the worker budget), then one past it, then Sync/native.
+
+    Example:
+        >>> [v.backend for v in plan_visitors(Config(sessions=6))]
+        ['async', 'async', 'async', 'sync', 'native', 'native']
+    """
+    planned: list[Visitor] = []
+    fit = min(config.async_sessions, budget // config.async_n, config.sessions)
+    for i in range(fit):
+        planned.append(Visitor(f"v{i:02d}", "BurgerBot", "async", config.async_n, i))
+    if fit and len(planned) < config.sessions:
+        i = len(planned)
+        planned.append(Visitor(f"v{i:02d}", "BurgerBot", "async", config.async_n, i, True))
+    for i in range(len(planned), config.sessions):
+        env = ENV_CYCLE[i % len(ENV_CYCLE)]
+        native = (i // len(ENV_CYCLE)) % 2 and env != "FrozenLake-v1"  # it has no native env
+        backend = "native" if native else "sync"
+        planned.append(Visitor(f"v{i:02d}", env, backend, N_CYCLE[i % len(N_CYCLE)], i))
+    return planned
+
+
+def _observed_n(tab: StreamlitSession) -> int | None:
+    for text in tab.texts("markdown"):
+        match = SHAPE.search(text)
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def _check_own_state(tab: StreamlitSession, out: Outcome, n: int, expected_step: int) -> int:
+    """The page shows this visitor's own env and step count, nobody else's; returns the step
+    it shows (the count to go on from, so that one surprise is reported once)."""
+    step = latest_step(tab.texts("heading"))
+    shown_n = _observed_n(tab)
+    url_n = parse_qs(tab.query).get("n", ["?"])[0]
+    if step != expected_step or shown_n != n or url_n != str(n):
+        problem = (
+            f"expected step {expected_step} of {n} envs; page shows step {step} of "
+            f"{shown_n} envs, URL n={url_n}"
+        )
+        idle = [body for _, body in tab.alerts() if "without use" in body]
+        if idle:  # the app's idle close ended this env: not a crossing, still a problem
+            out.errors.append(f"{problem}: {idle[0]}")
+        else:
+            out.crossings.append(problem)
+    return expected_step if step is None else step
+
+
+async def attend(
+    visitor: Visitor,
+    base_url: str,
+    config: Config,
+    arrive: float,
+    opened: asyncio.Event,
+    wait_for: list[asyncio.Event],
+) -> Outcome:
+    """One visitor: Home, then Batch shapes with its settings, then Step about once a second.
+
+    ``opened`` is set once its Batch shapes page is open (or it failed); the visitor opens
+    Batch shapes only once every event of ``wait_for`` is set.
+    """
+    out = Outcome(visitor)
+    rng = random.Random(visitor.seed)
+    await asyncio.sleep(arrive)
+    try:
+        async with StreamlitSession(base_url, visitor.name) as tab:
+            out.connect_retries = tab.connect_retries
+            out.home_s = (await tab.open("")).seconds
+            await asyncio.gather(*(event.wait() for event in wait_for))
+            out.page_s = (await tab.open(PAGE, visitor.query)).seconds
+            opened.set()
+            n = visitor.n
+            if visitor.over_budget:
+                errors = [body for kind, body in tab.alerts() if kind == "error"]
+                out.budget_message = next((e for e in errors if BUDGET_TEXT in e), "")
+                if not out.budget_message or tab.has(STEP_KEY):
+                    out.errors.append(f"past the worker budget, the page showed {tab.alerts()}")
+                await tab.choose(f"{PAGE}_backend", "sync")  # the visitor follows the advice
+            expected = _check_own_state(tab, out, n, 0)
+            out.opened_at = time.monotonic()
+            end = time.monotonic() + config.seconds
+            next_click = time.monotonic() + rng.uniform(0, config.interval)
+            while next_click < end:
+                await asyncio.sleep(max(0.0, next_click - time.monotonic()))
+                started = time.monotonic()
+                out.click_times.append(started)
+                result = await tab.click(STEP_KEY)
+                out.latencies.append(result.seconds)
+                out.fragment_clicks += result.fragment
+                expected = _check_own_state(tab, out, n, expected + 1)
+                # About once a second, jittered so the visitors do not click in lockstep.
+                next_click = started + config.interval * rng.uniform(0.8, 1.2)
+            out.done_at = time.monotonic()
+            out.exceptions = list(tab.exceptions)
+    except Exception as exc:  # one failed visitor is a finding, not the end of the run
+        out.errors.append(f"{type(exc).__name__}: {exc}")
+    finally:
+        opened.set()  # whatever happened, a visitor waiting for this one may go on
+    return out
+
+
+async def classroom(base_url: str, config: Config, visitors: list[Visitor]) -> list[Outcome]:
+    """Every visitor at once, arriving ``stagger`` seconds apart; the one past the Async
+    budget opens Batch shapes only once every Async visitor has its workers."""
+    opened = {v.name: asyncio.Event() for v in visitors}
+    asyncs = [opened[v.name] for v in visitors if v.backend == "async" and not v.over_budget]
+    tasks = [
+        attend(v, base_url, config, i * config.stagger, opened[v.name], asyncs * v.over_budget)
+        for i, v in enumerate(visitors)
+    ]
+    return list(await asyncio.gather(*tasks))
+
+
+async def one_visit(base_url: str, steps: int = 0) -> list[str]:
+    """A lone visitor: Home, Batch shapes (Sync, 4 envs), ``steps`` clicks; its exceptions."""
+    async with StreamlitSession(base_url, "probe") as tab:
+        await tab.open("")
+        if steps:
+            await tab.open(PAGE, "backend=sync&n=4")
+            for _ in range(steps):
+                await tab.click(STEP_KEY)
+        return list(tab.exceptions)
+
+
+def server_cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) the server process itself has used."""
+    text = Path(f"/proc/{pid}/stat").read_text()
+    values = text[text.rindex(")") + 2 :].split()
+    return (int(values[11]) + int(values[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def steady_cpu_ms_per_click(outcomes: list[Outcome], cpu: list[tuple[float, float]]) -> int | None:
+    """Server CPU milliseconds per click while every visitor was stepping (no page being
+    opened), from (time, CPU seconds) samples; None if there was no such moment."""
+    start = max(o.opened_at for o in outcomes)
+    end = min(o.done_at for o in outcomes)
+    inside = [(t, seconds) for t, seconds in cpu if start <= t <= end] or [(0.0, 0.0)]
+    clicks = sum(inside[0][0] <= t < inside[-1][0] for o in outcomes for t in o.click_times)
+    return round((inside[-1][1] - inside[0][1]) * 1000 / clicks) if clicks else None
+
+
+def spread(values: list[float]) -> dict[str, float]:
+    """p50, p95 and max of some durations (nearest-rank percentiles), in seconds."""
+    ordered = sorted(values) or [float("nan")]
+    rank = {q: ordered[max(0, math.ceil(q * len(ordered)) - 1)] for q in (0.5, 0.95)}
+    return {"p50": round(rank[0.5], 3), "p95": round(rank[0.95], 3), "max": round(ordered[-1], 3)}
+
+
+def start_server(config: Config, workdir: Path) -> tuple[StreamlitServer, str]:
+    """The app's server as the hosted demo runs it, and how it was started (for the report)."""
+    defaults = {f"BURGERBOT_{f.name.upper()}": str(f.default) for f in fields(Caps)}
+    # Default caps whatever this shell sets, except the idle time this run chooses.
+    env = {k: v for k, v in defaults.items() if k in os.environ}
+    env["BURGERBOT_ASYNC_IDLE_SECONDS"] = str(config.idle_seconds)
+    options = {} if config.ttl is None else {"server.disconnectedSessionTTL": str(config.ttl)}
+    if config.python == "venv":
+        from test_deploy import clean_copy, fresh_venv
+
+        app = clean_copy(workdir / "app")
+        python = fresh_venv(
+            workdir / "venv-classroom", app / "requirements.txt", Path(sys.executable)
+        )
+        env |= {"PYTHONPATH": "", "VIRTUAL_ENV": str(python.parent.parent)}
+        how = "a clean copy of the app in a fresh venv with requirements.txt only"
+    else:
+        app, python = ROOT, Path(sys.executable)
+        how = f"this checkout with the current interpreter ({sys.executable}), NOT a fresh venv"
+    server = StreamlitServer.start(
+        log_path=ARTIFACTS / "classroom-server.log",
+        python=python,
+        cwd=app,
+        extra_env=env,
+        options=options,
+        test_options=False,
+    )
+    return server, how
+
+
+def run_classroom(config: Config) -> dict[str, Any]:
+    """Start the server, warm it with one visitor, hold the classroom, watch the release."""
+    visitors = plan_visitors(config)
+    ttl = app_ttl() if config.ttl is None else config.ttl
+    workdir = Path(tempfile.mkdtemp(prefix="classroom-"))
+    server = None
+    try:
+        server, how = start_server(config, workdir)
+        base = f"ws://127.0.0.1:{server.port}"
+        warm_exceptions = asyncio.run(one_visit(base, steps=2))
+        baseline = server.pss()
+        with RssSampler(server, interval=1.0) as sampler:
+            cpu: list[tuple[float, float]] = []  # (time, server CPU seconds)
+            started, children_peak = time.monotonic(), 0
+
+            async def held() -> list[Outcome]:
+                nonlocal children_peak
+                task = asyncio.ensure_future(classroom(base, config, visitors))
+                while not task.done():
+                    children_peak = max(children_peak, len(server.children()))
+                    cpu.append((time.monotonic(), server_cpu_seconds(server.process.pid)))
+                    await asyncio.sleep(0.5)
+                return task.result()
+
+            outcomes = asyncio.run(held())
+            held_s = time.monotonic() - started
+        at_close, closed = server.pss(), time.monotonic()
+        # Async envs close after BURGERBOT_ASYNC_IDLE_SECONDS; their reaper looks every tenth.
+        children_gone = True
+        try:
+            limit = config.idle_seconds * 1.2 + ttl + 60
+            wait_until(lambda: not server.children(), limit, "the Async workers to end")
+        except TimeoutError:
+            children_gone = False
+        time.sleep(max(0.0, closed + ttl + 2 - time.monotonic()))
+        after_ttl = server.pss()
+        # Streamlit drops expired disconnected sessions when it next stores one: a visitor
+        # arriving and leaving does that (with nobody arriving they stay in memory).
+        probe_exceptions = asyncio.run(one_visit(base))
+        time.sleep(3)
+        released, leftover_children = server.pss(), [str(p) for p in server.children()]
+        return summarize(config, outcomes, how, ttl) | {
+            "warm_visit_exceptions": warm_exceptions + probe_exceptions,
+            "held_s": round(held_s, 1),
+            "server_cpu_ms_per_click": steady_cpu_ms_per_click(outcomes, cpu),
+            "memory_mb": {
+                "baseline_after_one_visitor": megabytes(baseline),
+                "peak": megabytes(max(sampler.total_pss, default=baseline)),
+                "at_close": megabytes(at_close),
+                "after_ttl_no_new_visitor": megabytes(after_ttl),
+                "after_release": megabytes(released),
+            },
+            "children": {
+                "peak": children_peak,
+                "gone_after_idle_close": children_gone,
+                "left_after_release": leftover_children,
+            },
+        }
+    finally:
+        if server is not None:
+            leftovers = server.stop()
+            if leftovers:
+                print(f"processes outlived the server: {leftovers}", file=sys.stderr)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def summarize(config: Config, outcomes: list[Outcome], how: str, ttl: int) -> dict[str, Any]:
+    """The figures of a run (lists of problems included) as plain data."""
+    latencies = [t for o in outcomes for t in o.latencies]
+    return {
+        "sessions": len(outcomes),
+        "seconds": config.seconds,
+        "visitors": [
+            f"{o.visitor.name} {o.visitor.env} {o.visitor.backend} n={o.visitor.n}"
+            + (" (past the Async budget)" if o.visitor.over_budget else "")
+            for o in outcomes
+        ],
+        "clicks": len(latencies),
+        "fragment_clicks": sum(o.fragment_clicks for o in outcomes),
+        "connect_retries": sum(o.connect_retries for o in outcomes),
+        "fewest_clicks": min(len(o.latencies) for o in outcomes),
+        "latency_s": spread(latencies),
+        "latency_by_backend_s": {
+            b: spread([t for o in outcomes if o.visitor.backend == b for t in o.latencies])
+            for b in sorted({o.visitor.backend for o in outcomes})
+        },
+        "open_home_s": spread([o.home_s for o in outcomes]),
+        "open_batch_shapes_s": spread([o.page_s for o in outcomes]),
+        "exceptions": [f"{o.visitor.name}: {e}" for o in outcomes for e in o.exceptions],
+        "crossings": [f"{o.visitor.name}: {c}" for o in outcomes for c in o.crossings],
+        "errors": [f"{o.visitor.name}: {e}" for o in outcomes for e in o.errors],
+        "budget_messages": [o.budget_message for o in outcomes if o.visitor.over_budget],
+        "how": (
+            f"Server: {how}; the app's .streamlit/config.toml (disconnectedSessionTTL {ttl} s), "
+            f"default caps, BURGERBOT_ASYNC_IDLE_SECONDS={config.idle_seconds}. Visitors: "
+            f"{len(outcomes)} websocket sessions in one asyncio loop (Streamlit's protobufs, "
+            f"no browser), arriving {config.stagger} s apart, each opening Home then Batch "
+            f"shapes and clicking Step once about every {config.interval} s for "
+            f"{config.seconds:.0f} s. Latency: from sending the click to its script_finished "
+            "message. Memory: PSS from /proc/<pid>/smaps_rollup summed over the server and "
+            "every process below it, sampled each second. Release: after the sessions close, "
+            "wait for the Async idle close and the session TTL, then one visitor comes and goes."
+        ),
+    }
+
+
+def report_lines(result: dict[str, Any]) -> list[str]:
+    lat, mem, kids = result["latency_s"], result["memory_mb"], result["children"]
+    return [
+        f"sessions {result['sessions']} for {result['seconds']:.0f} s, clicks {result['clicks']} "
+        f"({result['fragment_clicks']} as fragment reruns), slow handshakes retried "
+        f"{result['connect_retries']}",
+        f"click latency p50 {lat['p50']} s, p95 {lat['p95']} s, max {lat['max']} s",
+        f"by backend {result['latency_by_backend_s']}",
+        f"open Home {result['open_home_s']}, Batch shapes {result['open_batch_shapes_s']} (s)",
+        f"errors {len(result['errors'])}, exceptions {len(result['exceptions'])}, "
+        f"state crossings {len(result['crossings'])}",
+        f"past the Async budget: {result['budget_messages'] or 'nobody'}",
+        f"server process CPU per click while every visitor steps "
+        f"{result['server_cpu_ms_per_click']} ms (Async steps run in the workers)",
+        f"memory (PSS, server + children) baseline {mem['baseline_after_one_visitor']} MB, peak "
+        f"{mem['peak']} MB, at close {mem['at_close']} MB, after TTL "
+        f"{mem['after_ttl_no_new_visitor']} MB, after release {mem['after_release']} MB",
+        f"child processes peak {kids['peak']}, left after release {kids['left_after_release']}",
+        *[f"  problem: {p}" for k in ("errors", "exceptions", "crossings") for p in result[k]],
+        "how: " + result["how"],
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for option in fields(Config):
+        kind = float if isinstance(option.default, float) else int
+        kind = str if isinstance(option.default, str) else kind
+        parser.add_argument("--" + option.name.replace("_", "-"), type=kind, default=option.default)
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = vars(parser.parse_args(argv))
+    print_json = args.pop("json")
+    config = Config(**args)
+    result = run_classroom(config)
+    result["config"] = asdict(config)
+    path = ARTIFACTS / "classroom-report.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result, indent=2) if print_json else "\n".join(report_lines(result)))
+    problems = result["errors"] or result["exceptions"] or result["crossings"]
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
