@@ -11,7 +11,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -25,18 +24,12 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlencode
 
+# Shared with the latency benchmark (the app must not import tests; tests may import the app).
+from burgerbot.app.latency.browser import CHROMIUM
+from burgerbot.app.latency.processes import free_port, wait_until
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-dev-shm-usage",
-]
 
 # Generous deadlines: the machine may be shared and slow. They bound a hang, they are not
 # performance thresholds.
@@ -119,13 +112,6 @@ def planned_pages(root: Path = ROOT) -> list[AppPage]:
 # --- Processes -------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    """A TCP port nobody listens on right now (the OS picks it)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _proc_stat(pid: int) -> tuple[int, str] | None:
     """(parent pid, state) of a process, or None if it is gone."""
     try:
@@ -184,20 +170,6 @@ def pss_bytes(pid: int) -> int:
         return rss_bytes(pid)
     match = re.search(r"^Pss:\s+(\d+) kB", rollup, flags=re.M)
     return int(match.group(1)) * 1024 if match else rss_bytes(pid)
-
-
-def wait_until(
-    condition: Callable[[], Any], timeout: float, what: str, interval: float = 0.1
-) -> Any:
-    """Poll ``condition`` until it returns something truthy; fail with ``what`` on timeout."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = condition()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(interval)
 
 
 def http_get(url: str, timeout: float = 10.0) -> tuple[int, str]:
@@ -504,12 +476,6 @@ SETTLED_JS = """
 """
 
 EXCEPTION = '[data-testid="stException"]'
-
-
-def launch_chromium(playwright: Any, executable: Path = CHROMIUM) -> Any:
-    return playwright.chromium.launch(
-        executable_path=str(executable), args=CHROMIUM_ARGS, headless=True
-    )
 
 
 def new_context(browser: Any) -> Any:

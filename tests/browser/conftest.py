@@ -16,11 +16,12 @@ from app_driver import (
     AppView,
     Report,
     StreamlitServer,
-    launch_chromium,
     megabytes,
     new_context,
     require_browser,
 )
+
+from burgerbot.app.latency.browser import launch_chromium
 
 _LOADED_AT = time.time()
 
