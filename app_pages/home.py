@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import streamlit as st
 
-from burgerbot.app import ui
-from burgerbot.app.charts.home import speed_chart
+from burgerbot.app import measured, ui
+from burgerbot.app.charts.home import speed_chart_spec
 from burgerbot.app.scripts.home import speed_script
 from burgerbot.app.views.home import CARDS, SPECS, speed_table
 
 PAGE = "home"
+PACKAGES = ("gymnasium", "numpy")
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def measure(num_envs: int, run: int):
-    return speed_table(num_envs)
+def measure(num_envs: int, versions: measured.Versions, generation: int, _by: str):
+    # Once per server, NUM_ENVS and versions; "Measure again" moves `generation` on.
+    table, record = measured.measure(lambda: speed_table(num_envs), PACKAGES, _by)
+    return table, speed_chart_spec(table), record  # the chart's spec too: it costs ~0.1 s
 
 
+visit = measured.Visit.begin(st.session_state)
 frame = ui.PageFrame(
     PAGE,
     SPECS,
@@ -45,11 +49,15 @@ num_envs = st.slider(
 )
 frame.settings_done()
 
-run = st.session_state.setdefault("_home_run", 0)
+shown = (PAGE, num_envs)
 if st.button("Measure again", key="home_measure"):
-    run = st.session_state["_home_run"] = run + 1
+    st.session_state["_home_run"] = st.session_state.get("_home_run", 0) + 1
+    measured.GENERATIONS.bump(shown)
 with st.spinner("Stepping BurgerBots…"):
-    table = measure(num_envs, run)
+    versions = measured.library_versions(PACKAGES)
+    table, chart, record = measure(
+        num_envs, versions, measured.GENERATIONS.get(shown), visit.visitor
+    )
 
 one = table[(table["num_envs"] == 1) & (table["backend"] == "sync")].iloc[0]
 many_sync = table[(table["num_envs"] == num_envs) & (table["backend"] == "sync")].iloc[0]
@@ -66,13 +74,14 @@ cols[2].metric(
     f"{many_native.transitions_per_s:,.0f}",
     f"{many_native.transitions_per_s / one.transitions_per_s:.1f}x one env",
 )
-st.altair_chart(speed_chart(table), width="stretch")
+st.vega_lite_chart(chart, width="stretch")
 st.caption(
     f"Each `step()` call returns {num_envs:,} transitions instead of 1. SyncVectorEnv still "
     "steps its copies one after another in Python, so its gain comes from fewer calls and "
     "bigger arrays; the native BurgerBotVectorEnv steps every robot with a few numpy "
-    "operations. These numbers were measured on this server just now; press *Measure again* "
-    "to repeat."
+    f"operations. {record.caption('Measured', visit=visit)} Every visitor sees this "
+    "measurement; press *Measure again* to repeat it.",
+    help=record.detail(),
 )
 st.dataframe(
     table[["setup", "transitions_per_call", "transitions_per_s", "seconds_per_call"]],

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from burgerbot.app import ui
-from burgerbot.app.versions import installed_version
+from burgerbot.app import measured, ui
 from burgerbot.app.views.lesson_vs_today import CHECKS, run_check
 
 PAGE = "lesson_vs_today"
@@ -17,11 +16,16 @@ VERDICTS = {
 }
 
 
+PACKAGES = ("gymnasium", "numpy", "stable-baselines3", "torch")
+
+
 @st.cache_data(max_entries=4, show_spinner=False)
-def run_all(run: int):
-    return [run_check(check) for check in CHECKS]
+def run_all(versions: measured.Versions, generation: int, _by: str):
+    # Once per server and versions; "Run every check again" moves `generation` on.
+    return measured.measure(lambda: [run_check(check) for check in CHECKS], PACKAGES, _by)
 
 
+visit = measured.Visit.begin(st.session_state)
 frame = ui.PageFrame(
     PAGE,
     title="🔍 The lesson vs today's libraries",
@@ -34,20 +38,22 @@ frame = ui.PageFrame(
     links=["Auto-reset modes", "Stable-Baselines3 vectorised envs"],
 )
 frame.settings_done()  # no settings: the page's URL carries no query
-packages = ["gymnasium", "numpy", "stable-baselines3", "torch"]
+versions = measured.library_versions(PACKAGES)
 st.dataframe(
-    [
-        {"package": p, "installed version": installed_version(p) or "not installed"}
-        for p in packages
-    ],
+    [{"package": p, "installed version": v or "not installed"} for p, v in versions],
     hide_index=True,
 )
 
-run = st.session_state.setdefault("_lesson_run", 0)
 if st.button("Run every check again", key="lesson_rerun"):
-    run = st.session_state["_lesson_run"] = run + 1
+    st.session_state["_lesson_run"] = st.session_state.get("_lesson_run", 0) + 1
+    measured.GENERATIONS.bump(PAGE)
 with st.spinner("Running the checks…"):
-    results = run_all(run)
+    results, record = run_all(versions, measured.GENERATIONS.get(PAGE), visit.visitor)
+st.caption(
+    record.caption("These checks ran", visit=visit)
+    + " Every visitor sees these results; press *Run every check again* to repeat them.",
+    help=record.detail(),
+)
 
 for check, result in zip(CHECKS, results, strict=True):
     st.subheader(check.topic)
@@ -57,10 +63,8 @@ for check, result in zip(CHECKS, results, strict=True):
         st.markdown("**What the lesson says**")
         st.write(check.lesson_says)
     with right.container(border=True):
-        versions = ", ".join(
-            f"{p} {installed_version(p) or 'not installed'}" for p in check.packages
-        )
-        st.markdown(f"**What happens here** ({versions})")
+        used = ", ".join(f"{p} {record.version(p) or 'not installed'}" for p in check.packages)
+        st.markdown(f"**What happens here** ({used})")
         getattr(st, kind)(f"{label}: {result.summary}")
     with st.expander("The code that ran, and what it measured"):
         st.code(check.source, language="python")

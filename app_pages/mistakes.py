@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from burgerbot.app import ui
+from burgerbot.app import measured, ui
 from burgerbot.app.panels import mistakes as panels
 from burgerbot.app.panels.mistakes import show_run
 from burgerbot.app.script_runner import ScriptRun
@@ -13,42 +13,50 @@ from burgerbot.app.settings import clamp_num_envs
 from burgerbot.app.slots import WORKER_BUDGET, BudgetExceeded, WorkerBudget
 from burgerbot.app.views import mistakes
 from burgerbot.app.views.mistakes import ASYNC_NUM_ENVS, SPECS, Demo
-from burgerbot.app.views.mistakes_spaces import SpaceRow, spaces_table
+from burgerbot.app.views.mistakes_spaces import spaces_table
 from burgerbot.app.views.mistakes_workers import unclosed_async_mistake
 
 PAGE = "mistakes"
+PACKAGES = ("gymnasium", "numpy")
+Versions = measured.Versions
+
+
+# Each result is computed once per server, N and library versions, and shared by visitors.
+@st.cache_data(max_entries=8, show_spinner=False)
+def spaces_rows(num_envs: int, versions: Versions, _by: str):
+    return measured.measure(lambda: spaces_table(num_envs), PACKAGES, _by)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def spaces_rows(num_envs: int) -> list[SpaceRow]:
-    return spaces_table(num_envs)
+def sync_demos(num_envs: int, versions: Versions, _by: str):
+    def run_all() -> dict[str, Demo | ScriptRun]:
+        return {
+            "dtype": mistakes.dtype_exercise(num_envs),
+            "factory": mistakes.factory_mistake(num_envs),
+            "scalar": mistakes.scalar_obs_mistake(num_envs),
+            "actions": mistakes.action_shape_mistake(num_envs),
+            "final_obs": mistakes.final_obs_mistake(num_envs),
+        }
 
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def sync_demos(num_envs: int) -> dict[str, Demo | ScriptRun]:
-    return {
-        "dtype": mistakes.dtype_exercise(num_envs),
-        "factory": mistakes.factory_mistake(num_envs),
-        "scalar": mistakes.scalar_obs_mistake(num_envs),
-        "actions": mistakes.action_shape_mistake(num_envs),
-        "final_obs": mistakes.final_obs_mistake(num_envs),
-    }
+    return measured.measure(run_all, PACKAGES, _by)
 
 
 @st.cache_data(max_entries=1, show_spinner=False)
-def async_demo(_budget: WorkerBudget) -> Demo:
-    # The same for every N (always 2 workers), so it runs once per server until "Run again".
-    return unclosed_async_mistake(_budget)
+def async_demo(versions: Versions, generation: int, _budget: WorkerBudget, _by: str):
+    # The same for every N (always 2 workers): once per server until "Run again" moves
+    # `generation` on.
+    return measured.measure(lambda: unclosed_async_mistake(_budget), PACKAGES, _by)
 
 
+visit = measured.Visit.begin(st.session_state)
 frame = ui.PageFrame(
     PAGE,
     SPECS,
     title="Shapes, dtypes and common mistakes",
     intro=(
-        "Everything on this page is computed right now by the installed libraries. The tables "
-        "come from real vector envs, and each mistake below is a real script: the page runs it "
-        "and shows the exact error it raised, then runs the fixed version beside it."
+        "Everything on this page is computed on this server by the installed libraries. The "
+        "tables come from real vector envs, and each mistake below is a real script: the page "
+        "runs it and shows the exact error it raised, then runs the fixed version beside it."
     ),
     topics=[
         "What shape a batch has: (N, ...) and why",
@@ -68,6 +76,7 @@ st.slider(
 )
 num_envs, cap_note = clamp_num_envs("sync", int(st.session_state[frame.key[n_spec.key]]))
 frame.settings_done([cap_note] if cap_note else [])
+versions = measured.library_versions(PACKAGES)
 
 # --- 1. The spaces table -------------------------------------------------------------------
 st.header("1. What a batch looks like")
@@ -79,24 +88,31 @@ st.write(
     "`step` with sampled actions."
 )
 try:
-    rows = spaces_rows(num_envs)
+    rows, spaces_record = spaces_rows(num_envs, versions, visit.visitor)
 except Exception as error:  # the page keeps working; the message says what broke
     st.error(f"Could not build the spaces table: {type(error).__name__}: {error}")
     rows = []
 if rows:
     panels.spaces_tables(rows, num_envs)
+    st.caption(
+        spaces_record.caption("These tables were made", visit=visit), help=spaces_record.detail()
+    )
 
 # --- 2. Exercise 3 -------------------------------------------------------------------------
 st.header("2. Exercise: which dtype?")
 st.write(
     "The lesson asks you to print the dtype of the batched observation for BurgerBot and "
-    "for a `Box` environment such as CartPole. Here is that script, run just now:"
+    "for a `Box` environment such as CartPole. Here is that script, as it ran on this server:"
 )
 try:
-    demos = sync_demos(num_envs)
+    demos, record = sync_demos(num_envs, versions, visit.visitor)
 except Exception as error:
     st.error(f"Could not run the scripts: {type(error).__name__}: {error}")
     st.stop()
+st.caption(
+    record.caption(f"The scripts of sections 2 and 3 (N = {num_envs}) ran", visit=visit),
+    help=record.detail(),
+)
 panels.dtype_exercise(demos["dtype"])
 
 # --- 3. Mistakes ---------------------------------------------------------------------------
@@ -205,7 +221,9 @@ st.write(
 )
 with st.spinner("Starting worker processes (a few seconds)..."):
     try:
-        async_result: Demo | None = async_demo(WORKER_BUDGET)
+        async_result, async_record = async_demo(
+            versions, measured.GENERATIONS.get((PAGE, "async")), WORKER_BUDGET, visit.visitor
+        )
     except BudgetExceeded as error:
         st.warning(str(error))
         async_result = None
@@ -214,8 +232,13 @@ with st.spinner("Starting worker processes (a few seconds)..."):
         async_result = None
 if async_result is not None:
     panels.async_demo(async_result)
+    st.caption(
+        async_record.caption("This demo ran", visit=visit)
+        + " Every visitor sees this run until someone runs it again.",
+        help=async_record.detail(),
+    )
     if st.button("Run the Async demo again", key=f"{PAGE}_rerun_async"):
-        async_demo.clear()
+        measured.GENERATIONS.bump((PAGE, "async"))
         st.rerun()
 
 ui.code_expander(spaces_script(num_envs), label="Code: the spaces table as a script you can run")

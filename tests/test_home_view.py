@@ -9,7 +9,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from burgerbot.app.charts.home import speed_chart
+from burgerbot.app.charts.home import speed_chart, speed_chart_spec
 from burgerbot.app.scripts.home import speed_script
 from burgerbot.app.views.home import CARDS, speed_table, steps_for
 
@@ -45,6 +45,17 @@ def test_chart_plots_every_setup_on_a_log_axis():
     assert encoding["y"]["field"] == "setup"
     (dataset,) = spec["datasets"].values()
     assert [row["setup"] for row in dataset] == table["setup"].tolist()
+
+
+def test_chart_spec_is_the_chart_with_its_data_inline_and_no_theme():
+    table = speed_table(4)
+    spec = speed_chart_spec(table)
+    assert "config" not in spec
+    titles = {layer["title"] for layer in spec["layer"]}
+    assert titles == {"Transitions collected per second, measured on this server"}
+    assert spec["layer"] == speed_chart(table).to_dict()["layer"]
+    (dataset,) = spec["datasets"].values()
+    assert [row["transitions_per_s"] for row in dataset] == table["transitions_per_s"].tolist()
 
 
 def test_script_runs_and_reports_n_transitions_per_call():
@@ -99,3 +110,29 @@ def test_home_bad_url_values_give_a_note_not_a_traceback():
         assert not app.exception
         assert app.info and "adjusted" in app.info[0].value
         assert app.slider(key="home_n").value == used
+
+
+def measurement_caption(app: AppTest):
+    """The caption saying when and where the numbers were measured, and its exact time."""
+    (caption,) = [c for c in app.caption if "on this server (" in c.value]
+    return caption.value, caption.proto.help
+
+
+def test_a_measurement_is_shared_and_says_when_it_was_made_until_measured_again():
+    _, first_time = measurement_caption(home_app())
+    assert first_time.startswith("Started ")
+    # Another visitor gets the same measurement, with its time, not "just now".
+    second = home_app()
+    text, when = measurement_caption(second)
+    assert when == first_time
+    assert "just now" not in text and " ago, with Python " in text
+    assert re.search(r"Measured on this server \(.+, \d+ cores?\) at \d\d:\d\d", text)
+    assert "measured on this server just now" not in text
+    # Measure again: a new measurement, which this visitor is told they just made...
+    second.button(key="home_measure").click().run()
+    text, new_time = measurement_caption(second)
+    assert new_time != first_time
+    assert "Measured just now, started by your visit, on this server" in text
+    # ...and which the next visitor gets as it is, with its time.
+    text, when = measurement_caption(home_app())
+    assert when == new_time and "just now" not in text

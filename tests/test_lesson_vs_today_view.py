@@ -107,3 +107,33 @@ def test_page_shows_every_check_with_its_verdict():
     assert "final observation" in shown and "simulated learners" in shown
     app.button(key="lesson_rerun").click().run()
     assert not app.exception and app.session_state["_lesson_run"] == 1
+
+
+def checks_caption(app: AppTest) -> tuple[str, str]:
+    """When and where the checks ran, and their exact start time."""
+    (caption,) = [c for c in app.caption if "on this server (" in c.value]
+    return caption.value, caption.proto.help
+
+
+@pytest.mark.slow
+def test_checks_are_shared_between_visitors_and_say_when_they_ran():
+    def visit() -> AppTest:
+        app = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
+        app.switch_page("app_pages/lesson_vs_today.py")
+        app.run()
+        assert not app.exception, [e.value for e in app.exception]
+        return app
+
+    _, first_time = checks_caption(visit())
+    second = visit()
+    text, when = checks_caption(second)
+    assert when == first_time
+    assert text.startswith("These checks ran on this server (") and "just now" not in text
+    assert f"gymnasium {installed_version('gymnasium')}" in text
+    second.button(key="lesson_rerun").click().run()
+    assert not second.exception
+    text, new_time = checks_caption(second)
+    assert new_time != first_time
+    assert text.startswith("These checks ran just now, started by your visit, on this server")
+    text, when = checks_caption(visit())
+    assert when == new_time and "just now" not in text

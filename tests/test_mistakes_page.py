@@ -111,6 +111,32 @@ def test_run_again_starts_new_workers(page):
     assert not multiprocessing.active_children()
 
 
+def record_captions(app: AppTest) -> list[tuple[str, str]]:
+    """Each shared result's caption (when and where it ran) with its exact start time."""
+    return [(c.value, c.proto.help) for c in app.caption if "on this server (" in c.value]
+
+
+def test_results_are_shared_between_visitors_and_say_when_they_ran():
+    first = record_captions(open_page())
+    second_visitor = open_page()
+    second = record_captions(second_visitor)
+    assert [text.split(" on this server")[0] for text, _ in second] == [
+        "These tables were made",
+        "The scripts of sections 2 and 3 (N = 4) ran",
+        "This demo ran",
+    ]
+    assert [when for _, when in second] == [when for _, when in first]
+    for text, _ in second:
+        assert "just now" not in text and " ago, with Python " in text, text
+    second_visitor.button(key="mistakes_rerun_async").click().run()
+    assert not second_visitor.exception, [e.value for e in second_visitor.exception]
+    after = record_captions(second_visitor)
+    assert [when for _, when in after[:2]] == [when for _, when in second[:2]]
+    assert after[2][1] != second[2][1]
+    assert after[2][0].startswith("This demo ran just now, started by your visit, on this server")
+    assert not multiprocessing.active_children()
+
+
 @pytest.mark.parametrize(
     ("raw", "used", "note"),
     [
