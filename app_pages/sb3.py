@@ -93,8 +93,9 @@ seed = int(st.session_state[KEY["seed"]])
 frame.settings_done()
 
 st.write(
-    "The same questions, answered by each library. Cells marked *✓ live* were measured "
-    f"just now on {num_envs} BurgerBots; the others come from each library's documentation."
+    "The same questions, answered by each library. Cells marked *✓ live* were read from a "
+    f"run of the installed libraries on {num_envs} BurgerBots on this server; the others come "
+    "from each library's documentation."
 )
 with st.spinner("Importing stable-baselines3 and torch (slow the first time)…"):
     try:

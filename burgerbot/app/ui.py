@@ -90,7 +90,19 @@ def load_settings(page: str, specs: Sequence[Setting]) -> list[str]:
             st.session_state[widget_key(page, spec)] = values[spec.key]
         st.session_state[f"_{page}_url_notes"] = notes
         st.session_state[loaded_flag] = True
+    else:
+        # Streamlit drops the state of widgets a run did not draw, so a learner coming back
+        # from another page would find its settings at their minimum: restore the last ones.
+        kept = st.session_state.get(_kept_key(page), {})
+        for spec in specs:
+            key = widget_key(page, spec)
+            if key not in st.session_state and spec.key in kept:
+                st.session_state[key] = kept[spec.key]
     return st.session_state.get(f"_{page}_url_notes", [])
+
+
+def _kept_key(page: str) -> str:
+    return f"_{page}_kept_settings"
 
 
 def sync_query_params(page: str, specs: Sequence[Setting]) -> None:
@@ -98,6 +110,7 @@ def sync_query_params(page: str, specs: Sequence[Setting]) -> None:
     values = {
         spec.key: st.session_state.get(widget_key(page, spec), spec.default) for spec in specs
     }
+    st.session_state[_kept_key(page)] = values
     wanted = to_query(specs, values)
     # get_all: a repeated key (?n=1&n=2) must be rewritten to the one value in use.
     current = {key: st.query_params.get_all(key) for key in st.query_params}
