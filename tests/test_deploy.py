@@ -33,7 +33,6 @@ from app_driver import (
     RssSampler,
     StreamlitServer,
     http_get,
-    launch_chromium,
     megabytes,
     new_context,
     planned_pages,
@@ -41,6 +40,8 @@ from app_driver import (
     require_browser,
 )
 from interactions import MAIN_INTERACTIONS
+
+from burgerbot.app.latency.browser import launch_chromium
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
