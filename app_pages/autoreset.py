@@ -7,7 +7,6 @@ import streamlit as st
 from burgerbot.app import ui
 from burgerbot.app.caps import CAPS
 from burgerbot.app.panels import autoreset as panels
-from burgerbot.app.scripts.autoreset import snippet_for
 from burgerbot.app.views.autoreset import (
     BACKEND_CHOICES,
     MODES,
@@ -18,7 +17,6 @@ from burgerbot.app.views.autoreset import (
     run_page_rollout,
     widget_values,
 )
-from burgerbot.app.views.autoreset_counting import count_finished_by_mode
 from burgerbot.app.views.autoreset_disabled import DisabledDemo, disabled_demo
 from burgerbot.app.views.autoreset_episodes import episode_ends
 from burgerbot.app.views.autoreset_lesson import (
@@ -190,23 +188,15 @@ st.write(
     "episodes each one finished (`terminated | truncated`, added up per env). The lesson uses "
     "2 envs and 200 steps; choose your own. All three modes get the same random actions."
 )
-col_cn, col_ck = st.columns(2)
-col_cn.slider("NUM_ENVS (counting)", min_value=1, max_value=HIGH["cn"], key=frame.key["cn"])
-col_ck.number_input(
-    "step() calls (counting)",
-    min_value=1,
-    max_value=HIGH["ck"],
-    step=50,
-    key=frame.key["ck"],
-    help=f"At most {CAPS.max_steps_per_run:,} (BURGERBOT_MAX_STEPS_PER_RUN).",
-)
-counts = panels.computed(
-    ("counts", settings.backend, settings.count_envs, settings.count_steps, settings.seed),
-    f"Counting {settings.count_envs} envs × {settings.count_steps:,} steps in every mode",
-    lambda progress: count_finished_by_mode(
-        settings.backend, settings.count_envs, settings.count_steps, settings.seed, progress
-    ),
-)
-panels.counting_results(counts, settings.count_steps)
 
-ui.code_expander(snippet_for(settings))
+
+@st.fragment
+def counting() -> None:
+    """Section 5's controls, its counts and the script: a change here reruns only this part.
+
+    The sections above do not depend on the counting run, so they are not redrawn.
+    """
+    panels.counting_section(frame, HIGH)
+
+
+counting()

@@ -16,6 +16,7 @@ from burgerbot.app.panels.batch_shapes import (
     latest_call_panel,
     play_one_step,
     settings_controls,
+    spaces_panel,
     step_controls,
 )
 from burgerbot.app.slots import BudgetExceeded
@@ -99,18 +100,26 @@ if run is None:
         fail(slot, f"`reset()` failed: {exc}")
 
 # --- Predict, then step ------------------------------------------------------------------------
-guess_panel(PAGE, run.latest, envs, settings.env)
-step_controls(PAGE, slot, run, settings.seed, CAPS)
+guess_panel(PAGE, run, envs, settings.env)
+playing = bool(slot.state.get("playing"))
 
 
-@st.fragment(run_every=PLAY_INTERVAL_SECONDS if slot.state.get("playing") else None)
+@st.fragment(run_every=PLAY_INTERVAL_SECONDS if playing else None)
 def live_view() -> None:
-    """The latest call; while playing, Streamlit reruns just this part on a timer."""
-    if slot.env is not envs:  # closed after an error: the full page builds a new one
+    """The step and play buttons and the latest call.
+
+    A click here reruns only this part (the settings, the guess and the spaces stay as they
+    are); while playing, Streamlit also reruns it on a timer.
+    """
+    # The timer is set when the page runs in full: Play and Pause need a full run. So does
+    # an env closed after an error or for being idle (the full page builds a new one).
+    if slot.env is not envs or bool(slot.state.get("playing")) != playing:
         st.rerun(scope="app")
-    if slot.state.get("playing"):
+    step_controls(PAGE, slot, run, settings.seed, CAPS)
+    if playing:
         play_one_step(slot, run, CAPS)
-    latest_call_panel(run, envs, settings)
+    latest_call_panel(run, settings)
 
 
 live_view()
+spaces_panel(envs, settings.num_envs)

@@ -8,6 +8,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from burgerbot.app import ui
+from burgerbot.app.caps import CAPS
 from burgerbot.app.charts.autoreset import (
     episode_timeline,
     finished_episodes_chart,
@@ -16,12 +18,15 @@ from burgerbot.app.charts.autoreset import (
 from burgerbot.app.labels import BACKEND_CLASSES
 from burgerbot.app.markdown import markdown_table
 from burgerbot.app.result_cache import ResultCache
+from burgerbot.app.scripts.autoreset import snippet_for
 from burgerbot.app.views.autoreset import (
     BACKEND_CHOICES,
     START_OBS,
     AutoresetSettings,
     obs_text,
+    resolve_settings,
 )
+from burgerbot.app.views.autoreset_counting import count_finished_by_mode
 from burgerbot.app.views.autoreset_disabled import DisabledDemo, disabled_demo_table
 from burgerbot.app.views.autoreset_lesson import InfosCheck
 from burgerbot.app.views.autoreset_timeline import READABLE_ENVS, TIMELINE_MAX_CELLS
@@ -30,6 +35,7 @@ __all__ = [
     "BACKEND_LABELS",
     "computed",
     "counting_results",
+    "counting_section",
     "disabled_demo_panel",
     "episode_ends_table",
     "lesson_comparison",
@@ -332,9 +338,61 @@ def disabled_demo_panel(demo: DisabledDemo, expanded: bool) -> None:
         )
 
 
+@st.cache_data(max_entries=4, show_spinner=False)
+def _counting_spec(modes: tuple[str, ...], _sample: pd.DataFrame) -> dict:
+    """The counting chart's Vega-Lite spec without its data, made once per server.
+
+    Building and validating the altair chart costs tens of milliseconds; only the data
+    change when the counting settings do (the modes, and so the colours, stay).
+    """
+    spec = finished_episodes_chart(_sample).to_dict()
+    spec.pop("data")
+    spec.pop("datasets")
+    return spec
+
+
+def counting_section(frame: ui.PageFrame, high: Mapping[str, int]) -> None:
+    """Section 5's controls, its counts and the page's script, for the page's fragment.
+
+    It runs alone when a counting control changes, so it resolves the settings itself and
+    mirrors them in the URL (the full page's preamble does that for the other settings).
+
+    Args:
+        frame: The page's frame (its widget keys and current values).
+        high: Each setting's largest value, by URL key.
+    """
+    values = frame.values()
+    settings, _ = resolve_settings(values)
+    # A counting run too big for this page is cut down (only possible with caps raised
+    # locally): the full page then says so and shows the value used in the widget.
+    if (settings.count_envs, settings.count_steps) != (values["cn"], values["ck"]):
+        st.rerun(scope="app")
+    col_cn, col_ck = st.columns(2)
+    col_cn.slider("NUM_ENVS (counting)", min_value=1, max_value=high["cn"], key=frame.key["cn"])
+    col_ck.number_input(
+        "step() calls (counting)",
+        min_value=1,
+        max_value=high["ck"],
+        step=50,
+        key=frame.key["ck"],
+        help=f"At most {CAPS.max_steps_per_run:,} (BURGERBOT_MAX_STEPS_PER_RUN).",
+    )
+    counts = computed(
+        ("counts", settings.backend, settings.count_envs, settings.count_steps, settings.seed),
+        f"Counting {settings.count_envs} envs × {settings.count_steps:,} steps in every mode",
+        lambda progress: count_finished_by_mode(
+            settings.backend, settings.count_envs, settings.count_steps, settings.seed, progress
+        ),
+    )
+    counting_results(counts, settings.count_steps)
+    ui.sync_query_params(frame.page, frame.specs)
+    ui.code_expander(snippet_for(settings))
+
+
 def counting_results(counts: pd.DataFrame, count_steps: int) -> None:
     """Finished episodes per env and mode: the chart, the totals, and what they say."""
-    st.altair_chart(finished_episodes_chart(counts), width="stretch")
+    modes = tuple(dict.fromkeys(counts["mode"]))
+    st.vega_lite_chart(counts, _counting_spec(modes, counts), width="stretch")
     totals = counts.groupby("mode", sort=False)[
         ["finished episodes", "goals", "hits", "truncations"]
     ].sum()

@@ -7,10 +7,10 @@ from typing import Any, NoReturn
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 from gymnasium.vector import VectorEnv
 
-from burgerbot import world
 from burgerbot.app import ui
 from burgerbot.app.caps import Caps
 from burgerbot.app.charts.batch_shapes import cell_count_heatmap, pole_angle_chart
@@ -21,15 +21,17 @@ from burgerbot.app.views.batch_shapes import ENV_NAMES, ENVS, PLAY_INTERVAL_SECO
 from burgerbot.app.views.batch_shapes_guess import DTYPE_CHOICES, check_guess
 from burgerbot.app.views.batch_shapes_pictures import (
     MAX_PICTURES,
+    PICTURE_WIDTH,
     burgerbot_cell_counts,
     frozenlake_cell_counts,
     pole_angles,
+    robot_picture,
 )
 from burgerbot.app.views.batch_shapes_run import HISTORY_LENGTH, BatchCall, BatchRun
 from burgerbot.app.views.batch_shapes_tables import (
     MAX_TABLE_ROWS,
     array_summary,
-    history_table,
+    history_rows,
     infos_table,
     observation_table,
     space_type_notes,
@@ -46,6 +48,7 @@ __all__ = [
     "latest_call_panel",
     "play_one_step",
     "settings_controls",
+    "spaces_panel",
     "step_controls",
 ]
 
@@ -150,8 +153,12 @@ def play_one_step(slot: EnvSlot, run: BatchRun, caps: Caps) -> None:
 # --- Predict -------------------------------------------------------------------------------------
 
 
-def guess_panel(page: str, call: BatchCall, envs: VectorEnv, env: str) -> None:
-    """Ask for the observation batch's shape and dtype before showing them; check the guess."""
+def guess_panel(page: str, run: BatchRun, envs: VectorEnv, env: str) -> None:
+    """Ask for the observation batch's shape and dtype before showing them; check the guess.
+
+    The check reads ``run``'s latest call when it is clicked (a full run of the page), so it
+    sees the steps the live view took since.
+    """
     with st.container(border=True):
         st.markdown(
             "**Predict first.** For these settings, what will `observations.shape` and "
@@ -167,7 +174,7 @@ def guess_panel(page: str, call: BatchCall, envs: VectorEnv, env: str) -> None:
             guess = check_guess(
                 st.session_state.get(f"{page}_guess_shape", ""),
                 st.session_state.get(f"{page}_guess_dtype") or "",
-                call,
+                run.latest,
                 envs,
                 env,
             )
@@ -178,14 +185,38 @@ def guess_panel(page: str, call: BatchCall, envs: VectorEnv, env: str) -> None:
 # --- The latest call -----------------------------------------------------------------------------
 
 
+def _arrow(frame: pd.DataFrame) -> pa.Table:
+    """``frame`` as an Arrow table, its index kept (Streamlit shows it as before).
+
+    Streamlit converts a pandas frame itself, through checks these small tables never need;
+    pyarrow's own conversion costs a fraction of that, and the live view redraws several
+    tables on every step.
+    """
+    return pa.Table.from_pandas(frame)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _summary(env: str, signature: tuple, _call: BatchCall) -> pa.Table:
+    """``array_summary`` as an Arrow table, made once per env and array shapes and dtypes.
+
+    It tells shapes, dtypes and axes only, so every step of a run has the same one.
+    """
+    return _arrow(array_summary(_call, env))
+
+
+def _signature(call: BatchCall) -> tuple:
+    arrays = (call.observations, call.actions, call.rewards, call.terminated, call.truncated)
+    return tuple((a.shape, a.dtype.str) for a in arrays if a is not None)
+
+
 def _show_table(frame: pd.DataFrame, hidden: int, what: str, width: str = "stretch") -> None:
-    st.dataframe(frame, width=width)
+    st.dataframe(_arrow(frame), width=width)
     if hidden:
         st.caption(f"Showing the first {len(frame)} {what}; {hidden} more are hidden.")
 
 
-def latest_call_panel(run: BatchRun, envs: VectorEnv, settings: BatchSettings) -> None:
-    """The latest call's arrays, infos and spaces, a picture of the envs, and the script."""
+def latest_call_panel(run: BatchRun, settings: BatchSettings) -> None:
+    """The latest call's arrays and infos, a picture of the envs, the recent calls, the script."""
     call = run.latest
     n = settings.num_envs
     if call.kind == "reset":
@@ -201,7 +232,7 @@ def latest_call_panel(run: BatchRun, envs: VectorEnv, settings: BatchSettings) -
             f"with `actions` holding one action for each of the {n} envs."
         )
     st.dataframe(
-        array_summary(call, settings.env),
+        _summary(settings.env, _signature(call), call),
         hide_index=True,
         column_config={"axes": st.column_config.TextColumn("what each axis means", width="large")},
     )
@@ -217,7 +248,18 @@ def latest_call_panel(run: BatchRun, envs: VectorEnv, settings: BatchSettings) -
         _step_arrays(call, n)
 
     _infos(call, settings)
+    _pictures(call, settings.env)
 
+    with st.expander(f"Recent calls (the last {HISTORY_LENGTH} are kept)"):
+        # Straight from the rows: the newest call (the first row) has every column.
+        st.dataframe(pa.Table.from_pylist(history_rows(run)), hide_index=True)
+
+    # STEPS in the script follows the steps taken, so the script is part of the live view.
+    ui.code_expander(snippet_for(settings, run.steps))
+
+
+def spaces_panel(envs: VectorEnv, n: int) -> None:
+    """The batched and single spaces: fixed for an env, so drawn outside the live view."""
     st.markdown("**Spaces: one env vs the whole batch**")
     st.dataframe(spaces_table(envs), hide_index=True)
     st.caption(
@@ -226,13 +268,6 @@ def latest_call_panel(run: BatchRun, envs: VectorEnv, settings: BatchSettings) -
     )
     for note in space_type_notes(envs):
         st.caption(note)
-
-    _pictures(call, settings.env)
-
-    with st.expander(f"Recent calls (the last {HISTORY_LENGTH} are kept)"):
-        st.dataframe(history_table(run), hide_index=True)
-
-    ui.code_expander(snippet_for(settings, run.steps))
 
 
 def _step_arrays(call: BatchCall, n: int) -> None:
@@ -293,7 +328,7 @@ def _chart_spec(kind: str, title: str, _sample: pd.DataFrame) -> dict:
 
 
 def _draw(kind: str, title: str, data: pd.DataFrame, width: str = "content") -> None:
-    st.vega_lite_chart(data, _chart_spec(kind, title, data), width=width)
+    st.vega_lite_chart(_arrow(data), _chart_spec(kind, title, data), width=width)
 
 
 def _pictures(call: BatchCall, env: str) -> None:
@@ -302,8 +337,8 @@ def _pictures(call: BatchCall, env: str) -> None:
     if env == "BurgerBot":
         if n <= MAX_PICTURES:
             st.markdown("**The robots, one picture per env** (orange: robot, dark tab: its nose)")
-            images = [world.render_rgb(r, c, h) for r, c, h in obs[:, :3].tolist()]
-            st.image(images, caption=[f"env {i}" for i in range(n)], width=112)
+            images = [robot_picture(r, c, h) for r, c, h in obs[:, :3].tolist()]
+            st.image(images, caption=[f"env {i}" for i in range(n)], width=PICTURE_WIDTH)
         else:
             st.markdown(
                 f"**Where the {n} robots stand** (more than {MAX_PICTURES}: counted per cell)"

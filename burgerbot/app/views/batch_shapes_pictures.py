@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import io
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -12,10 +15,40 @@ from burgerbot import world
 from burgerbot.app.views.batch_shapes_run import BatchCall
 from burgerbot.app.views.batch_shapes_tables import MAX_TABLE_ROWS
 
-__all__ = ["MAX_PICTURES", "burgerbot_cell_counts", "frozenlake_cell_counts", "pole_angles"]
+__all__ = [
+    "MAX_PICTURES",
+    "PICTURE_WIDTH",
+    "burgerbot_cell_counts",
+    "frozenlake_cell_counts",
+    "pole_angles",
+    "robot_picture",
+]
 
 MAX_PICTURES = 16
 """Up to this many robots are drawn one by one; beyond it, a heatmap of all of them."""
+
+PICTURE_WIDTH = 112
+"""Pixels across one robot's picture on the page."""
+
+
+@lru_cache(maxsize=world.GRID_SIZE * world.GRID_SIZE * 4)
+def robot_picture(row: int, col: int, heading: int) -> str:
+    """One robot's picture as a PNG ``data:`` URL, made once per pose and server.
+
+    There are only 7 x 7 x 4 poses. Handing the page a finished URL saves re-encoding
+    each robot's picture on every step (tens of milliseconds per click).
+
+    Example:
+        >>> robot_picture(0, 0, 1).startswith("data:image/png;base64,")
+        True
+    """
+    from PIL import Image  # Pillow comes with Streamlit; the library itself does not need it
+
+    image = Image.fromarray(world.render_rgb(row, col, heading))
+    image = image.resize((PICTURE_WIDTH, PICTURE_WIDTH), resample=Image.Resampling.BILINEAR)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", optimize=True)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
 def burgerbot_cell_counts(observations: np.ndarray) -> pd.DataFrame:

@@ -16,6 +16,7 @@ from burgerbot.app.views.batch_shapes_run import BatchCall, BatchRun
 __all__ = [
     "MAX_TABLE_ROWS",
     "array_summary",
+    "history_rows",
     "history_table",
     "infos_table",
     "observation_table",
@@ -162,8 +163,11 @@ def array_summary(call: BatchCall, env: str) -> pd.DataFrame:
     )
 
 
-def history_table(run: BatchRun) -> pd.DataFrame:
-    """One row per remembered call (newest first): what it was and a few totals."""
+def history_rows(run: BatchRun) -> list[dict[str, Any]]:
+    """One dict per remembered call (newest first): what it was and a few totals.
+
+    A reset has no rewards or flags: its dict leaves those keys out.
+    """
     rows = []
     for call in reversed(run.history):
         row: dict[str, Any] = {
@@ -175,4 +179,9 @@ def history_table(run: BatchRun) -> pd.DataFrame:
             row["terminated"] = int(np.sum(call.terminated))
             row["truncated"] = int(np.sum(call.truncated))
         rows.append(row)
-    return pd.DataFrame(rows)
+    return rows
+
+
+def history_table(run: BatchRun) -> pd.DataFrame:
+    """`history_rows` as a table (a reset's missing totals are NaN)."""
+    return pd.DataFrame(history_rows(run))

@@ -1,0 +1,133 @@
+"""Batch shapes: a step click reruns only the live view (buttons and latest call), as in a browser.
+
+AppTest's own ``run()`` always runs the whole page. A browser sends the fragment's id with a
+click on a widget inside an ``st.fragment``, and Streamlit then runs that fragment alone:
+`rerun_fragment` does the same through AppTest's script runner. AppTest's element tree then
+holds what that run sent, the fragment's elements only (a browser keeps the rest).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator
+from functools import partial, wraps
+from typing import Any
+
+import pytest
+from page_apptest import open_app_page, texts
+from streamlit.runtime.scriptrunner import RerunData
+from streamlit.testing.v1 import AppTest, local_script_runner
+
+from burgerbot.app.panels import batch_shapes as panels
+
+PAGE = "app_pages/batch_shapes.py"
+SLOT = "_batch_shapes_env_slot"
+OUTSIDE = ("settings_controls", "guess_panel", "spaces_panel")
+"""Drawn by the full page only: they do not change from one step to the next."""
+INSIDE = ("step_controls", "latest_call_panel")
+"""The live view: redrawn on every click of its buttons."""
+
+
+def rerun_fragment(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    """Run ``app`` as a browser does after a widget inside the page's one fragment changed."""
+    # AppTest has no public way to name its fragments; the page has exactly one.
+    (fragment_id,) = app._fragment_storage._fragments
+    with monkeypatch.context() as patch:
+        patch.setattr(
+            local_script_runner, "RerunData", partial(RerunData, fragment_id_queue=[fragment_id])
+        )
+        app.run()
+    assert not app.exception, [e.value for e in app.exception]
+    return app
+
+
+def counted(function: Callable[..., Any], name: str, calls: Counter) -> Callable[..., Any]:
+    @wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        calls[name] += 1
+        return function(*args, **kwargs)
+
+    return wrapper
+
+
+@pytest.fixture
+def calls(monkeypatch) -> Counter:
+    """How often each panel was drawn (the page imports them on each full run)."""
+    counter: Counter = Counter()
+    for name in OUTSIDE + INSIDE:
+        monkeypatch.setattr(panels, name, counted(getattr(panels, name), name, counter))
+    return counter
+
+
+@pytest.fixture
+def app(calls) -> Iterator[AppTest]:
+    app = open_app_page(PAGE, {}, timeout=120)
+    yield app
+    app.session_state[SLOT].close()
+
+
+def heading(app: AppTest) -> str:
+    return app.subheader[0].value
+
+
+def test_step_clicks_redraw_the_live_view_and_nothing_else(app, calls, monkeypatch):
+    assert all(calls[name] == 1 for name in OUTSIDE + INSIDE), calls
+    app.button(key="batch_shapes_step").click()
+    rerun_fragment(app, monkeypatch)
+    assert heading(app) == "Latest call: step 1 since the reset"
+    app.button(key="batch_shapes_step10").click()
+    rerun_fragment(app, monkeypatch)
+    assert heading(app) == "Latest call: step 11 since the reset"
+    assert "STEPS = 11" in texts(app.code)  # the script follows the steps: it is live too
+    assert all(calls[name] == 1 for name in OUTSIDE), calls
+    assert all(calls[name] == 3 for name in INSIDE), calls
+    # The run sent only the live view: the browser keeps the rest of the page as it was.
+    assert not app.title and not app.number_input and not app.text_input
+    assert "Spaces: one env vs the whole batch" not in texts(app.markdown)
+    assert [b.key for b in app.button] == [
+        "batch_shapes_reset",
+        "batch_shapes_step",
+        "batch_shapes_step10",
+        "batch_shapes_play",
+    ]
+
+
+def test_the_guess_check_sees_the_steps_taken_in_the_live_view(app, calls, monkeypatch):
+    for _ in range(2):
+        app.button(key="batch_shapes_step").click()
+        rerun_fragment(app, monkeypatch)
+    # AppTest's tree now holds the live view only; the browser still shows the guess box.
+    app.run()
+    assert calls["guess_panel"] == 2 and not app.success
+    app.text_input(key="batch_shapes_guess_shape").set_value("(4, 4)")
+    app.selectbox(key="batch_shapes_guess_dtype").set_value("int64")
+    app.button(key="batch_shapes_check").click().run()  # outside the fragment: a full run
+    assert not app.exception
+    assert calls["guess_panel"] == 3
+    assert app.success and "4 envs on axis 0" in app.success[0].value
+    assert heading(app) == "Latest call: step 2 since the reset"  # the live run went on
+
+
+def test_play_and_pause_run_the_full_page_to_set_or_clear_the_timer(app, calls, monkeypatch):
+    app.button(key="batch_shapes_play").click()
+    rerun_fragment(app, monkeypatch)  # the fragment asks for a full run: the timer is set there
+    assert calls["settings_controls"] == 2
+    assert app.session_state[SLOT].state["run"].steps == 1
+    rerun_fragment(app, monkeypatch)  # what the timer does: one more step, the live view only
+    assert app.session_state[SLOT].state["run"].steps == 2
+    assert calls["settings_controls"] == 2
+    app.button(key="batch_shapes_pause").click()
+    rerun_fragment(app, monkeypatch)
+    assert calls["settings_controls"] == 3
+    assert app.session_state[SLOT].state["playing"] is False
+    assert not app.button(key="batch_shapes_step").disabled
+
+
+def test_a_closed_env_makes_the_next_click_rebuild_it_in_a_full_run(app, calls, monkeypatch):
+    app.session_state[SLOT].close()  # e.g. closed for being idle
+    app.button(key="batch_shapes_step").click()
+    rerun_fragment(app, monkeypatch)
+    assert calls["settings_controls"] == 2
+    envs = app.session_state[SLOT].env
+    assert envs is not None and not envs.closed
+    assert heading(app) == "Latest call: reset"
