@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from page_apptest import open_app_page, texts
-from test_batch_shapes_fragment import counted, rerun_fragment
+from page_apptest import counted, open_app_page, rerun_fragment, texts
 
 from burgerbot.app.panels import autoreset as panels
 

@@ -9,14 +9,11 @@ holds what that run sent, the fragment's elements only (a browser keeps the rest
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator
-from functools import partial, wraps
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
-from page_apptest import open_app_page, texts
-from streamlit.runtime.scriptrunner import RerunData
-from streamlit.testing.v1 import AppTest, local_script_runner
+from page_apptest import counted, open_app_page, rerun_fragment, texts
+from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.panels import batch_shapes as panels
 
@@ -26,28 +23,6 @@ OUTSIDE = ("settings_controls", "guess_panel", "spaces_panel")
 """Drawn by the full page only: they do not change from one step to the next."""
 INSIDE = ("step_controls", "latest_call_panel")
 """The live view: redrawn on every click of its buttons."""
-
-
-def rerun_fragment(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> AppTest:
-    """Run ``app`` as a browser does after a widget inside the page's one fragment changed."""
-    # AppTest has no public way to name its fragments; the page has exactly one.
-    (fragment_id,) = app._fragment_storage._fragments
-    with monkeypatch.context() as patch:
-        patch.setattr(
-            local_script_runner, "RerunData", partial(RerunData, fragment_id_queue=[fragment_id])
-        )
-        app.run()
-    assert not app.exception, [e.value for e in app.exception]
-    return app
-
-
-def counted(function: Callable[..., Any], name: str, calls: Counter) -> Callable[..., Any]:
-    @wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        calls[name] += 1
-        return function(*args, **kwargs)
-
-    return wrapper
 
 
 @pytest.fixture
