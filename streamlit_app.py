@@ -16,12 +16,14 @@ PAGES = [
     ("Start", "home.py", "Home: the speed problem", "🏠"),
     ("The lesson", "batch_shapes.py", "Batch shapes", "🧮"),
     ("The lesson", "autoreset.py", "Auto-reset", "🔁"),
+    ("The lesson", "training_data.py", "From batches to training data", "🧺"),
     ("The lesson", "why_batches.py", "Why batches help", "📦"),
     ("The lesson", "sb3.py", "Stable-Baselines3", "🧠"),
     ("Try it yourself", "goal_scaling.py", "Goal scaling", "🍔"),
     ("Try it yourself", "sync_vs_async.py", "Sync vs Async", "⏱️"),
     ("Try it yourself", "mistakes.py", "Shapes, dtypes and common mistakes", "🩺"),
     ("Today's libraries", "lesson_vs_today.py", "The lesson vs today's libraries", "🔍"),
+    ("Reference", "glossary.py", "Glossary", "📖"),
 ]
 
 

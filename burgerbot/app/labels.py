@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["BACKEND_CLASSES", "BACKEND_NAMES", "backend_label"]
+from typing import NamedTuple
+
+__all__ = ["BACKEND_CLASSES", "BACKEND_NAMES", "VERDICTS", "Verdict", "backend_label"]
 
 BACKEND_NAMES = {"sync": "Sync", "async": "Async", "native": "native"}
 """Short names, as in tables and chart legends."""
@@ -23,3 +25,46 @@ def backend_label(backend: str, with_class: bool = False) -> str:
     """
     name = BACKEND_NAMES[backend]
     return f"{name} ({BACKEND_CLASSES[backend]})" if with_class else name
+
+
+class Verdict(NamedTuple):
+    """How a claim of the lesson stands against today's libraries (one of `VERDICTS`)."""
+
+    label: str
+    icon: str
+    colour: str
+    meaning: str
+
+    def badge(self) -> str:
+        """Streamlit markdown for a coloured badge, e.g. ``:orange-badge[🕰️ Changed since]``."""
+        return f":{self.colour}-badge[{self.icon} {self.label}]"
+
+
+VERDICTS = {
+    "changed": Verdict(
+        "Changed since",
+        "🕰️",
+        "orange",
+        "True for the gymnasium of the lesson's time (0.29); today's release behaves differently.",
+    ),
+    "never_valid": Verdict(
+        "Never valid",
+        "⛔",
+        "red",
+        "No release ever behaved so: a mistake in the lesson's text, not a change in the library.",
+    ),
+    "imprecise": Verdict(
+        "Imprecise",
+        "📏",
+        "violet",
+        "Not wrong, not changed either: the wording leaves out what the library always did.",
+    ),
+    "not_visible": Verdict(
+        "True, not visible as set up",
+        "🔬",
+        "blue",
+        "True on average, but the lesson's experiment is too small to show it.",
+    ),
+    "holds": Verdict("Still true", "✅", "green", "Today's libraries behave as the lesson says."),
+}
+"""The kinds of verdict, each with its own colour and icon (used on every page that judges)."""

@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
+from burgerbot.app import learning
 from burgerbot.app.caps import CAPS_NOTES
 from burgerbot.app.library_wheel import library_wheel
 from burgerbot.app.settings import Setting, parse_settings, to_query
@@ -48,6 +49,7 @@ def sidebar(topics: Sequence[str] = (), links: Sequence[str] = ()) -> None:
             st.markdown("**Lesson topics on this page**\n" + "".join(f"\n- {t}" for t in topics))
         for name in links:
             st.markdown(f"[{name}]({DOC_LINKS[name]})")
+        st.page_link("app_pages/glossary.py", label="Glossary of terms", icon="📖")
         for note in CAPS_NOTES:
             st.warning(note)
         library_download()
@@ -124,14 +126,19 @@ def show_notes(notes: Sequence[str]) -> None:
         st.info("**Some settings were adjusted**\n" + "".join(f"\n- {n}" for n in notes), icon="ℹ️")
 
 
-def code_expander(code: str, label: str = "Code: this view as a script you can run") -> None:
-    """A self-contained script equivalent to the page's current settings."""
+def code_expander(
+    code: str,
+    label: str = "Code: this view as a script you can run",
+    *,
+    name: str = "this view as a script",
+) -> None:
+    """A self-contained script equivalent to the page's current settings, with downloads."""
     with st.expander(label, icon="🐍"):
         st.caption(
             "Needs only gymnasium, numpy and this project's `burgerbot` library (download it "
-            "from the sidebar and `pip install` the file)."
+            "from the sidebar and `pip install` the file). Save it and run `python file.py`."
         )
-        st.code(code, language="python")
+        learning.script_block(code, name=name)
 
 
 def env_slot(page: str) -> EnvSlot:
@@ -176,6 +183,8 @@ class PageFrame:
         if intro:
             st.write(intro)
         sidebar(topics, links)
+        self._score = st.sidebar.empty()
+        learning.score(self._score)
         self.notes = list(load_settings(page, self.specs))
 
     def values(self) -> dict[str, Any]:
@@ -199,6 +208,12 @@ class PageFrame:
             for key, value in widget_values(resolved).items():
                 st.session_state[self.key[key]] = value
         return resolved
+
+    def takeaways(self, bullets: Sequence[str]) -> None:
+        """End the page: its "Key takeaways", and the sidebar's prediction score brought up to
+        date with the checks this run made."""
+        learning.takeaways(bullets)
+        learning.score(self._score)
 
     def settings_done(self, extra_notes: Sequence[str] = ()) -> None:
         """After the widgets: notes on adjusted settings, and the settings mirrored in the URL."""

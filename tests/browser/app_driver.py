@@ -217,7 +217,7 @@ class StreamlitServer:
         base = (
             TEST_SERVER_OPTIONS
             if test_options
-            else {"server.address": TEST_SERVER_OPTIONS["server.address"]}
+            else {key: TEST_SERVER_OPTIONS[key] for key in ("server.address", "server.headless")}
         )
         opts = {**base, "server.port": str(port), **(options or {})}
         command = [str(python), "-m", "streamlit", "run", "streamlit_app.py"]

@@ -1,0 +1,51 @@
+"""Glossary: every term the pages use, explained once; the pages link to its entries."""
+
+from __future__ import annotations
+
+import gymnasium
+import streamlit as st
+
+from burgerbot.app import learning, ui
+from burgerbot.app.glossary import TERMS
+from burgerbot.app.labels import VERDICTS
+
+frame = ui.PageFrame(
+    "glossary",
+    title="📖 Glossary",
+    intro=(
+        "You will find here the words the other pages use, each explained in two or three "
+        "sentences; the pages link to these entries the first time they use a term."
+    ),
+)
+CLASSES = ("SyncVectorEnv", "AsyncVectorEnv", "BurgerBotVectorEnv")
+learning.prediction(
+    "glossary_not_gymnasium",
+    "Which of these three vector-env classes does your installed Gymnasium not have?",
+    CLASSES,
+)
+missing = [name for name in CLASSES if not hasattr(gymnasium.vector, name)]
+learning.check(
+    "glossary_not_gymnasium",
+    " and ".join(missing) or "none of them",
+    f"Checked just now with `hasattr(gymnasium.vector, name)` on gymnasium "
+    f"{gymnasium.__version__}: {', '.join(f'`{n}`' for n in missing) or 'none'} is missing. "
+    "`BurgerBotVectorEnv` is this project's own class (`burgerbot.vector`), written to step "
+    "all robots with numpy at once.",
+)
+
+for slug, term in TERMS.items():
+    st.subheader(term.name, anchor=slug)
+    st.markdown(term.meaning)
+
+st.subheader("How the app judges the lesson's claims", anchor="verdicts")
+st.markdown("\n".join(f"- {v.badge()}: {v.meaning}" for v in VERDICTS.values()))
+
+frame.takeaways(
+    [
+        "An env-step is one environment's step; a `step()` call on a vector env does N of them.",
+        "Terminated: the world ended the episode. Truncated: a limit cut it off.",
+        "`SyncVectorEnv` and `AsyncVectorEnv` are Gymnasium's; `BurgerBotVectorEnv` is this "
+        "project's.",
+        "Stable-Baselines3 takes its own VecEnv classes, not Gymnasium's vector envs.",
+    ]
+)

@@ -1,0 +1,180 @@
+"""Streamlit helpers for the learner's path: predictions, key takeaways, scripts, charts.
+
+Every page uses them the same way:
+
+- `prediction` asks a question before the live run, `check` compares the locked-in answer with
+  what the run gave (the sidebar counts them: `score`);
+- `script_block` shows a whole script with `.py` and `.ipynb` downloads, `fragment_block` a
+  part of a script shown beside it, labelled as such;
+- `chart_with_table` shows a chart with its data one click away;
+- `takeaways` ends the page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from burgerbot.app.notebook import script_notebook
+from burgerbot.app.predictions import Prediction, tally
+from burgerbot.app.scripts import fragment_header, is_fragment
+
+__all__ = [
+    "chart_with_table",
+    "check",
+    "exercise",
+    "fragment_block",
+    "prediction",
+    "score",
+    "script_block",
+    "takeaways",
+]
+
+_PREDICTIONS = "_predictions"
+
+
+def _predictions() -> dict[str, Prediction]:
+    return st.session_state.setdefault(_PREDICTIONS, {})
+
+
+def _lock(pid: str, choice_key: str) -> None:
+    choice = st.session_state.get(choice_key)
+    if choice is not None:
+        _predictions()[pid] = Prediction(str(choice))
+
+
+def prediction(
+    pid: str, question: str, options: Sequence[str], *, help: str | None = None
+) -> str | None:
+    """Ask ``question`` before the reveal; returns the locked-in answer, or None.
+
+    ``pid`` names the question across the session (use ``"<page>_<question>"``).
+    """
+    locked = _predictions().get(pid)
+    with st.container(border=True, key=f"prediction_{pid}"):
+        st.markdown(f"**🔮 Predict first.** {question}")
+        if help:
+            st.caption(help)
+        choice_key = f"{pid}_choice"
+        if choice_key not in st.session_state and locked is not None:
+            st.session_state[choice_key] = locked.choice
+        left, right = st.columns([4, 1], vertical_alignment="bottom")
+        left.radio("Your prediction", list(options), index=None, key=choice_key, horizontal=True)
+        right.button(
+            "Lock in" if locked is None else "Change it",
+            key=f"{pid}_lock",
+            on_click=_lock,
+            args=(pid, choice_key),
+            disabled=st.session_state.get(choice_key) is None,
+            type="primary" if locked is None else "secondary",
+        )
+        if locked is not None:
+            st.caption(f"Locked in: **{locked.choice}**. The check is with the live run.")
+    return None if locked is None else locked.choice
+
+
+def check(pid: str, truth: str, explanation: str) -> bool | None:
+    """Compare the locked-in answer to ``pid`` with ``truth`` from the live run, and explain.
+
+    Returns whether the prediction was right, or None when none was made (then it only
+    invites one). The result counts in the sidebar's score.
+    """
+    predictions = _predictions()
+    locked = predictions.get(pid)
+    if locked is None:
+        st.caption("🔮 Lock in a prediction above and it is checked here against this live run.")
+        return None
+    predictions[pid] = Prediction(locked.choice, truth)
+    if locked.choice == truth:
+        st.success(f"**Your prediction was right:** {truth}. {explanation}", icon="🎯")
+        return True
+    st.warning(
+        f"**You predicted {locked.choice}; the live run gave {truth}.** {explanation}", icon="🔎"
+    )
+    return False
+
+
+def score(container=None) -> None:
+    """The session's prediction score (in ``container``, by default the sidebar)."""
+    (container or st.sidebar).caption("🔮 " + tally(_predictions()).line())
+
+
+def takeaways(bullets: Sequence[str]) -> None:
+    """The page's "Key takeaways": 3-5 short bullets a learner could copy onto a card."""
+    st.subheader("Key takeaways", anchor="key-takeaways")
+    with st.container(border=True):
+        st.markdown("\n".join(f"- {b}" for b in bullets))
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")[:60] or "script"
+
+
+def script_block(
+    code: str, *, name: str, line_numbers: bool = False, key: str | None = None
+) -> None:
+    """A whole script, with buttons to download it as ``<name>.py`` and as a notebook.
+
+    ``name`` says what the script is ("the auto-reset timeline"); it names the files.
+    """
+    if is_fragment(code):
+        raise ValueError("a fragment has no downloads: use fragment_block")
+    st.code(code, language="python", line_numbers=line_numbers)
+    stem = _slug(name)
+    digest = key or hashlib.sha1(code.encode()).hexdigest()[:10]
+    py, nb, _ = st.columns([1, 1, 3])
+    py.download_button(
+        "Download .py",
+        data=code,
+        file_name=f"{stem}.py",
+        mime="text/x-python",
+        key=f"dl_py_{stem}_{digest}",
+        on_click="ignore",
+        icon=":material/download:",
+        help="Save it, then `python " + stem + ".py` (with the burgerbot library installed).",
+    )
+    nb.download_button(
+        "Download .ipynb",
+        data=script_notebook(code, name[:1].upper() + name[1:]),
+        file_name=f"{stem}.ipynb",
+        mime="application/x-ipynb+json",
+        key=f"dl_nb_{stem}_{digest}",
+        on_click="ignore",
+        icon=":material/download:",
+        help="The same script as a Jupyter notebook (Jupyter, VS Code, Colab).",
+    )
+
+
+def fragment_block(code: str, *, of: str) -> None:
+    """Part of a script shown beside it, labelled on its first line as a fragment of ``of``."""
+    st.code(code if is_fragment(code) else fragment_header(of) + code, language="python")
+
+
+def chart_with_table(
+    chart: alt.TopLevelMixin, data: pd.DataFrame, *, caption: str | None = None
+) -> None:
+    """``chart`` with its data as a table one click away (a tab), for screen readers too."""
+    as_chart, as_table = st.tabs(["Chart", "Data as a table"])
+    with as_chart:
+        st.altair_chart(chart, width="stretch")
+    with as_table:
+        st.dataframe(data, hide_index=True, width="stretch")
+    if caption:
+        st.caption(caption)
+
+
+def exercise(eid: str, title: str, task: str, answer: str, *, answer_name: str) -> None:
+    """An exercise in an expander, its answer (a whole script) hidden behind a toggle.
+
+    ``eid`` names the exercise across the session (use ``"<page>_<exercise>"``).
+    """
+    with st.expander(f"Exercise: {title}", icon="✍️"):
+        st.markdown(task)
+        if st.toggle("Show the answer", key=f"{eid}_answer"):
+            st.caption("A whole script: save it to a file and run `python file.py`.")
+            script_block(answer, name=answer_name)

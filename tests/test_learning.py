@@ -1,0 +1,107 @@
+"""The learner's-path building blocks: predictions and their score, takeaways, scripts, charts."""
+
+from __future__ import annotations
+
+import json
+
+import altair as alt
+import nbformat
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from burgerbot.app.notebook import script_notebook
+from burgerbot.app.predictions import Prediction, tally
+
+
+def _quiz_app():
+    import streamlit as st
+
+    from burgerbot.app import learning
+
+    score = st.sidebar.empty()
+    learning.prediction("demo_sum", "What is 2 + 2?", ["3", "4", "5"])
+    truth = str(2 + 2)
+    learning.check("demo_sum", truth, "Two and two make four.")
+    learning.takeaways(["Addition adds."])
+    learning.score(score)
+
+
+def test_a_right_prediction_is_checked_and_counted_in_the_score():
+    app = AppTest.from_function(_quiz_app).run()
+    assert "Lock in a prediction" in app.caption[0].value
+    assert app.button(key="demo_sum_lock").disabled
+    app.radio(key="demo_sum_choice").set_value("4").run()
+    app.button(key="demo_sum_lock").click().run()
+    assert not app.exception
+    assert "Your prediction was right" in app.success[0].value
+    assert "1 made, 1 of 1 checked right" in app.sidebar.caption[0].value
+    assert app.subheader[0].value == "Key takeaways"
+    assert "Addition adds." in app.markdown[-1].value
+
+
+def test_a_wrong_prediction_is_checked_with_the_live_answer_and_counted():
+    app = AppTest.from_function(_quiz_app).run()
+    app.radio(key="demo_sum_choice").set_value("5").run()
+    app.button(key="demo_sum_lock").click().run()
+    assert "You predicted 5; the live run gave 4." in app.warning[0].value
+    assert "1 made, 0 of 1 checked right" in app.sidebar.caption[0].value
+    # Changing it re-checks: one prediction per question, not one per click.
+    app.radio(key="demo_sum_choice").set_value("4").run()
+    app.button(key="demo_sum_lock").click().run()
+    assert "1 made, 1 of 1 checked right" in app.sidebar.caption[0].value
+
+
+def test_the_tally_counts_only_checked_predictions_as_right_or_wrong():
+    assert tally({}).made == 0
+    assert tally({"a": Prediction("x")}).line() == "Predictions: 1 made, 0 of 0 checked right"
+    assert Prediction("x", "x").right and Prediction("x", "y").right is False
+    assert Prediction("x").right is None
+
+
+def _script_app():
+    import altair as alt
+    import pandas as pd
+    import streamlit as st
+
+    from burgerbot.app import learning
+
+    learning.script_block("print('hello')\n", name="the hello script")
+    learning.fragment_block("print(x)\n", of="the hello script")
+    learning.exercise("demo_ex", "Say hello", "Print hello.", "print('hello')\n", answer_name="hi")
+    data = pd.DataFrame({"n": [1, 2], "y": [3, 4]})
+    learning.chart_with_table(alt.Chart(data).mark_point().encode(x="n", y="y"), data)
+    st.write("end")
+
+
+def test_scripts_have_downloads_fragments_are_labelled_and_answers_stay_hidden_until_asked():
+    app = AppTest.from_function(_script_app).run()
+    assert not app.exception
+    codes = [c.value for c in app.code]
+    assert codes[0].strip() == "print('hello')"
+    assert codes[1].startswith("# Fragment of the hello script")
+    assert len(codes) == 2, "the exercise's answer is hidden until the toggle is on"
+    labels = [e.proto.label for e in app.get("download_button")]
+    assert labels == ["Download .py", "Download .ipynb"]
+    app.toggle(key="demo_ex_answer").set_value(True).run()
+    assert app.code[-1].value.strip() == "print('hello')"
+    assert len(app.get("download_button")) == 4
+    assert [t.label for t in app.tabs] == ["Chart", "Data as a table"]
+    assert app.dataframe[0].value["y"].tolist() == [3, 4]
+
+
+def test_a_fragment_cannot_be_offered_as_a_download():
+    from burgerbot.app import learning
+    from burgerbot.app.scripts import fragment_header
+
+    with pytest.raises(ValueError, match="fragment"):
+        learning.script_block(fragment_header("x") + "y", name="x")
+
+
+def test_the_notebook_is_valid_nbformat_and_holds_the_script_unchanged():
+    code = "import math\n\nif __name__ == '__main__':\n    print(math.pi)\n"
+    text = script_notebook(code, "Pi")
+    notebook = nbformat.reads(text, as_version=4)
+    nbformat.validate(notebook)
+    assert notebook.cells[1].source == code.rstrip("\n")
+    assert json.loads(text)["cells"][0]["source"][0] == "# Pi\n"
