@@ -1,0 +1,142 @@
+"""The "From batches to training data" page through the router, via AppTest."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from page_apptest import open_app_page, texts
+from shown_scripts import assert_script_behaves
+from streamlit.testing.v1 import AppTest
+
+from burgerbot.app.views.training_data import ROWS_OPTIONS
+from burgerbot.targets import collect_buffer, follows_world_rules, transition_mask
+
+pytestmark = pytest.mark.slow
+
+PAGE_FILE = "app_pages/training_data.py"
+PID = "training_data_rows"
+DEFAULTS = {"mode": "NEXT_STEP", "n": 3, "steps": 10, "max_steps": 5, "seed": 0}
+
+
+def open_page(query: dict[str, str] | None = None) -> AppTest:
+    return open_app_page(PAGE_FILE, query, timeout=300)
+
+
+def truth_from_the_library(mode: str, n: int, steps: int, max_steps: int, seed: int) -> str:
+    """Which rows fail the world's rules, classified here independently of the page's view."""
+    buffer = collect_buffer(n, steps, mode, seed, max_steps)
+    failing = ~follows_world_rules(buffer)
+    after_end = np.zeros_like(failing)
+    after_end[1:] = buffer.ended[:-1]
+    if not failing.any():
+        return ROWS_OPTIONS[2]
+    assert np.array_equal(failing, after_end), "the env should fail only on reset rows"
+    return ROWS_OPTIONS[1]
+
+
+def predict(app: AppTest, choice: str) -> AppTest:
+    app.radio(key=f"{PID}_choice").set_value(choice).run()
+    return app.button(key=f"{PID}_lock").click().run()
+
+
+@pytest.fixture(scope="module")
+def page() -> AppTest:
+    return open_page()
+
+
+def test_the_page_renders_its_intro_settings_and_four_tabs(page):
+    assert page.title[0].value == "🧺 From batches to training data"
+    assert "You will learn" in page.markdown[0].value
+    labels = [tab.label for tab in page.tabs]
+    for label in ("Buffer & mask", "TD targets", "Termination vs truncation", "Seeding"):
+        assert label in labels
+    assert page.selectbox(key="training_data_mode").value == "NEXT_STEP"
+    assert not page.exception
+
+
+def test_the_buffer_and_mask_tables_show_the_live_run(page):
+    buffer = collect_buffer(3, 10, "NEXT_STEP", 0, 5)
+    mask = transition_mask(buffer.terminated, buffer.truncated, "NEXT_STEP")
+    grids = [
+        df.value for df in page.dataframe if list(df.value.columns) == ["env 0", "env 1", "env 2"]
+    ]
+    buffer_table, mask_table = grids[0], grids[1]
+    assert np.array_equal(buffer_table.map(lambda c: c.startswith("✗")).to_numpy(), ~mask)
+    assert np.array_equal((mask_table == "True ✓").to_numpy(), mask)
+    # The TD targets with the mask: dropped exactly where the mask is False.
+    masked = next(g for g in grids if (g == "— dropped").any().any())
+    assert np.array_equal((masked == "— dropped").to_numpy(), ~mask)
+
+
+def test_a_right_prediction_is_confirmed_by_the_live_run():
+    app = open_page()
+    truth = truth_from_the_library(**DEFAULTS)
+    predict(app, truth)
+    assert "Your prediction was right" in texts(app.success)
+    assert "1 of 1 checked right" in texts(app.sidebar.caption)
+
+
+def test_a_wrong_prediction_is_corrected_with_the_live_answer():
+    app = open_page()
+    truth = truth_from_the_library(**DEFAULTS)
+    wrong = next(option for option in ROWS_OPTIONS if option != truth)
+    predict(app, wrong)
+    assert f"You predicted {wrong}; the live run gave {truth}." in texts(app.warning)
+    assert "0 of 1 checked right" in texts(app.sidebar.caption)
+
+
+def test_same_step_mode_makes_every_row_a_transition():
+    app = open_page({"mode": "same_step"})
+    assert app.selectbox(key="training_data_mode").value == "SAME_STEP"
+    truth = truth_from_the_library(**{**DEFAULTS, "mode": "SAME_STEP"})
+    assert truth == ROWS_OPTIONS[2]
+    predict(app, truth)
+    assert "Your prediction was right" in texts(app.success)
+    markdown = texts(app.markdown)
+    assert "With or without the mask, the 30 targets are the same" in markdown
+    assert '`infos["final_obs"][i]`' in markdown
+
+
+def test_the_takeaways_end_the_page_and_count_this_runs_reset_rows(page):
+    assert page.subheader[-1].value == "Key takeaways"
+    buffer = collect_buffer(3, 10, "NEXT_STEP", 0, 5)
+    resets = int((~transition_mask(buffer.terminated, buffer.truncated, "NEXT_STEP")).sum())
+    bullets = page.main.markdown[-1].value
+    assert f"(here {resets} of 30 rows)" in bullets
+    assert 3 <= bullets.count("\n- ") + 1 <= 5
+
+
+def test_the_other_tabs_say_what_the_run_shows(page):
+    markdown = texts(page.markdown)
+    buffer = collect_buffer(3, 10, "NEXT_STEP", 0, 5)
+    resets = int((~transition_mask(buffer.terminated, buffer.truncated, "NEXT_STEP")).sum())
+    assert f"Without the mask, {resets} made-up targets" in markdown
+    terminated = int((buffer.terminated & ~buffer.truncated).sum())
+    assert f"{terminated} terminated" in markdown
+    assert ":orange-badge[🕰️ Changed since]" in markdown
+    assert "one seed for the vector env became s, s + 1" in markdown
+    assert "BurgerBot draws no random number at all" in markdown
+    assert "re-seeded every sub-env with seed 0 + i" in markdown
+    fragments = [c.value for c in page.code if c.value.startswith("# Fragment of")]
+    assert len(fragments) == 1 and "obs IS the final observation" in fragments[0]
+
+
+def test_the_exercise_answer_is_hidden_until_asked_and_runs_from_a_file(tmp_path):
+    app = open_page()
+    before = len(app.code)
+    app.toggle(key="training_data_mask_answer").set_value(True).run()
+    answers = [c.value for c in app.code if "Exercise answer" in c.value]
+    assert len(app.code) == before + 1 and len(answers) == 1
+    assert "all checks passed" in assert_script_behaves(answers[0], tmp_path / "answer")
+
+
+def test_a_changed_setting_reruns_the_buffer():
+    app = open_page()
+    app.slider(key="training_data_n").set_value(2).run()
+    app.number_input(key="training_data_max").set_value(3).run()
+    assert not app.exception
+    assert app.query_params["n"] == "2" and app.query_params["max"] == "3"
+    grids = [df.value for df in app.dataframe if list(df.value.columns) == ["env 0", "env 1"]]
+    buffer = collect_buffer(2, 10, "NEXT_STEP", 0, 3)
+    mask = transition_mask(buffer.terminated, buffer.truncated, "NEXT_STEP")
+    assert np.array_equal((grids[1] == "True ✓").to_numpy(), mask)
