@@ -1,23 +1,51 @@
-"""Home: why one environment is too slow, measured live, and what each page shows."""
+"""Home: the speed problem measured live, where batching really pays, and the way through."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from burgerbot.app import measured, ui
-from burgerbot.app.charts.home import speed_chart_spec
+from burgerbot.app import learning, measured, ui
+from burgerbot.app.charts.home import forward_chart, speed_chart
+from burgerbot.app.glossary import term_link
+from burgerbot.app.labels import VERDICTS
 from burgerbot.app.scripts.home import speed_script
-from burgerbot.app.views.home import CARDS, SPECS, speed_table
+from burgerbot.app.views.home import (
+    NO,
+    PREDICTION_N,
+    SPECS,
+    YES,
+    chart_frame,
+    env_story,
+    forward_frame,
+    forward_story,
+    measure_speeds,
+    metric_delta,
+    policy_story,
+    prediction_explanation,
+    prediction_truth,
+    sizes_for,
+    speed_takeaways,
+)
+from burgerbot.app.views.home_path import LESSON_FIXES, PATH, lesson_goal_fix
 
 PAGE = "home"
+PID = "home_sync16"
 PACKAGES = ("gymnasium", "numpy")
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def measure(num_envs: int, versions: measured.Versions, generation: int, _by: str):
     # Once per server, NUM_ENVS and versions; "Measure again" moves `generation` on.
-    table, record = measured.measure(lambda: speed_table(num_envs), PACKAGES, _by)
-    return table, speed_chart_spec(table), record  # the chart's spec too: it costs ~0.1 s
+    return measured.measure(lambda: measure_speeds(num_envs), PACKAGES, _by)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def chart_specs(num_envs: int, versions: measured.Versions, generation: int, _speeds):
+    # Built and validated once per measurement (the same key as `measure`), not per rerun.
+    return (
+        forward_chart(forward_frame(_speeds.forwards)).to_dict(),
+        speed_chart(chart_frame(_speeds)).to_dict(),
+    )
 
 
 visit = measured.Visit.begin(st.session_state)
@@ -25,24 +53,43 @@ frame = ui.PageFrame(
     PAGE,
     SPECS,
     title="🍔 BurgerBot: one step() call, many robots",
-    topics=["The speed problem", "Vectorised BurgerBot"],
+    intro=(
+        "You will learn what a vector env collects per `step()` call, whether that collects "
+        "faster than a plain loop over one BurgerBot (measured here, live), and where batching "
+        "really pays: one policy forward pass for the whole batch."
+    ),
+    topics=["The speed problem", "SyncVectorEnv", "Vectorised BurgerBot"],
     links=["Gymnasium vector API"],
 )
+st.subheader("Before you copy the lesson's code")
+with st.container(border=True):
+    for fix in [*LESSON_FIXES, lesson_goal_fix()]:
+        left, right = st.columns([5, 1], vertical_alignment="center")
+        left.markdown(
+            f"{VERDICTS[fix.kind].badge()} {fix.problem} → **today:** {fix.fix}.",
+            help=fix.detail or None,
+        )
+        right.page_link(f"app_pages/{fix.page}", label=fix.link, icon="▶️")
+
+st.subheader("The speed problem, measured here")
 st.markdown(
-    """
-An agent learns from **transitions**: what it saw, what it did, the reward, what it saw next.
-A single environment hands back one transition per `step()` call. Methods such as PPO learn
-from a *batch* of many, varied transitions per update, so waiting on one robot at a time is
-slow and the batch is made of one long, correlated trajectory.
-
-A **vector environment** runs N copies side by side: one `step()` call takes N actions and
-returns N transitions, stacked into arrays whose first axis is the environment index.
-"""
+    f"One env hands back one {term_link('transition')} per `step()` call; a "
+    f"{term_link('vector-env')} takes N actions per call and returns N. The baseline: a plain "
+    "loop of `env.step()` on one `BurgerBotEnv`. Against it: Gymnasium's "
+    f"{term_link('sync', '`SyncVectorEnv`')} (steps its N envs one after another) and "
+    f"`BurgerBotVectorEnv`, a {term_link('native', 'native')} vector env that is **this "
+    "project's own class, not part of Gymnasium** (all N robots in a few numpy operations)."
 )
-
+learning.prediction(
+    PID,
+    f"Does `SyncVectorEnv` with {PREDICTION_N} envs collect more transitions per second than "
+    "a plain loop over one `BurgerBotEnv`?",
+    (YES, NO),
+)
 (spec,) = SPECS
-num_envs = st.slider(
-    "NUM_ENVS to compare with a single environment",
+left, right = st.columns([4, 1], vertical_alignment="bottom")
+num_envs = left.slider(
+    "NUM_ENVS for the numbers below",
     min_value=spec.low,
     max_value=spec.high,
     key=frame.key[spec.key],
@@ -50,54 +97,79 @@ num_envs = st.slider(
 frame.settings_done()
 
 shown = (PAGE, num_envs)
-if st.button("Measure again", key="home_measure"):
+if right.button("Measure again", key="home_measure", icon=":material/refresh:"):
     st.session_state["_home_run"] = st.session_state.get("_home_run", 0) + 1
     measured.GENERATIONS.bump(shown)
 with st.spinner("Stepping BurgerBots…"):
     versions = measured.library_versions(PACKAGES)
-    table, chart, record = measure(
-        num_envs, versions, measured.GENERATIONS.get(shown), visit.visitor
+    speeds, record = measure(num_envs, versions, measured.GENERATIONS.get(shown), visit.visitor)
+    forward_spec, speed_spec = chart_specs(
+        num_envs, versions, measured.GENERATIONS.get(shown), speeds
     )
 
-one = table[(table["num_envs"] == 1) & (table["backend"] == "sync")].iloc[0]
-many_sync = table[(table["num_envs"] == num_envs) & (table["backend"] == "sync")].iloc[0]
-many_native = table[(table["num_envs"] == num_envs) & (table["backend"] == "native")].iloc[0]
+plain = speeds.rate("plain")
 cols = st.columns(3)
-cols[0].metric("1 env: transitions per second", f"{one.transitions_per_s:,.0f}", help="1 per call")
-cols[1].metric(
-    f"{num_envs:,} envs, Sync: transitions per second",
-    f"{many_sync.transitions_per_s:,.0f}",
-    f"{many_sync.transitions_per_s / one.transitions_per_s:.1f}x one env",
+cols[0].metric(
+    "Plain loop: transitions per second",
+    f"{plain.best:,.0f}",
+    help="One `BurgerBotEnv`, one `env.step()` per transition, random actions, a reset when "
+    f"an episode ends. Slowest of the repeats: {plain.slowest:,.0f} per second.",
 )
-cols[2].metric(
-    f"{num_envs:,} envs, native: transitions per second",
-    f"{many_native.transitions_per_s:,.0f}",
-    f"{many_native.transitions_per_s / one.transitions_per_s:.1f}x one env",
-)
-st.vega_lite_chart(chart, width="stretch")
+for col, loop, name in ((cols[1], "sync", "Sync"), (cols[2], "native", "native")):
+    rate = speeds.rate(loop, num_envs)
+    text, arrow, colour = metric_delta(rate, plain)
+    col.metric(
+        f"{num_envs:,} envs, {name}: transitions per second",
+        f"{rate.best:,.0f}",
+        text,
+        delta_arrow=arrow,
+        delta_color=colour,
+        help=f"Slowest of the repeats: {rate.slowest:,.0f} per second.",
+    )
 st.caption(
-    f"Each `step()` call returns {num_envs:,} transitions instead of 1. SyncVectorEnv still "
-    "steps its copies one after another in Python, so its gain comes from fewer calls and "
-    "bigger arrays; the native BurgerBotVectorEnv steps every robot with a few numpy "
-    f"operations. {record.caption('Measured', visit=visit)} Every visitor sees this "
-    "measurement; press *Measure again* to repeat it.",
-    help=record.detail(),
+    f"{record.caption('Measured', visit=visit)} Shared by every visitor until *Measure again*.",
+    help=f"{record.detail()} Each number is the best of 3 short runs.",
 )
-st.dataframe(
-    table[["setup", "transitions_per_call", "transitions_per_s", "seconds_per_call"]],
-    hide_index=True,
-    column_config={
-        "transitions_per_call": "transitions per step() call",
-        "transitions_per_s": st.column_config.NumberColumn("transitions per second", format="%d"),
-        "seconds_per_call": st.column_config.NumberColumn("seconds per call", format="%.2e"),
-    },
-)
-ui.code_expander(speed_script(num_envs))
+learning.check(PID, prediction_truth(speeds), prediction_explanation(speeds))
+st.markdown(env_story(speeds, num_envs))
 
-st.header("What you will find here")
-cards = list(CARDS.items())
-for row_start in range(0, len(cards), 3):
-    for col, (file, text) in zip(st.columns(3), cards[row_start : row_start + 3], strict=False):
-        with col.container(border=True):
-            st.page_link(f"app_pages/{file}")
-            st.write(text)
+st.subheader("Where batching pays: one forward pass for the whole batch")
+st.markdown(
+    "Now a policy network picks every action: a small numpy MLP (4 inputs → 64 → 64 → 4 action "
+    "logits, tanh, one sampled action per row). The plain loop runs it on 1 observation per "
+    "step; a vector env runs it once per call, on all N observations."
+)
+left, right = st.columns([3, 2])
+with left:
+    learning.chart_with_table(forward_spec, forward_frame(speeds.forwards))
+right.markdown(forward_story(speeds.forwards))
+right.markdown(policy_story(speeds, num_envs))
+learning.chart_with_table(
+    speed_spec,
+    chart_frame(speeds),
+    caption="The same measurement as the numbers above. Dashed: the plain loop's rate, "
+    "for reading every N against it.",
+)
+ui.code_expander(
+    speed_script(sizes_for(num_envs)),
+    "Code: the whole measurement as a script you can run",
+    name="home speed measurement",
+)
+
+st.subheader("A path through the pages")
+half = (len(PATH) + 1) // 2
+columns = st.columns(2)
+for number, stop in enumerate(PATH, start=1):
+    columns[number > half].page_link(
+        f"app_pages/{stop.page}", label=f"**{number}. {stop.title}**: {stop.what}"
+    )
+columns[1].page_link("app_pages/glossary.py", label="Any time: the **Glossary**", icon="📖")
+frame.takeaways(
+    [
+        "One `step()` call of a vector env takes N actions and returns N transitions, "
+        "stacked along a first axis of length N.",
+        *speed_takeaways(speeds),
+        "Today the ending call returns the final observation; SB3 wants its own VecEnv, not "
+        "Gymnasium's vector envs.",
+    ]
+)

@@ -1,138 +1,241 @@
-"""Home: the live speed measurement, its chart, its script, and the page itself."""
+"""Home's views and charts: every sentence about who is faster follows the numbers, both ways."""
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
-from pathlib import Path
+import pandas as pd
+import pytest
 
-from streamlit.testing.v1 import AppTest
-
-from burgerbot.app.charts.home import speed_chart, speed_chart_spec
-from burgerbot.app.scripts.home import speed_script
-from burgerbot.app.views.home import CARDS, speed_table, steps_for
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def test_speed_table_measures_one_and_n_envs_for_both_backends():
-    table = speed_table(8)
-    assert table[["backend", "num_envs"]].values.tolist() == [
-        ["sync", 1],
-        ["native", 1],
-        ["sync", 8],
-        ["native", 8],
-    ]
-    assert (table["transitions_per_call"] == table["num_envs"]).all()
-    assert (table["transitions_per_s"] > 0).all() and (table["seconds_per_call"] > 0).all()
-    # transitions/s is transitions per call divided by seconds per call
-    ratio = table["transitions_per_call"] / table["seconds_per_call"] / table["transitions_per_s"]
-    assert ratio.between(0.999, 1.001).all()
-
-
-def test_steps_for_stays_within_bounds():
-    assert [steps_for(n) for n in (1, 100, 1024, 65536)] == [1000, 1000, 97, 50]
+from burgerbot.app.charts.home import PLAIN, SETUPS, forward_chart, speed_chart
+from burgerbot.app.charts.palette import OKABE_ITO, SHAPES
+from burgerbot.app.views.home import (
+    NO,
+    PREDICTION_N,
+    SIZES,
+    YES,
+    Rate,
+    Speeds,
+    chart_frame,
+    compare,
+    env_story,
+    forward_frame,
+    forward_story,
+    measure_speeds,
+    metric_delta,
+    phrase,
+    policy_story,
+    prediction_explanation,
+    prediction_truth,
+    sizes_for,
+    speed_takeaways,
+)
 
 
-def test_chart_plots_every_setup_on_a_log_axis():
-    table = speed_table(4)
-    spec = speed_chart(table).to_dict()
-    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["circle", "text"]
+def make_speeds(rates, forward_us=(10.0, 12.0, 15.0, 30.0), spread=0.9, sizes=SIZES) -> Speeds:
+    """A measurement with made-up rates: ``rates[(loop, n, policy)]`` or a callable of them.
+
+    Each row's slowest repeat is ``spread`` times its best.
+    """
+    rows = []
+    for policy in (False, True):
+        for loop, n in [("plain", 1)] + [(lp, n) for lp in ("sync", "native") for n in sizes]:
+            best = rates(loop, n, policy) if callable(rates) else rates[(loop, n, policy)]
+            rows.append(
+                {
+                    "loop": loop,
+                    "num_envs": n,
+                    "policy": policy,
+                    "step_calls": 100,
+                    "seconds": 100 * n / best,
+                    "transitions": 100 * n,
+                    "transitions_per_s": best,
+                    "transitions_per_s_slowest": best * spread,
+                    "seconds_per_call": n / best,
+                }
+            )
+    forwards = pd.DataFrame(
+        {
+            "batch_size": list(sizes),
+            "calls": 100,
+            "seconds_per_call": [us * 1e-6 for us in forward_us],
+            "seconds_per_call_slowest": [us * 1.2e-6 for us in forward_us],
+            "observations_per_s": [
+                n / (us * 1e-6) for n, us in zip(sizes, forward_us, strict=True)
+            ],
+        }
+    )
+    return Speeds(pd.DataFrame(rows), forwards)
+
+
+def like_this_server(loop, n, policy):
+    """Roughly what the lesson notes measured: Sync loses stepping alone, wins with a policy."""
+    if loop == "plain":
+        return 30_000.0 if policy else 400_000.0
+    if loop == "sync":
+        per_step = 12e-6 + (15e-6 / n if policy else 0) + 30e-6 / n
+        return 1 / per_step
+    return n / (25e-6 + (15e-6 if policy else 0))
+
+
+def sync_always_wins(loop, n, policy):
+    if loop == "plain":
+        return 50_000.0
+    return 60_000.0 * n
+
+
+def test_compare_reads_the_spread_both_ways():
+    assert compare(Rate(300, 280), Rate(100, 95)) == "faster"
+    assert compare(Rate(100, 95), Rate(300, 280)) == "slower"
+    # best runs close, repeats overlapping: too close to call
+    assert compare(Rate(110, 60), Rate(100, 70)) == "similar"
+    assert compare(Rate(100, 70), Rate(110, 60)) == "similar"
+    # far apart best runs count even when a disturbed repeat overlaps
+    assert compare(Rate(300, 50), Rate(100, 95)) == "faster"
+
+
+def test_phrase_names_the_faster_one_and_how_steady():
+    assert phrase("A", Rate(300, 250), "B", Rate(100, 90)) == (
+        "A was **3x faster** than B in every repeat"
+    )
+    assert phrase("A", Rate(100, 90), "B", Rate(300, 50)) == (
+        "B was **3x faster** than A in its best run"
+    )
+    assert "about as fast" in phrase("A", Rate(100, 60), "B", Rate(105, 70))
+
+
+@pytest.mark.parametrize(
+    ("rates", "truth", "faster"),
+    [
+        (like_this_server, NO, "the plain loop was"),
+        (sync_always_wins, YES, "Sync with 16 envs was"),
+    ],
+)
+def test_prediction_and_env_story_follow_the_data(rates, truth, faster):
+    speeds = make_speeds(rates)
+    assert prediction_truth(speeds) == truth
+    story = env_story(speeds, 16)
+    assert story.startswith(f"With random actions, {faster} **")
+    assert ("bookkeeping added" in story) == (truth == NO)
+    if truth == NO:
+        assert "Sync was slower than the plain loop at every N measured (N = 1 to 64)" in story
+        sync_us = 1e6 / like_this_server("sync", 16, False)
+        assert f"that is {sync_us:.2g} µs for Sync against 2.5 µs" in prediction_explanation(speeds)
+    else:
+        assert "Sync was faster than the plain loop at every N measured" in story
+        assert "Sync came out ahead even without a policy" in prediction_explanation(speeds)
+
+
+def test_a_close_race_is_called_close():
+    def close(loop, n, policy):
+        return 100_000.0 if loop in ("plain", "sync") else 200_000.0
+
+    speeds = make_speeds(close, spread=0.7)
+    assert "Sync with 16 envs and the plain loop were about as fast" in env_story(speeds, 16)
+    assert "too close to call" in prediction_explanation(speeds)
+
+
+def test_env_story_reports_where_sync_overtakes():
+    def overtakes(loop, n, policy):
+        return 100_000.0 if loop == "plain" else 20_000.0 * n
+
+    story = env_story(make_speeds(overtakes), 16)
+    assert "Sync was faster than the plain loop at N = 16, 64 only" in story
+
+
+def test_per_env_step_cost_is_computed_from_the_rates():
+    story = env_story(make_speeds(like_this_server), 4)
+    sync_us = 1e6 / like_this_server("sync", 4, False)
+    assert f"Sync spent {sync_us:.2g} µs and the plain loop 2.5 µs" in story
+    extra = sync_us - 2.5
+    assert f"bookkeeping added {extra:.2g} µs per env-step, {extra / 2.5:.2g} times" in story
+
+
+def test_policy_story_says_sync_turned_the_race_only_when_it_did():
+    story = policy_story(make_speeds(like_this_server), 16)
+    assert story.startswith("With the policy choosing every action, Sync with 16 envs was **")
+    assert "The Sync that lost on stepping alone won once each call also paid for" in story
+    sync_1, sync_64 = (like_this_server("sync", n, True) for n in (1, 64))
+    assert f"Sync's rose from {sync_1:,.0f} (N = 1) to {sync_64:,.0f} (N = 64)" in story
+    story = policy_story(make_speeds(sync_always_wins), 16)
+    assert "The Sync that lost" not in story
+
+    def policy_hurts_sync(loop, n, policy):
+        if loop == "plain":
+            return 100_000.0 if policy else 400_000.0
+        return 1_000.0 * (5 - n / 20) if loop == "sync" else 1e6
+
+    story = policy_story(make_speeds(policy_hurts_sync), 16)
+    assert "the plain loop was **" in story and "The Sync that lost" not in story
+    assert "Transitions per second: Sync's fell from" in story
+
+
+def test_forward_story_follows_the_cost_growth():
+    flat = make_speeds(like_this_server, forward_us=(10, 11, 12, 20)).forwards
+    text = forward_story(flat)
+    assert "10 µs for 1 observation and 20 µs for 64: 64 times the observations for 2 " in text
+    assert "each observation cost **32 times less**" in text
+    proportional = make_speeds(like_this_server, forward_us=(10, 40, 160, 640)).forwards
+    assert "did not make each observation cheaper" in forward_story(proportional)
+
+
+def test_metric_delta_points_the_way_the_numbers_go():
+    assert metric_delta(Rate(50, 45), Rate(200, 190)) == ("0.25x the plain loop", "down", "orange")
+    assert metric_delta(Rate(900, 850), Rate(200, 190)) == ("4.5x the plain loop", "up", "blue")
+    assert metric_delta(Rate(210, 150), Rate(200, 160))[1:] == ("off", "gray")
+
+
+def test_takeaways_carry_the_measured_ratios():
+    speeds = make_speeds(like_this_server, forward_us=(10, 11, 12, 25))
+    alone, with_policy = speed_takeaways(speeds)
+    ratio = like_this_server("sync", PREDICTION_N, False) / 400_000
+    assert f"Sync with 16 envs ran at {ratio:.2g}x the plain loop's speed" in alone
+    assert alone.endswith("batching alone does not speed up a world this cheap.")
+    faster, _ = speed_takeaways(make_speeds(sync_always_wins))
+    assert faster.endswith("here batching alone already paid.")
+    assert "64 observations cost 2.5x one for 1 observation" in with_policy
+    ratio = like_this_server("sync", PREDICTION_N, True) / 30_000
+    assert f"Sync with 16 envs ran at {ratio:.2g}x" in with_policy
+
+
+def test_sizes_always_hold_the_prediction_and_the_chosen_n():
+    assert PREDICTION_N in SIZES and 1 in SIZES
+    assert sizes_for(100) == (*SIZES, 100) and sizes_for(4) == SIZES
+
+
+def test_measure_speeds_measures_every_size_with_and_without_the_policy():
+    speeds = measure_speeds(6, seconds=0.001, repeats=1)
+    assert speeds.sizes() == [1, 4, 6, 16, 64]
+    assert speeds.forwards["batch_size"].tolist() == [1, 4, 6, 16, 64]
+    for policy in (False, True):
+        assert speeds.rate("plain", 1, policy).best > 0
+        assert speeds.rate("native", 6, policy).slowest > 0
+    with pytest.raises(KeyError):
+        speeds.rate("sync", 7)
+
+
+def test_speed_chart_is_one_panel_per_stepping_with_okabe_ito_colours_and_shapes():
+    frame = chart_frame(make_speeds(like_this_server))
+    assert set(frame["setup"]) == set(SETUPS) and len(frame) == 2 * (1 + 2 * len(SIZES))
+    spec = speed_chart(frame).to_dict()
+    assert spec["facet"]["column"]["field"] == "stepping"
+    layers = spec["spec"]["layer"]
+    assert [layer["mark"]["type"] for layer in layers] == ["rule", "line", "point"]
+    colour = layers[2]["encoding"]["color"]["scale"]
+    assert colour["domain"] == list(SETUPS) and set(colour["range"]) <= set(OKABE_ITO)
+    assert layers[2]["encoding"]["shape"]["scale"]["range"] == list(SHAPES[:3])
+    assert layers[0]["transform"] == [{"filter": f"(datum.setup === '{PLAIN}')"}]
+    assert layers[0]["mark"]["strokeDash"] == [6, 4]
+    assert spec["spec"]["layer"][1]["encoding"]["y"]["scale"]["type"] == "log"
+
+
+def test_forward_chart_shows_the_measured_cost_against_cost_in_proportion():
+    forwards = make_speeds(like_this_server, forward_us=(10, 11, 12, 20)).forwards
+    frame = forward_frame(forwards)
+    proportional = frame[frame["series"] != "measured"]["us_per_call"].tolist()
+    assert proportional == [10, 40, 160, 640]
+    assert frame[frame["series"] == "measured"]["us_per_call"].tolist() == [10, 11, 12, 20]
+    spec = forward_chart(frame).to_dict()
+    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["line", "point"]
     encoding = spec["layer"][0]["encoding"]
-    assert encoding["x"]["field"] == "transitions_per_s"
-    assert encoding["x"]["scale"]["type"] == "log"
-    assert encoding["y"]["field"] == "setup"
-    (dataset,) = spec["datasets"].values()
-    assert [row["setup"] for row in dataset] == table["setup"].tolist()
-
-
-def test_chart_spec_is_the_chart_with_its_data_inline_and_no_theme():
-    table = speed_table(4)
-    spec = speed_chart_spec(table)
-    assert "config" not in spec
-    titles = {layer["title"] for layer in spec["layer"]}
-    assert titles == {"Transitions collected per second, measured on this server"}
-    assert spec["layer"] == speed_chart(table).to_dict()["layer"]
-    (dataset,) = spec["datasets"].values()
-    assert [row["transitions_per_s"] for row in dataset] == table["transitions_per_s"].tolist()
-
-
-def test_script_runs_and_reports_n_transitions_per_call():
-    result = subprocess.run(
-        [sys.executable, "-c", speed_script(6)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    found = re.findall(
-        r"^(sync|native)\s+N=(\d+)\s+transitions per step\(\) call: (\d+)", result.stdout, re.M
-    )
-    assert found == [
-        ("sync", "1", "1"),
-        ("native", "1", "1"),
-        ("sync", "6", "6"),
-        ("native", "6", "6"),
-    ]
-
-
-def home_app(**query):
-    app = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60)
-    for key, value in query.items():
-        app.query_params[key] = value
-    app.run()
-    return app
-
-
-def test_home_measures_the_chosen_num_envs_and_mirrors_it_in_the_url():
-    app = home_app()
-    assert not app.exception
-    assert "16 envs, Sync" in app.metric[1].label
-    app.slider(key="home_n").set_value(32).run()
-    assert not app.exception and "32 envs, Sync" in app.metric[1].label
-    assert app.query_params["n"] in ("32", ["32"])
-    app.button(key="home_measure").click().run()
-    assert not app.exception and app.session_state["_home_run"] == 1
-
-
-def test_home_has_a_card_for_every_other_page():
-    app = home_app()
-    shown = {Path(link.proto.page).stem for link in app.get("page_link")}
-    assert shown == {Path(f).stem for f in CARDS}
-    assert shown == {p.stem for p in (ROOT / "app_pages").glob("*.py")} - {"home"}
-
-
-def test_home_bad_url_values_give_a_note_not_a_traceback():
-    for raw, used in [("abc", 16), ("-5", 2), ("10000000", 1024), ("<b>x</b>", 16)]:
-        app = home_app(n=raw)
-        assert not app.exception
-        assert app.info and "adjusted" in app.info[0].value
-        assert app.slider(key="home_n").value == used
-
-
-def measurement_caption(app: AppTest):
-    """The caption saying when and where the numbers were measured, and its exact time."""
-    (caption,) = [c for c in app.caption if "on this server (" in c.value]
-    return caption.value, caption.proto.help
-
-
-def test_a_measurement_is_shared_and_says_when_it_was_made_until_measured_again():
-    _, first_time = measurement_caption(home_app())
-    assert first_time.startswith("Started ")
-    # Another visitor gets the same measurement, with its time, not "just now".
-    second = home_app()
-    text, when = measurement_caption(second)
-    assert when == first_time
-    assert "just now" not in text and " ago, with Python " in text
-    assert re.search(r"Measured on this server \(.+, \d+ cores?\) at \d\d:\d\d", text)
-    assert "measured on this server just now" not in text
-    # Measure again: a new measurement, which this visitor is told they just made...
-    second.button(key="home_measure").click().run()
-    text, new_time = measurement_caption(second)
-    assert new_time != first_time
-    assert "Measured just now, started by your visit, on this server" in text
-    # ...and which the next visitor gets as it is, with its time.
-    text, when = measurement_caption(home_app())
-    assert when == new_time and "just now" not in text
+    assert set(encoding["color"]["scale"]["range"]) <= set(OKABE_ITO)
+    assert encoding["strokeDash"]["scale"]["range"] == [[1, 0], [6, 4]]
+    assert encoding["y"]["title"] == "µs per pass (log)"  # shorter than the plot is tall

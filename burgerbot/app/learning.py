@@ -156,12 +156,19 @@ def fragment_block(code: str, *, of: str) -> None:
 
 
 def chart_with_table(
-    chart: alt.TopLevelMixin, data: pd.DataFrame, *, caption: str | None = None
+    chart: alt.TopLevelMixin | dict, data: pd.DataFrame, *, caption: str | None = None
 ) -> None:
-    """``chart`` with its data as a table one click away (a tab), for screen readers too."""
+    """``chart`` with its data as a table one click away (a tab), for screen readers too.
+
+    ``chart`` is an altair chart, or its Vega-Lite spec as a dict (``chart.to_dict()``, which
+    a page may cache so that a rerun does not rebuild and validate it).
+    """
     as_chart, as_table = st.tabs(["Chart", "Data as a table"])
     with as_chart:
-        st.altair_chart(chart, width="stretch")
+        if isinstance(chart, dict):
+            st.vega_lite_chart(chart, width="stretch")
+        else:
+            st.altair_chart(chart, width="stretch")
     with as_table:
         st.dataframe(data, hide_index=True, width="stretch")
     if caption:
