@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pandas as pd
 import streamlit as st
 
-from burgerbot.app import ui
+from burgerbot.app import learning, ui
 from burgerbot.app.caps import CAPS
+from burgerbot.app.glossary import term_link
 from burgerbot.app.panels import autoreset as panels
+from burgerbot.app.panels.autoreset_lesson import lesson_verdict_line
+from burgerbot.app.scripts.autoreset import final_obs_script
 from burgerbot.app.views.autoreset import (
     BACKEND_CHOICES,
     MODES,
@@ -22,8 +28,21 @@ from burgerbot.app.views.autoreset_episodes import episode_ends
 from burgerbot.app.views.autoreset_lesson import (
     InfosCheck,
     check_infos_live,
+    default_autoreset_mode,
     lesson_vs_installed,
     pick_episode_end,
+    same_step_end_keys,
+)
+from burgerbot.app.views.autoreset_prediction import (
+    OPTIONS,
+    ending_calls,
+    prediction_explanation,
+    question,
+)
+from burgerbot.app.views.autoreset_sentences import (
+    lesson_verdict,
+    mode_captions,
+    takeaway_bullets,
 )
 from burgerbot.app.views.autoreset_timeline import (
     READABLE_ENVS,
@@ -33,13 +52,14 @@ from burgerbot.app.views.autoreset_timeline import (
 from burgerbot.checks import MAX_SEED
 
 PAGE = "autoreset"
+PREDICTION = "autoreset_next_step"
 HIGH = {spec.key: spec.high for spec in SPECS if hasattr(spec, "high")}
 
-MODE_CAPTIONS = {
-    "NEXT_STEP": "gymnasium's default: the env restarts on the call after the end",
-    "SAME_STEP": "restarts inside the ending call (what the lesson describes)",
-    "DISABLED": "never restarts by itself: you reset it",
-}
+
+@st.cache_data(show_spinner=False)
+def lesson_facts() -> tuple[str, tuple[str, ...]]:
+    """The installed gymnasium's default mode and its SAME_STEP ``infos`` keys, checked live."""
+    return default_autoreset_mode(), same_step_end_keys()
 
 
 @st.cache_data(max_entries=16, show_spinner="Checking infos live…")
@@ -56,16 +76,24 @@ def run_key(settings: AutoresetSettings, backend: str) -> tuple:
     return ("rollout", backend, settings.num_envs, settings.steps, settings.seed, settings.mode)
 
 
+def page_run(run_settings: AutoresetSettings) -> pd.DataFrame:
+    """The rollout for ``run_settings`` on its backend, shared by every session."""
+    size = f"{run_settings.num_envs} envs × {run_settings.steps:,} steps, {run_settings.mode}"
+    return panels.computed(
+        run_key(run_settings, run_settings.backend),
+        f"Running {size} on {run_settings.backend}",
+        lambda progress: run_page_rollout(run_settings, progress=progress),
+    )
+
+
 frame = ui.PageFrame(
     PAGE,
     SPECS,
     title="Auto-reset: when one robot's episode ends",
     intro=(
-        "In a vector env every robot lives its own episodes. One bumps into a wall at step 3, "
-        "another at step 12. The vector env cannot wait for all of them, so it **restarts each "
-        "robot on its own** when its episode ends. The question for your code is *when*: on "
-        "which `step()` call do you get the last observation of the old episode, and on which "
-        "the first observation of the new one? Gymnasium lets you choose, with `autoreset_mode`."
+        f"You will learn on which `step()` call a {term_link('vector-env')} restarts a robot "
+        f"whose episode ended ({term_link('autoreset')}), where each `autoreset_mode` puts the "
+        "episode's final observation, and what changed since the lesson's gymnasium 0.29."
     ),
     topics=[
         "Auto-reset of sub-environments",
@@ -76,12 +104,13 @@ frame = ui.PageFrame(
     links=["Auto-reset modes", "Gymnasium vector API"],
 )
 settings = frame.resolve(resolve_settings, widget_values)
+default_mode, same_step_keys = lesson_facts()
 st.radio(
     "Auto-reset mode",
     MODES,
     key=frame.key["mode"],
     horizontal=True,
-    captions=[MODE_CAPTIONS[m] for m in MODES],
+    captions=mode_captions(default_mode),
 )
 col_n, col_steps, col_seed, col_backend = st.columns([3, 2, 2, 3])
 col_n.slider(
@@ -111,14 +140,16 @@ col_seed.number_input(
     max_value=MAX_SEED,
     step=1,
     key=frame.key["seed"],
-    help="Picks the random actions (the robots always start at [0, 0, 1, 1]).",
+    help=(
+        "Picks the random actions. BurgerBot draws nothing from its seed: every robot starts "
+        "at [0, 0, 1, 1]."
+    ),
 )
-col_backend.radio(
+col_backend.selectbox(
     "Backend",
     BACKEND_CHOICES,
     key=frame.key["backend"],
     format_func=panels.BACKEND_LABELS.get,
-    horizontal=True,
     help="Both must give the very same run; the page checks that the other one agrees.",
 )
 frame.settings_done()
@@ -126,12 +157,7 @@ frame.settings_done()
 mode = settings.mode
 version = gymnasium_version()
 other_backend = "native" if settings.backend == "sync" else "sync"
-size = f"{settings.num_envs} envs × {settings.steps:,} steps, {mode}"
-run = panels.computed(
-    run_key(settings, settings.backend),
-    f"Running {size} on {settings.backend}",
-    lambda progress: run_page_rollout(settings, progress=progress),
-)
+run = page_run(settings)
 # Only the verdict is kept: a second copy of the run would double the memory.
 backends_agree = panels.computed(
     ("agree", *run_key(settings, settings.backend)),
@@ -143,6 +169,15 @@ events = panels.computed(
     "Listing every episode end",
     lambda _: episode_ends(run, mode),
 )
+# The prediction is about NEXT_STEP: its answer comes from a NEXT_STEP run of these settings.
+next_settings = replace(settings, mode="NEXT_STEP")
+next_run = page_run(next_settings)
+calls = panels.computed(
+    ("calls", *run_key(next_settings, settings.backend)),
+    "Reading the episode ends",
+    lambda _: ending_calls(next_run),
+)
+learning.prediction(PREDICTION, question(default_mode), OPTIONS)
 
 # --- 1. Timeline ---------------------------------------------------------------------------
 st.header("1. Every step of every robot")
@@ -161,38 +196,51 @@ panels.timeline(
     results=len(run),
     backends_agree=backends_agree,
 )
+if calls.truth is None:
+    st.info(prediction_explanation(calls, mode))
+else:
+    learning.check(PREDICTION, calls.truth, prediction_explanation(calls, mode))
 
 # --- 2. Episode ends -----------------------------------------------------------------------
 st.header("2. Every episode end, and where to find its observations")
 panels.episode_ends_table(events, mode, settings.steps)
+learning.exercise(
+    "autoreset_final_obs",
+    "collect the final observations in NEXT_STEP mode",
+    f"Write a script that steps {settings.num_envs} BurgerBots in NEXT_STEP mode for "
+    f"{settings.steps} calls with the page's random actions "
+    f"(`np.random.default_rng({settings.seed}).integers(0, 4, size=(STEPS, NUM_ENVS))`) and "
+    "collects every episode's final observation, with the step and the env it came from. "
+    "Which call returns it, and does `infos` hold it? Compare your list with the table above "
+    "(in NEXT_STEP mode).",
+    final_obs_script(settings.num_envs, settings.steps, settings.seed),
+    answer_name="collect final observations",
+)
+
+demo = disabled_run(settings.num_envs, settings.seed)
+panels.disabled_demo_panel(demo, expanded=mode == "DISABLED")
 
 # --- 3. The lesson vs the installed gymnasium ----------------------------------------------
 st.header(f"3. The lesson vs gymnasium {version}")
+lesson_verdict_line(*lesson_verdict(default_mode, same_step_keys))
 if end is None:
     st.info("No episode ended in this run, so there is nothing to compare: try more steps.")
 else:
     check = infos_check(settings.num_envs, settings.seed, mode, int(end["step"]), int(end["env"]))
     table = lesson_vs_installed(run, end, mode, check, version)
-    panels.lesson_comparison(end, mode, check, version, table)
+    panels.lesson_comparison(end, mode, check, version, table, settings.num_envs, settings.seed)
 
-# --- 4. DISABLED ---------------------------------------------------------------------------
-st.header("4. DISABLED: nothing restarts by itself")
-panels.disabled_demo_panel(
-    disabled_run(settings.num_envs, settings.seed), expanded=mode == "DISABLED"
-)
-
-# --- 5. Counting finished episodes ---------------------------------------------------------
-st.header("5. Counting finished episodes")
+# --- 4. Counting finished episodes ---------------------------------------------------------
+st.header("4. Counting finished episodes")
 st.write(
-    "The lesson's second example: a few envs take random steps, and you count how many "
-    "episodes each one finished (`terminated | truncated`, added up per env). The lesson uses "
-    "2 envs and 200 steps; choose your own. All three modes get the same random actions."
+    "The lesson's second example (on 2 CartPoles, 200 steps; here on BurgerBots): episodes "
+    "finished per env, `terminated | truncated` added up, in every mode with the same actions."
 )
 
 
 @st.fragment
 def counting() -> None:
-    """Section 5's controls, its counts and the script: a change here reruns only this part.
+    """Section 4's controls, its counts and the script: a change here reruns only this part.
 
     The sections above do not depend on the counting run, so they are not redrawn.
     """
@@ -200,3 +248,4 @@ def counting() -> None:
 
 
 counting()
+frame.takeaways(takeaway_bullets(default_mode, calls.truth, same_step_keys, demo.sync_error or ""))

@@ -7,11 +7,12 @@ import pytest
 
 from burgerbot.app.charts.autoreset import (
     END_MARKERS,
+    MODE_SHAPES,
     SEGMENT_COLOURS,
     episode_timeline,
     finished_episodes_chart,
-    timeline_pixel_height,
 )
+from burgerbot.app.charts.palette import OKABE_ITO, SHAPES
 from burgerbot.app.views.autoreset import MODES, mode_of
 from burgerbot.app.views.autoreset_counting import count_finished_by_mode
 from burgerbot.app.views.autoreset_timeline import RESET_MARKERS, timeline_cells
@@ -56,24 +57,55 @@ def test_episode_timeline_encodes_cells_markers_and_tooltips(mode, offset):
     domain = points["encoding"]["shape"]["scale"]["domain"]
     assert RESET_MARKERS[mode] in domain and "hit" in domain
     assert set(domain) <= set(END_MARKERS) | {RESET_MARKERS[mode]}
+    # Every marker differs by its shape as well as by its colour, in Okabe-Ito colours.
+    shapes = points["encoding"]["shape"]["scale"]["range"]
+    colours = points["encoding"]["color"]["scale"]["range"]
+    assert len(set(shapes)) == len(domain)
+    assert set(colours) <= set(OKABE_ITO)
+    ends = [m for m in domain if m in END_MARKERS]
+    assert len({colours[domain.index(m)] for m in ends}) == len(ends)
+    assert all(shapes[domain.index(m)] in SHAPES for m in ends)
 
 
-def test_episode_timeline_highlight_and_height():
+def test_episode_timeline_highlight_and_row_heights():
     frame = run("NEXT_STEP", num_envs=2, steps=20)
     cells, shown = timeline_cells(frame, "NEXT_STEP")
     spec = episode_timeline(cells, shown, highlight=(1, 5, 6)).to_dict()
     assert len(spec["layer"]) == 3
     assert layer_data(spec, 2) == [{"env": 1, "start": 4.5, "stop": 6.5}]
-    assert timeline_pixel_height(2) < timeline_pixel_height(16) <= timeline_pixel_height(64)
+    # The rows keep their height: Streamlit fits only the width, legends and axis come on top.
+    assert spec["autosize"]["type"] == "fit-x"
+    heights = []
+    for num_envs in (2, 16, 64):
+        frame = run("NEXT_STEP", num_envs=num_envs, steps=10)
+        cells, shown = timeline_cells(frame, "NEXT_STEP")
+        heights.append(episode_timeline(cells, shown).to_dict()["height"])
+    assert heights[0] < heights[1] < heights[2]
+    assert heights[2] // 64 >= 10  # rows never thinner than 10 px
+
+
+def test_timeline_cell_colours_are_okabe_ito_and_the_reset_cell_is_blank():
+    assert set(SEGMENT_COLOURS.values()) - {"#ffffff"} <= set(OKABE_ITO)
+    assert SEGMENT_COLOURS["reset step"] == "#ffffff"
+    assert len(set(SEGMENT_COLOURS.values())) == len(SEGMENT_COLOURS)
 
 
 def test_finished_episodes_chart_groups_the_modes_per_env():
     counts = count_finished_by_mode("native", 2, 50, 0)
     spec = finished_episodes_chart(counts).to_dict()
-    encoding = spec["encoding"]
+    bars, tops = spec["layer"]
+    assert spec["autosize"]["type"] == "fit-x"  # the bars keep their height
+    assert bars["mark"]["type"] == "bar" and tops["mark"]["type"] == "point"
+    encoding = {**spec.get("encoding", {}), **bars.get("encoding", {})}
     assert encoding["x"]["field"] == "env" and encoding["xOffset"]["field"] == "mode"
     assert encoding["y"]["field"] == "finished episodes"
     assert encoding["color"]["scale"]["domain"] == list(MODES)
+    assert set(encoding["color"]["scale"]["range"]) <= set(OKABE_ITO)
+    # The modes differ by the shape on their bars' tops as well as by colour.
+    shape = tops["encoding"]["shape"]
+    assert shape["scale"]["domain"] == list(MODES)
+    assert shape["scale"]["range"] == [MODE_SHAPES[m] for m in MODES]
+    assert len(set(shape["scale"]["range"])) == len(MODES)
     data = next(iter(spec["datasets"].values()))
     assert len(data) == 6
     assert [row["finished episodes"] for row in data] == counts["finished episodes"].tolist()

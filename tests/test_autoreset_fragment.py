@@ -1,7 +1,7 @@
-"""Auto-reset: changing the counting run reruns only section 5 and the script, as in a browser.
+"""Auto-reset: changing the counting run reruns only section 4 and the script, as in a browser.
 
-Sections 1 to 4 (the timeline, the episode ends, the lesson check, the DISABLED demo) do not
-depend on the counting settings, so a change there must not redraw them.
+Sections 1 to 3 (the timeline, the episode ends with the DISABLED demo, the lesson check) do
+not depend on the counting settings, so a change there must not redraw them.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def test_counting_controls_rerun_only_the_counting_section(calls, monkeypatch):
     assert "In 90 calls, NEXT_STEP finished" in texts(app.markdown)
     assert "COUNT_ENVS = 3" in texts(app.code) and "COUNT_STEPS = 90" in texts(app.code)
     assert app.query_params["cn"] == "3" and app.query_params["ck"] == "90"
-    assert not app.header  # the run sent section 5's controls and results only
+    assert not app.header  # the run sent section 4's controls and results only
     # A timeline setting is outside the fragment: the whole page follows it.
     app.run()
     app.radio(key="autoreset_mode").set_value("SAME_STEP").run()

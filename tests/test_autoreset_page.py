@@ -17,6 +17,7 @@ from burgerbot.app.views.autoreset import (
 )
 from burgerbot.app.views.autoreset_counting import count_finished_by_mode
 from burgerbot.app.views.autoreset_episodes import episode_ends
+from burgerbot.app.views.autoreset_timeline import TABLE_COLUMNS, timeline_cells
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/autoreset.py"
@@ -63,8 +64,19 @@ def expected_events(app: AppTest) -> pd.DataFrame:
     return episode_ends(run_page_rollout(settings), settings.mode)
 
 
+def table_with(app: AppTest, column: str, within=None) -> pd.DataFrame:
+    """The one dataframe (of the page, or of ``within``) that has ``column``."""
+    (table,) = [d.value for d in (within or app).dataframe if column in d.value]
+    return table
+
+
 def events_table(app: AppTest) -> pd.DataFrame:
-    return app.dataframe[0].value
+    return table_with(app, "final obs is in")
+
+
+def expander(app: AppTest, label_part: str):
+    (found,) = [e for e in app.expander if label_part in e.label]
+    return found
 
 
 def notes(app: AppTest) -> str:
@@ -83,16 +95,29 @@ def test_page_renders_every_section_with_the_defaults():
     assert app.slider(key=KEY["n"]).value == 4
     assert app.number_input(key=KEY["steps"]).value == 40
     assert app.number_input(key=KEY["seed"]).value == 0
-    assert app.radio(key=KEY["backend"]).value == "sync"
+    assert app.selectbox(key=KEY["backend"]).value == "sync"
     assert app.slider(key=KEY["cn"]).value == 2 and app.number_input(key=KEY["ck"]).value == 200
     headers = [h.value for h in app.header]
-    assert headers[0].startswith("1.") and headers[-1].startswith("5.") and len(headers) == 5
+    assert headers[0].startswith("1.") and headers[-1].startswith("4.") and len(headers) == 4
     assert gymnasium_version() in headers[2]
     pd.testing.assert_frame_equal(events_table(app), expected_events(app))
-    assert "the same run on BurgerBotVectorEnv returned exactly the same 160" in texts(app.caption)
+    assert (
+        "the same run on BurgerBotVectorEnv (this project's, not Gymnasium's) returned exactly "
+        "the same 160" in texts(app.caption)
+    )
     assert len(app.get("vega_lite_chart")) == 2
+    # Each chart has its data one click away: the timeline's cells and the counts.
+    assert [t.label for t in app.tabs].count("Data as a table") == 2
+    settings, _ = resolve_settings(page_values(app))
+    expected_cells, _ = timeline_cells(run_page_rollout(settings), settings.mode)
+    shown_cells = table_with(app, "note")
+    assert len(shown_cells) == 160
+    pd.testing.assert_frame_equal(shown_cells, expected_cells[list(TABLE_COLUMNS)])
     assert not app.info  # no notes without URL settings
     assert "MODE = AutoresetMode.NEXT_STEP" in texts(app.code)
+    # The glossary is linked on first use of its terms.
+    for slug in ("vector-env", "autoreset", "sub-environment", "final-observation"):
+        assert f"(glossary#{slug})" in texts(app.markdown)
 
 
 def test_mode_switch_changes_the_table_the_comparison_and_the_script(page):
@@ -123,10 +148,12 @@ def test_live_infos_check_is_shown_for_each_mode(page):
     for mode, final_obs in (("SAME_STEP", True), ("NEXT_STEP", False)):
         page.radio(key=KEY["mode"]).set_value(mode)
         rerun(page)
-        code = texts(page.code)
-        assert '"final_observation" in infos  # False' in code
-        assert f'"final_obs" in infos  # {final_obs}' in code
-        assert f"# '{gymnasium_version()}'" in code
+        (output,) = [c.value for c in page.code if c.language == "text" and "infos:" in c.value]
+        assert '"final_observation" in infos: False' in output
+        assert f'"final_obs" in infos: {final_obs}' in output
+        assert output.startswith(f"gymnasium {gymnasium_version()}")
+        script = texts(page.code)
+        assert f"autoreset_mode=AutoresetMode.{mode}" in script
 
 
 def test_num_envs_seed_steps_and_backend_controls(page):
@@ -150,7 +177,7 @@ def test_num_envs_seed_steps_and_backend_controls(page):
     assert "exactly the same 70 (step, env) results" in texts(page.caption)
     pd.testing.assert_frame_equal(events_table(page), expected_events(page))
 
-    page.radio(key=KEY["backend"]).set_value("native")
+    page.selectbox(key=KEY["backend"]).set_value("native")
     rerun(page)
     assert "the same run on SyncVectorEnv (as in the lesson) returned exactly" in texts(
         page.caption
@@ -160,34 +187,34 @@ def test_num_envs_seed_steps_and_backend_controls(page):
 
 
 def test_counting_controls_change_the_counts(page):
-    def totals() -> pd.DataFrame:
-        return next(df.value for df in page.dataframe if "finished episodes" in df.value)
-
     page.slider(key=KEY["cn"]).set_value(3)
     page.number_input(key=KEY["ck"]).set_value(90)
     rerun(page)
     values = page_values(page)
     expected = count_finished_by_mode(values["backend"], 3, 90, values["seed"])
+    pd.testing.assert_frame_equal(table_with(page, "finished episodes"), expected)
+    assert table_with(page, "finished episodes")["mode"].unique().tolist() == list(MODES)
     sums = expected.groupby("mode", sort=False)["finished episodes"].sum()
-    assert totals()["finished episodes"].tolist() == sums.tolist()
-    assert totals().index.tolist() == list(MODES)
     assert f"In 90 calls, NEXT_STEP finished **{sums['NEXT_STEP']}**" in texts(page.markdown)
     assert "COUNT_ENVS = 3" in texts(page.code) and "COUNT_STEPS = 90" in texts(page.code)
 
 
 def test_disabled_demo_shows_the_captured_errors_and_the_fix():
     app = open_page({"mode": "DISABLED", "n": "4", "steps": "20", "ck": "50"})
-    expander = app.expander[0]
-    assert "see the fix" in expander.label
-    code = texts(expander.code)
+    demo = expander(app, "see the fix")
+    code = texts(demo.code)
     assert "AssertionError: self._autoreset_envs=array([False, False, False,  True])" in code
     assert "AssertionError: Sub-environments [3] ended on the previous step" in code
     assert 'envs.reset(options={"reset_mask": ended})' in code
-    assert "envs 0, 1, 2 had already taken their step-3 action" in texts(expander.warning)
-    table = expander.dataframe[0].value
+    assert "envs 0, 1, 2 had already taken their step-3 action" in texts(demo.warning)
+    table = demo.dataframe[0].value
     assert table["in reset_mask"].tolist() == [False, False, False, True]
     assert table["obs returned by reset(reset_mask)"].iloc[3] == "[0, 0, 1, 1]"
-    assert "step 3 worked. Only env 3 went back" in texts(expander.success)
+    assert "step 3 worked. Only env 3 went back" in texts(demo.success)
+    # The fix is shown as a labelled fragment of the whole DISABLED script beside it.
+    fragment, script = [c.value for c in demo.code if c.language == "python"]
+    assert fragment.startswith("# Fragment of the DISABLED script below")
+    assert fragment.split("\n", 1)[1] in script
 
 
 @pytest.mark.parametrize(

@@ -1,16 +1,30 @@
-"""The "Auto-reset" page as a script: same actions, same episode ends, same counts."""
+"""The "Auto-reset" page's scripts, each run from a file as a learner would run it.
+
+The counting script (same actions, same episode ends, same counts), the exercise's answer, the
+script that checks ``infos`` at an episode end, and the DISABLED script with its fix.
+"""
 
 from __future__ import annotations
 
+import ast
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from shown_scripts import assert_script_behaves, run_notebook
 
-from burgerbot.app.scripts.autoreset import snippet_for
+from burgerbot.app.notebook import script_notebook
+from burgerbot.app.scripts import is_fragment
+from burgerbot.app.scripts.autoreset import (
+    DISABLED_FIX,
+    FINAL_OBS_LINE,
+    disabled_fix_fragment,
+    disabled_fix_script,
+    final_obs_script,
+    infos_check_output,
+    infos_check_script,
+    snippet_for,
+)
 from burgerbot.app.views.autoreset import (
     MODES,
     AutoresetSettings,
@@ -19,10 +33,10 @@ from burgerbot.app.views.autoreset import (
     run_page_rollout,
 )
 from burgerbot.app.views.autoreset_counting import count_finished_by_mode, finished_per_env
+from burgerbot.app.views.autoreset_disabled import disabled_demo
 from burgerbot.app.views.autoreset_episodes import episode_ends
+from burgerbot.app.views.autoreset_lesson import check_infos_live
 from burgerbot.experiments import random_actions
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def settings_for(mode: str = "NEXT_STEP", **changes) -> AutoresetSettings:
@@ -45,14 +59,10 @@ COUNT = re.compile(r"finished episodes per env \((\d+) envs, (\d+) steps\): (\[.
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("seed", [0, 11])
-def test_snippet_prints_the_pages_episode_ends_and_counts(mode, seed):
+def test_snippet_prints_the_pages_episode_ends_and_counts(mode, seed, tmp_path):
     settings = settings_for(mode, seed=seed, n=4, steps=50, cn=3, ck=120)
     code = snippet_for(settings)
-    result = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
+    lines = assert_script_behaves(code, tmp_path / "counting").splitlines()
     assert lines[0] == f"gymnasium {gymnasium_version()}, autoreset_mode={mode}"
 
     events = episode_ends(run_page_rollout(settings), mode)
@@ -67,3 +77,67 @@ def test_snippet_prints_the_pages_episode_ends_and_counts(mode, seed):
     by_mode = count_finished_by_mode("native", 3, 120, seed)
     counting = by_mode[by_mode["mode"] == mode]["finished episodes"].tolist()
     assert counts == [("4", "50", str(main)), ("3", "120", str(counting))]
+
+
+FINAL = re.compile(
+    re.escape(FINAL_OBS_LINE)
+    .replace(r"\{step\}", r"(\d+)")
+    .replace(r"\{env\}", r"(\d+)")
+    .replace(r"\{final\}", r"(\[.*\])")
+)
+
+
+@pytest.mark.parametrize(("num_envs", "steps", "seed"), [(4, 40, 0), (2, 120, 22)])
+def test_the_exercise_answer_collects_the_final_observations_of_the_pages_table(
+    num_envs, steps, seed, tmp_path
+):
+    out = assert_script_behaves(final_obs_script(num_envs, steps, seed), tmp_path / "exercise")
+    lines = out.splitlines()
+    settings = settings_for("NEXT_STEP", n=num_envs, steps=steps, seed=seed, backend="sync")
+    events = episode_ends(run_page_rollout(settings), "NEXT_STEP")
+    assert lines[0] == f"{len(events)} final observations" and len(events) > 0
+    printed = [m.groups() for m in map(FINAL.fullmatch, lines[1:]) if m]
+    expected = list(events[["step", "env", "final obs"]].astype(str).itertuples(False, None))
+    assert printed == expected
+
+
+@pytest.mark.parametrize(("mode", "step"), [("NEXT_STEP", 2), ("SAME_STEP", 2), ("DISABLED", 8)])
+def test_the_infos_check_script_prints_what_the_page_shows(mode, step, tmp_path):
+    check = check_infos_live(4, 0, mode, step, 0)
+    out = assert_script_behaves(infos_check_script(4, 0, mode, step), tmp_path / mode)
+    expected = infos_check_output(
+        gymnasium_version(), check.has_final_observation, check.has_final_obs, check.keys
+    )
+    assert out.strip() == expected
+    # A SAME_STEP end has the final observation under its new key; no mode has the lesson's.
+    assert check.has_final_obs == (mode == "SAME_STEP")
+    assert not check.has_final_observation
+
+
+@pytest.mark.parametrize(("num_envs", "seed"), [(4, 0), (3, 7)])
+def test_the_disabled_script_resets_with_a_mask_as_the_demo_did(num_envs, seed, tmp_path):
+    demo = disabled_demo(num_envs, seed)
+    out = assert_script_behaves(disabled_fix_script(num_envs, seed), tmp_path / "disabled")
+    lines = out.splitlines()
+    assert lines[0] == f"step {demo.end_step}: envs {list(demo.ended)} ended"
+    assert lines[1] == f"obs: {demo.obs_at_end.tolist()}"
+    assert lines[2] == f"after reset(reset_mask): {demo.obs_after_reset.tolist()}"
+    fix = demo.step_after_fix
+    assert lines[3] == (
+        f"step {demo.end_step + 1} worked: obs {fix['obs'].tolist()}, "
+        f"rewards {fix['rewards'].tolist()}"
+    )
+
+
+def test_the_fix_fragment_is_labelled_and_is_part_of_the_whole_script():
+    fragment = disabled_fix_fragment()
+    assert is_fragment(fragment) and "the DISABLED script below" in fragment.splitlines()[0]
+    assert DISABLED_FIX in disabled_fix_script(4, 0)
+    ast.parse(DISABLED_FIX)  # the fragment alone is valid Python, just not a whole script
+
+
+def test_the_exercise_answer_runs_as_a_notebook(tmp_path):
+    code = final_obs_script(2, 30, 0)
+    result = run_notebook(script_notebook(code, "Collect final observations"), tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "final observations" in result.stdout

@@ -5,38 +5,45 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from burgerbot.app.charts.palette import OKABE_ITO, SHAPES, colour_scale
 from burgerbot.app.views.autoreset import MODES
 from burgerbot.app.views.autoreset_timeline import RESET_MARKERS
 
 __all__ = [
+    "COUNTING_HEIGHT",
     "END_MARKERS",
-    "MODE_COLOURS",
+    "MODE_SHAPES",
     "SEGMENT_COLOURS",
     "episode_timeline",
     "finished_episodes_chart",
-    "timeline_pixel_height",
 ]
 
+_SKY_BLUE, _BLUISH_GREEN, _VERMILLION, _REDDISH_PURPLE, _YELLOW, _BLACK = (
+    OKABE_ITO[i] for i in (1, 2, 4, 5, 6, 7)
+)
+
 SEGMENT_COLOURS = {
-    "episodes 0, 2, 4, …": "#9ecae1",
-    "episodes 1, 3, 5, …": "#fdd49e",
+    "episodes 0, 2, 4, …": _SKY_BLUE,
+    "episodes 1, 3, 5, …": _YELLOW,
     "reset step": "#ffffff",
 }
-"""Cell fill: episodes alternate two colours; NEXT_STEP's reset step is left blank (outlined)."""
+"""Cell fill (Okabe-Ito): episodes alternate two colours; NEXT_STEP's reset step is left blank."""
 
 END_MARKERS = {
-    "goal": ("diamond", "#2ca02c"),
-    "hit": ("cross", "#d62728"),
-    "truncated": ("triangle-down", "#7b3294"),
+    "goal": (SHAPES[3], _BLUISH_GREEN),  # diamond
+    "hit": (SHAPES[4], _VERMILLION),  # cross
+    "truncated": (SHAPES[5], _REDDISH_PURPLE),  # triangle-down
 }
-"""(shape, colour) of the marker on the step where an episode ends, by cause."""
+"""(shape, colour) of the marker on the step where an episode ends, by cause: every marker
+differs by its shape as well as its colour."""
 
-# A filled vertical bar (Vega scales a custom shape path from the square -1..1).
+# A filled vertical bar (Vega scales a custom shape path from the square -1..1): it sits at
+# the ending cell's right edge, where SAME_STEP's reset happens.
 _BAR_SHAPE = "M-0.3,-1L0.3,-1L0.3,1L-0.3,1Z"
 _RESET_STYLE = {
-    RESET_MARKERS["NEXT_STEP"]: ("circle", "#252525"),
-    RESET_MARKERS["SAME_STEP"]: (_BAR_SHAPE, "#252525"),
-    RESET_MARKERS["DISABLED"]: ("square", "#252525"),
+    RESET_MARKERS["NEXT_STEP"]: (SHAPES[0], _BLACK),  # circle
+    RESET_MARKERS["SAME_STEP"]: (_BAR_SHAPE, _BLACK),
+    RESET_MARKERS["DISABLED"]: (SHAPES[1], _BLACK),  # square
 }
 # Where a reset marker sits, relative to its cell's centre, in steps. NEXT_STEP: the
 # middle of its own reset cell; SAME_STEP: inside the ending cell, at its right edge;
@@ -49,9 +56,11 @@ _RESET_OFFSET = {
 _MARKER_STYLE = {**END_MARKERS, **_RESET_STYLE}
 
 _LABEL_LIMIT = 400
-_LEGEND_AND_AXIS_PIXELS = 130
+COUNTING_HEIGHT = 130
+"""The counting chart's plot height in pixels (its legend and axes come on top)."""
 
-MODE_COLOURS = {"NEXT_STEP": "#4c78a8", "SAME_STEP": "#f58518", "DISABLED": "#54a24b"}
+MODE_SHAPES = dict(zip(MODES, SHAPES, strict=False))
+"""The counting chart marks each mode's bar top with its own shape, as well as its colour."""
 
 _TOOLTIP = [
     alt.Tooltip("step:Q", title="step() call"),
@@ -69,7 +78,7 @@ _TOOLTIP = [
 
 def _row_pixels(num_envs: int) -> int:
     """Tall rows for a few envs, thinner ones (never below 10 px) for many."""
-    return max(10, min(32, 640 // max(1, num_envs)))
+    return max(10, min(26, 640 // max(1, num_envs)))
 
 
 def _markers(cells: pd.DataFrame) -> pd.DataFrame:
@@ -160,44 +169,43 @@ def episode_timeline(
             .mark_rect(fillOpacity=0, stroke="#000000", strokeWidth=3, clip=True)
             .encode(x=alt.X("start:Q", scale=x_scale, axis=x_axis), x2="stop:Q", y=y)
         )
-    return alt.layer(*layers).properties(width="container", height=row * num_envs)
+    # Streamlit fits the whole chart (legends and axis too) into the spec's height.
+    # fit-x: the width fits the page; the height is the rows', and the legends and axis come
+    # on top (Streamlit's default "fit" would squeeze the rows into the height).
+    return alt.layer(*layers).properties(
+        width="container",
+        height=row * num_envs,
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
+    )
 
 
-def timeline_pixel_height(num_envs: int) -> int:
-    """The height to give ``st.altair_chart`` for the timeline (rows, legends and axis)."""
-    return _row_pixels(num_envs) * num_envs + _LEGEND_AND_AXIS_PIXELS
-
-
-def finished_episodes_chart(counts: pd.DataFrame) -> alt.Chart:
+def finished_episodes_chart(counts: pd.DataFrame) -> alt.LayerChart:
     """Bars: finished episodes per env, one bar per auto-reset mode side by side.
 
-    ``counts`` is long form as made by
+    Each mode has its Okabe-Ito colour and a marker of its own shape on its bars' tops, so
+    the modes stay apart without colour. ``counts`` is long form as made by
     ``burgerbot.app.views.autoreset_counting.count_finished_by_mode``: columns mode, env,
     finished episodes, goals, hits, truncations.
     """
     modes = [m for m in MODES if m in set(counts["mode"])]
-    return (
-        alt.Chart(counts)
-        .mark_bar()
-        .encode(
-            x=alt.X("env:O", title="sub-environment (env index)", axis=alt.Axis(labelAngle=0)),
-            xOffset=alt.XOffset("mode:N", sort=modes),
-            y=alt.Y("finished episodes:Q", title="finished episodes"),
-            color=alt.Color(
-                "mode:N",
-                title="auto-reset mode",
-                sort=modes,
-                scale=alt.Scale(domain=modes, range=[MODE_COLOURS[m] for m in modes]),
-                legend=alt.Legend(orient="top"),
-            ),
-            tooltip=[
-                "mode:N",
-                "env:O",
-                "finished episodes:Q",
-                "goals:Q",
-                "hits:Q",
-                "truncations:Q",
-            ],
+    legend = alt.Legend(orient="top", title="auto-reset mode")
+    base = alt.Chart(counts).encode(
+        x=alt.X("env:O", title="sub-environment (env index)", axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset("mode:N", sort=modes),
+        y=alt.Y("finished episodes:Q", title="finished episodes"),
+        color=alt.Color("mode:N", sort=modes, scale=colour_scale(modes), legend=legend),
+        tooltip=["mode:N", "env:O", "finished episodes:Q", "goals:Q", "hits:Q", "truncations:Q"],
+    )
+    tops = base.mark_point(filled=True, size=70, stroke=_BLACK, strokeWidth=0.8).encode(
+        shape=alt.Shape(
+            "mode:N",
+            sort=modes,
+            scale=alt.Scale(domain=modes, range=[MODE_SHAPES[m] for m in modes]),
+            legend=legend,
         )
-        .properties(width="container", height=260)
+    )
+    return alt.layer(base.mark_bar(), tops).properties(
+        width="container",
+        height=COUNTING_HEIGHT,
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
     )

@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+from burgerbot.app.caps import CAPS
+from burgerbot.app.scripts import fragment_header
 from burgerbot.app.views.autoreset import AutoresetSettings
 
-__all__ = ["COUNT_LINE", "END_LINE", "snippet_for"]
+__all__ = [
+    "COUNT_LINE",
+    "DISABLED_FIX",
+    "DISABLED_SCRIPT_NAME",
+    "END_LINE",
+    "FINAL_OBS_LINE",
+    "disabled_fix_fragment",
+    "disabled_fix_script",
+    "final_obs_script",
+    "infos_check_output",
+    "infos_check_script",
+    "snippet_for",
+]
 
 END_LINE = "end step={step} env={env} cause={cause} final_obs={final}"
 """How the script prints one episode end (tests parse it back)."""
@@ -106,3 +120,153 @@ def snippet_for(settings: AutoresetSettings) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+FINAL_OBS_LINE = "step {step} env {env}: {final}"
+"""How the exercise's answer prints one final observation (tests parse it back)."""
+
+
+def final_obs_script(num_envs: int, steps: int, seed: int) -> str:
+    """The exercise's answer: collect every final observation of a NEXT_STEP run.
+
+    Same robots, seed and random actions as the page, so its output matches the page's
+    table of episode ends in NEXT_STEP mode.
+    """
+    line = FINAL_OBS_LINE.format(step="{t}", env="{i}", final="{final.tolist()}")
+    return f'''"""Collect every episode's final observation in NEXT_STEP mode (the default)."""
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+from burgerbot.factories import make_env
+
+NUM_ENVS = {num_envs}
+STEPS = {steps}
+SEED = {seed}
+
+envs = gym.vector.SyncVectorEnv(
+    [make_env() for _ in range(NUM_ENVS)], autoreset_mode=AutoresetMode.NEXT_STEP
+)
+# The page's random actions: one row per step() call, one column per env.
+actions = np.random.default_rng(SEED).integers(0, 4, size=(STEPS, NUM_ENVS))
+finals = []  # (step, env, final observation)
+obs, infos = envs.reset(seed=SEED)
+for t, step_actions in enumerate(actions, start=1):
+    obs, rewards, terminated, truncated, infos = envs.step(step_actions)
+    # NEXT_STEP: on the ending call obs[i] IS the final observation (infos holds nothing).
+    # The next call resets env i and returns the start: reading obs[i] then is too late.
+    for i in np.flatnonzero(terminated | truncated):
+        finals.append((t, int(i), obs[i].copy()))
+envs.close()
+
+print(f"{{len(finals)}} final observations")
+for t, i, final in finals:
+    print(f"{line}")
+'''
+
+
+def infos_check_output(
+    version: str, has_final_observation: bool, has_final_obs: bool, keys: tuple[str, ...]
+) -> str:
+    """What `infos_check_script` prints, given what it finds (the page shows it beside the script).
+
+    >>> print(infos_check_output("1.4.0", False, True, ("final_obs",)))
+    gymnasium 1.4.0
+    "final_observation" in infos: False
+    "final_obs" in infos: True
+    sorted(infos): ['final_obs']
+    """
+    return (
+        f"gymnasium {version}\n"
+        f'"final_observation" in infos: {has_final_observation}\n'
+        f'"final_obs" in infos: {has_final_obs}\n'
+        f"sorted(infos): {list(keys)}"
+    )
+
+
+def infos_check_script(num_envs: int, seed: int, mode: str, step: int) -> str:
+    """A whole script: replay the page's run up to ``step`` and print what ``infos`` holds."""
+    manual = (
+        "    if t < STEP and (terminated | truncated).any():\n"
+        "        # DISABLED: nothing restarts by itself; reset the ended envs (as the page does).\n"
+        '        envs.reset(options={"reset_mask": terminated | truncated})\n'
+        if mode == "DISABLED"
+        else ""
+    )
+    return f'''"""Does infos hold the lesson's "final_observation" at step {step}? Mode {mode}."""
+
+import importlib.metadata
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+from burgerbot.factories import make_env
+
+NUM_ENVS = {num_envs}
+SEED = {seed}
+STEP = {step}  # an episode ends on this call in the page's run
+
+envs = gym.vector.SyncVectorEnv(
+    [make_env() for _ in range(NUM_ENVS)], autoreset_mode=AutoresetMode.{mode}
+)
+actions = np.random.default_rng(SEED).integers(0, 4, size=(STEP, NUM_ENVS))
+obs, infos = envs.reset(seed=SEED)
+for t, step_actions in enumerate(actions, start=1):
+    obs, rewards, terminated, truncated, infos = envs.step(step_actions)
+{manual}envs.close()
+
+print("gymnasium", importlib.metadata.version("gymnasium"))
+print(\'"final_observation" in infos:\', "final_observation" in infos)
+print(\'"final_obs" in infos:\', "final_obs" in infos)
+print("sorted(infos):", sorted(infos))
+'''
+
+
+DISABLED_SCRIPT_NAME = "the DISABLED script below"
+
+DISABLED_FIX = """ended = terminated | truncated
+if ended.any():
+    obs, infos = envs.reset(options={"reset_mask": ended})
+"""
+"""The fix, as the DISABLED script has it (the page shows it first as a labelled fragment)."""
+
+
+def disabled_fix_fragment() -> str:
+    """`DISABLED_FIX` labelled as a fragment of the whole DISABLED script."""
+    return fragment_header(DISABLED_SCRIPT_NAME) + DISABLED_FIX
+
+
+def disabled_fix_script(num_envs: int, seed: int) -> str:
+    """A whole script: step in DISABLED mode until an episode ends, reset with a mask, go on."""
+    return f'''"""DISABLED mode: nothing restarts by itself. Reset the ended envs, then step on."""
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+from burgerbot.factories import make_env
+
+NUM_ENVS = {num_envs}
+SEED = {seed}
+MAX_CALLS = {CAPS.max_steps_per_run}
+
+envs = gym.vector.SyncVectorEnv(
+    [make_env() for _ in range(NUM_ENVS)], autoreset_mode=AutoresetMode.DISABLED
+)
+# The page's random actions: one row per step() call, one column per env.
+actions = np.random.default_rng(SEED).integers(0, 4, size=(MAX_CALLS + 1, NUM_ENVS))
+obs, infos = envs.reset(seed=SEED)
+for t in range(1, MAX_CALLS + 1):
+    obs, rewards, terminated, truncated, infos = envs.step(actions[t - 1])
+    if (terminated | truncated).any():
+        break
+print(f"step {{t}}: envs {{np.flatnonzero(terminated | truncated).tolist()}} ended")
+print("obs:", obs.tolist())
+# Stepping now would raise an AssertionError. The fix: reset only the envs that ended.
+{DISABLED_FIX}print("after reset(reset_mask):", obs.tolist())
+obs, rewards, terminated, truncated, infos = envs.step(actions[t])
+print(f"step {{t + 1}} worked: obs {{obs.tolist()}}, rewards {{rewards.tolist()}}")
+envs.close()
+'''

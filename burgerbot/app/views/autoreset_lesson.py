@@ -14,7 +14,14 @@ from burgerbot.app.views.autoreset import OBS_COLUMNS, START_OBS, mode_of, obs_t
 from burgerbot.experiments import random_actions
 from burgerbot.factories import make_env
 
-__all__ = ["InfosCheck", "check_infos_live", "lesson_vs_installed", "pick_episode_end"]
+__all__ = [
+    "InfosCheck",
+    "check_infos_live",
+    "default_autoreset_mode",
+    "lesson_vs_installed",
+    "pick_episode_end",
+    "same_step_end_keys",
+]
 
 
 def pick_episode_end(events: pd.DataFrame, steps: int) -> dict[str, Any] | None:
@@ -59,14 +66,41 @@ def _step_sync(
         envs.close()
 
 
+def default_autoreset_mode() -> str:
+    """The auto-reset mode a new ``SyncVectorEnv`` gets when none is given: ``"NEXT_STEP"``."""
+    envs = SyncVectorEnv([make_env()])
+    try:
+        return AutoresetMode(envs.metadata["autoreset_mode"]).name
+    finally:
+        envs.close()
+
+
+def same_step_end_keys() -> tuple[str, ...]:
+    """The ``infos`` keys on an episode end in SAME_STEP mode, checked live (sorted).
+
+    One BurgerBot drives forward from the start, east, until it hits the obstacle at
+    (0, 3) on its third step.
+
+    Example:
+        >>> same_step_end_keys()
+        ('_final_info', '_final_obs', 'final_info', 'final_obs')
+    """
+    envs = SyncVectorEnv([make_env()], autoreset_mode=AutoresetMode.SAME_STEP)
+    try:
+        envs.reset(seed=0)
+        for _ in range(3):
+            _, _, terminated, truncated, infos = envs.step(np.array([0]))
+    finally:
+        envs.close()
+    if not (terminated[0] or truncated[0]):
+        raise RuntimeError("three steps forward from the start should hit the obstacle at (0, 3)")
+    return tuple(sorted(infos))
+
+
 def check_infos_live(num_envs: int, seed: int, mode: str, step: int, env: int) -> InfosCheck:
     """Run the page's actions on a fresh SyncVectorEnv up to ``step`` and look at ``infos``."""
     _, _, _, _, infos = _step_sync(num_envs, seed, mode_of(mode), step)
-    default = SyncVectorEnv([make_env()])
-    try:
-        default_mode = AutoresetMode(default.metadata["autoreset_mode"]).name
-    finally:
-        default.close()
+    default_mode = default_autoreset_mode()
     return InfosCheck(
         step=step,
         env=env,

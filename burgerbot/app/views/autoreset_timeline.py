@@ -15,6 +15,7 @@ from burgerbot.app.views.autoreset_episodes import end_cause
 __all__ = [
     "READABLE_ENVS",
     "RESET_MARKERS",
+    "TABLE_COLUMNS",
     "TIMELINE_MAX_CELLS",
     "timeline_cells",
     "timeline_highlight",
@@ -49,6 +50,10 @@ _CELL_COLUMNS = [
     "reset",
     "note",
 ]
+
+
+TABLE_COLUMNS = tuple(c for c in _CELL_COLUMNS if c not in ("event", "segment", "end", "reset"))
+"""The timeline's cells as its "data as a table" shows them (without the drawing columns)."""
 
 
 def _row_note(row: Mapping[str, Any], mode: str) -> str:

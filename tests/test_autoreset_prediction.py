@@ -1,0 +1,168 @@
+"""Auto-reset: the prediction (what the ending call and the next call return in NEXT_STEP),
+checked against live runs; the exercise's hidden answer; the key takeaways."""
+
+from __future__ import annotations
+
+import itertools
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+from page_apptest import open_app_page, texts
+from shown_scripts import assert_script_behaves
+
+from burgerbot.app.views.autoreset import SPECS, START_OBS, mode_of
+from burgerbot.app.views.autoreset_prediction import (
+    ENDS_AS_IN_NEXT_STEP,
+    ENDS_AS_IN_THE_LESSON,
+    ENDS_WITH_A_HIDDEN_RESET,
+    OPTIONS,
+    ending_calls,
+    prediction_explanation,
+    question,
+)
+from burgerbot.experiments import rollout
+from burgerbot.factories import make_env
+
+PAGE = "app_pages/autoreset.py"
+PID = "autoreset_next_step"
+DEFAULTS = {spec.key: spec.default for spec in SPECS}
+
+
+@pytest.mark.parametrize(
+    ("mode", "truth"),
+    [
+        ("NEXT_STEP", ENDS_AS_IN_NEXT_STEP),
+        ("SAME_STEP", ENDS_AS_IN_THE_LESSON),
+        ("DISABLED", ENDS_WITH_A_HIDDEN_RESET),
+    ],
+)
+def test_each_mode_gives_its_own_answer(mode, truth):
+    calls = ending_calls(rollout("native", 3, 60, 4, mode_of(mode)))
+    assert calls.truth == truth and calls.ends > 0
+    assert calls.by_option[truth] == calls.ends
+
+
+def test_the_answer_counts_only_ends_with_a_call_after_them():
+    frame = rollout("native", 2, 60, 0)
+    ends = frame[frame["terminated"] | frame["truncated"]]
+    assert ending_calls(frame).ends == int((ends["step"] < 60).sum())
+    last_only = frame[frame["step"] <= int(ends["step"].min())]
+    assert ending_calls(last_only).truth is None and ending_calls(last_only).ends == 0
+    assert ending_calls(frame.iloc[0:0]).truth is None
+
+
+def test_ends_that_disagree_give_no_answer():
+    frame = rollout("native", 2, 60, 0)
+    ended = (frame["terminated"] | frame["truncated"]).to_numpy()
+    first = int(np.flatnonzero(ended[:-2])[0])
+    broken = frame.copy()
+    broken.loc[first + 2, "reward"] = -0.1  # that end's next call now looks like a real step
+    calls = ending_calls(broken)
+    assert calls.truth is None
+    assert calls.by_option[ENDS_WITH_A_HIDDEN_RESET] == 1
+    assert "did not all agree" in prediction_explanation(calls, "NEXT_STEP")
+
+
+def test_the_explanation_follows_the_run():
+    calls = ending_calls(rollout("native", 4, 40, 0))
+    text = prediction_explanation(calls, "NEXT_STEP")
+    example = calls.example
+    assert f"all {calls.ends} episode ends" in text
+    assert f"env {example['env']} ended at step {example['step']}" in text
+    assert "spent on the reset" in text and "the timeline above" in text
+    other = prediction_explanation(calls, "SAME_STEP")
+    assert "a NEXT_STEP run with your settings" in other
+    nothing = prediction_explanation(ending_calls(rollout("native", 1, 1, 0)), "NEXT_STEP")
+    assert nothing.startswith("No episode ended")
+
+
+def test_the_question_names_the_default_only_when_it_is():
+    assert "(your gymnasium's default)" in question("NEXT_STEP")
+    assert "default" not in question("SAME_STEP")
+
+
+def truth_from_gymnasium(num_envs: int, steps: int, seed: int) -> str:
+    """What a NEXT_STEP SyncVectorEnv returns around each episode end, stepped here directly."""
+    envs = gym.vector.SyncVectorEnv(
+        [make_env() for _ in range(num_envs)], autoreset_mode=AutoresetMode.NEXT_STEP
+    )
+    actions = np.random.default_rng(seed).integers(0, 4, size=(steps, num_envs))
+    envs.reset(seed=seed)
+    results = [envs.step(a)[:4] for a in actions]
+    envs.close()
+    start = np.asarray(START_OBS)
+    patterns = set()
+    for (obs, rew, term, trunc), (obs2, rew2, term2, trunc2) in itertools.pairwise(results):
+        for i in np.flatnonzero(term | trunc):
+            final_on_end = not np.array_equal(obs[i], start) and rew[i] != 0.0
+            reset_next = np.array_equal(obs2[i], start) and rew2[i] == 0.0
+            reset_next = reset_next and not (term2[i] or trunc2[i])
+            patterns.add((final_on_end, reset_next))
+    assert patterns == {(True, True)}, patterns
+    return ENDS_AS_IN_NEXT_STEP
+
+
+@pytest.fixture(scope="module")
+def truth() -> str:
+    """For the page's default settings (the tests open it without a query)."""
+    return truth_from_gymnasium(DEFAULTS["n"], DEFAULTS["steps"], DEFAULTS["seed"])
+
+
+def lock_in(app, choice: str):
+    app.radio(key=f"{PID}_choice").set_value(choice).run()
+    app.button(key=f"{PID}_lock").click().run()
+    assert not app.exception, [e.value for e in app.exception]
+    return app
+
+
+def test_a_right_prediction_is_confirmed_by_the_live_run(truth):
+    app = lock_in(open_app_page(PAGE, None, timeout=300), truth)
+    assert f"Your prediction was right:** {truth}" in texts(app.success)
+    assert "spent on the reset" in texts(app.success)
+    assert "1 of 1 checked right" in texts(app.sidebar.caption)
+
+
+@pytest.mark.parametrize("mode", ["NEXT_STEP", "SAME_STEP"])
+def test_a_wrong_prediction_is_corrected_in_any_mode(truth, mode):
+    wrong = next(option for option in OPTIONS if option != truth)
+    app = lock_in(open_app_page(PAGE, {"mode": mode}, timeout=300), wrong)
+    warning = texts(app.warning)
+    assert f"You predicted {wrong}; the live run gave {truth}." in warning
+    assert ("a NEXT_STEP run with your settings" in warning) == (mode != "NEXT_STEP")
+    assert "0 of 1 checked right" in texts(app.sidebar.caption)
+
+
+def test_the_prediction_comes_before_the_reveal():
+    app = open_app_page(PAGE, None, timeout=300)
+    main = [str(getattr(e, "value", "")) for e in app.main]
+    assert any("Predict first" in m for m in main)
+    question_at = next(i for i, m in enumerate(main) if "Predict first" in m)
+    timeline_at = next(i for i, m in enumerate(main) if m.startswith("1. Every step"))
+    assert question_at < timeline_at
+
+
+def test_the_exercise_answer_is_hidden_then_runs_from_a_file(tmp_path):
+    app = open_app_page(PAGE, {"n": "3", "steps": "30", "seed": "5"}, timeout=300)
+    toggle = app.toggle(key="autoreset_final_obs_answer")
+    assert toggle.value is False
+    before = [c.value for c in app.code]
+    toggle.set_value(True).run()
+    (answer,) = [c.value for c in app.code if c.value not in before]
+    assert "NUM_ENVS = 3" in answer and "STEPS = 30" in answer and "SEED = 5" in answer
+    out = assert_script_behaves(answer, tmp_path / "answer")
+    table = next(d.value for d in app.dataframe if "final obs is in" in d.value)
+    assert out.splitlines()[0] == f"{len(table)} final observations"
+
+
+def test_the_page_ends_with_takeaways_from_the_live_run():
+    app = open_app_page(PAGE, None, timeout=300)
+    assert app.subheader[-1].value == "Key takeaways"
+    takeaways = app.main.markdown[-1].value  # the page's last call
+    lines = takeaways.splitlines()
+    assert 3 <= len(lines) <= 5 and all(line.startswith("- ") for line in lines)
+    assert lines[0].startswith("- NEXT_STEP (the default): the ending call returns the **final**")
+    assert 'not `infos["final_observation"]`' in takeaways
+    demo_error = next(c.value for c in app.code if c.value.startswith("AssertionError"))
+    assert demo_error.split(":")[0] == "AssertionError" and "raises AssertionError" in takeaways
