@@ -84,3 +84,31 @@ def test_an_env_that_took_long_to_start_is_not_idle_when_it_arrives(monkeypatch)
     assert slot.last_used == 500.0
     assert close_idle_slots(300, now=500.0) == 0 and not env.closed
     slot.close()
+
+
+def test_the_reaper_collects_a_dropped_session_caught_in_a_cycle_while_it_holds_workers():
+    # Streamlit's own collection after each run is off (.streamlit/config.toml): a dropped
+    # session whose slot sits in a reference cycle is freed by the reaper's collection.
+    from burgerbot.app.slots import collect_dropped_slots
+
+    budget = WorkerBudget(4)
+    session = {"slot": EnvSlot(budget)}
+    session["self"] = session  # a cycle, as Streamlit's session objects have
+    env = session["slot"].get("k", lambda: BurgerBotVectorEnv(2), workers=2)
+    gc.disable()
+    try:
+        del session
+        assert not env.closed and budget.in_use == 2, "refcounting alone cannot free a cycle"
+        assert collect_dropped_slots() is True
+        assert env.closed and budget.in_use == 0
+        assert collect_dropped_slots() is False, "no workers left: no collection"
+    finally:
+        gc.enable()
+
+
+def test_the_app_turns_off_streamlits_collection_after_every_run():
+    import tomllib
+    from pathlib import Path
+
+    config = tomllib.loads((Path(__file__).parent.parent / ".streamlit/config.toml").read_text())
+    assert config["runner"]["postScriptGC"] is False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 import weakref
@@ -12,7 +13,14 @@ from gymnasium.vector import VectorEnv
 
 from burgerbot.app.caps import CAPS
 
-__all__ = ["WORKER_BUDGET", "BudgetExceeded", "EnvSlot", "WorkerBudget", "close_idle_slots"]
+__all__ = [
+    "WORKER_BUDGET",
+    "BudgetExceeded",
+    "EnvSlot",
+    "WorkerBudget",
+    "close_idle_slots",
+    "collect_dropped_slots",
+]
 
 
 class BudgetExceeded(RuntimeError):
@@ -129,6 +137,8 @@ class EnvSlot:
 _REGISTRY: weakref.WeakSet[EnvSlot] = weakref.WeakSet()
 _REGISTRY_LOCK = threading.Lock()
 _REAPER: threading.Thread | None = None
+REAP_SECONDS = 5.0
+"""How often the reaper looks for dropped sessions' workers."""
 
 
 def close_idle_slots(max_idle_seconds: float, now: float | None = None) -> int:
@@ -148,10 +158,31 @@ def close_idle_slots(max_idle_seconds: float, now: float | None = None) -> int:
     return len(idle)
 
 
+def collect_dropped_slots() -> bool:
+    """Run the garbage collector while some slot holds worker processes; True if it ran.
+
+    The app turns off Streamlit's collection after every script run (`runner.postScriptGC`
+    in `.streamlit/config.toml`: a full collection cost each click about 160 ms of server
+    CPU). A session that went away can hold its slot in a reference cycle, and only a
+    collection runs the slot's finalizer that closes its Async workers: so the reaper
+    collects, every few seconds, only while there are workers to free.
+    """
+    with _REGISTRY_LOCK:
+        busy = any(slot.workers for slot in _REGISTRY)
+    if busy:
+        gc.collect()
+    return busy
+
+
 def _reap_forever() -> None:
+    idle_every = max(1.0, CAPS.async_idle_seconds / 10)
+    last_idle_check = time.monotonic()
     while True:
-        time.sleep(max(1.0, CAPS.async_idle_seconds / 10))
-        close_idle_slots(CAPS.async_idle_seconds)
+        time.sleep(REAP_SECONDS)
+        collect_dropped_slots()
+        if time.monotonic() - last_idle_check >= idle_every:
+            last_idle_check = time.monotonic()
+            close_idle_slots(CAPS.async_idle_seconds)
 
 
 def _start_reaper() -> None:
