@@ -10,6 +10,7 @@ import streamlit as st
 
 from burgerbot.app import ui
 from burgerbot.app.caps import CAPS
+from burgerbot.app.glossary import term_link
 from burgerbot.app.panels.batch_shapes import (
     fail,
     guess_panel,
@@ -27,6 +28,7 @@ from burgerbot.app.views.batch_shapes import (
     build_vector_env,
     resolve_settings,
 )
+from burgerbot.app.views.batch_shapes_guess import takeaways
 from burgerbot.app.views.batch_shapes_run import BatchRun
 
 PAGE = "batch_shapes"
@@ -52,9 +54,10 @@ frame = ui.PageFrame(
     SPECS,
     title="Batch shapes: one call, N environments",
     intro=(
-        "A vector env runs NUM_ENVS copies of an environment. Each `reset()` or `step()` call "
-        "answers for all of them at once: every result is an array whose **axis 0 is the env "
-        "index**. Pick an environment, guess the shape, then step and look."
+        f"You will learn what one `reset()` or `step()` call of a {term_link('vector-env')} "
+        f"returns: NUM_ENVS {term_link('sub-environment', 'sub-environments')} answer at once, "
+        "and every array has the **env index on axis 0** (`infos` is a dict of such arrays). "
+        "Pick an environment, predict the shape and dtype, then step and look."
     ),
     topics=[
         "SyncVectorEnv built from zero-argument factory functions",
@@ -123,3 +126,8 @@ def live_view() -> None:
 
 live_view()
 spaces_panel(envs, settings.num_envs)
+frame.takeaways(
+    takeaways(
+        settings.env, run.latest.observations, envs.single_observation_space, envs.observation_space
+    )
+)

@@ -57,8 +57,9 @@ def test_step_clicks_redraw_the_live_view_and_nothing_else(app, calls, monkeypat
     assert all(calls[name] == 1 for name in OUTSIDE), calls
     assert all(calls[name] == 3 for name in INSIDE), calls
     # The run sent only the live view: the browser keeps the rest of the page as it was.
-    assert not app.title and not app.number_input and not app.text_input
+    assert not app.title and not app.number_input and not app.radio  # settings, predictions
     assert "Spaces: one env vs the whole batch" not in texts(app.markdown)
+    assert "Key takeaways" not in texts(app.subheader)
     assert [b.key for b in app.button] == [
         "batch_shapes_reset",
         "batch_shapes_step",
@@ -67,20 +68,22 @@ def test_step_clicks_redraw_the_live_view_and_nothing_else(app, calls, monkeypat
     ]
 
 
-def test_the_guess_check_sees_the_steps_taken_in_the_live_view(app, calls, monkeypatch):
+def test_a_prediction_is_checked_in_a_full_run_without_touching_the_live_run(
+    app, calls, monkeypatch
+):
     for _ in range(2):
         app.button(key="batch_shapes_step").click()
         rerun_fragment(app, monkeypatch)
-    # AppTest's tree now holds the live view only; the browser still shows the guess box.
+    # AppTest's tree now holds the live view only; the browser still shows the questions.
     app.run()
     assert calls["guess_panel"] == 2 and not app.success
-    app.text_input(key="batch_shapes_guess_shape").set_value("(4, 4)")
-    app.selectbox(key="batch_shapes_guess_dtype").set_value("int64")
-    app.button(key="batch_shapes_check").click().run()  # outside the fragment: a full run
+    app.radio(key="batch_shapes_shape_burgerbot_choice").set_value("(NUM_ENVS, k)").run()
+    app.button(key="batch_shapes_shape_burgerbot_lock").click().run()  # outside the fragment
     assert not app.exception
-    assert calls["guess_panel"] == 3
+    assert calls["guess_panel"] == 4
     assert app.success and "4 envs on axis 0" in app.success[0].value
     assert heading(app) == "Latest call: step 2 since the reset"  # the live run went on
+    assert app.session_state[SLOT].state["run"].steps == 2  # and the check took no step
 
 
 def test_play_and_pause_run_the_full_page_to_set_or_clear_the_timer(app, calls, monkeypatch):

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
+import gymnasium as gym
+import numpy as np
 import pytest
+from gymnasium.envs.classic_control.cartpole import CartPoleEnv
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
+from page_apptest import texts
 from streamlit.testing.v1 import AppTest
 
 from burgerbot import BurgerBotVectorEnv
@@ -13,6 +18,7 @@ from burgerbot.app import caps
 from burgerbot.app.caps import Caps
 from burgerbot.app.slots import WORKER_BUDGET
 from burgerbot.app.views.batch_shapes_run import BatchRun
+from burgerbot.factories import make_env
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "app_pages/batch_shapes.py"
@@ -222,20 +228,102 @@ def test_play_pauses_itself_at_the_step_cap(app, monkeypatch):
     assert "BURGERBOT_MAX_STEPS_PER_RUN" in infos_text(app)
 
 
-def test_guess_right_and_wrong(app):
-    app.text_input(key="batch_shapes_guess_shape").set_value("(4, 4)")
-    click(app, "check")  # no dtype picked yet
-    assert "did not pick a dtype" in app.warning[0].value
-    app.text_input(key="batch_shapes_guess_shape").set_value("(4, 4)")
-    app.selectbox(key="batch_shapes_guess_dtype").set_value("int64")
-    click(app, "check")
-    assert app.success and "4 envs on axis 0" in app.success[0].value
+def lock_in(app: AppTest, pid: str, choice: str) -> AppTest:
+    app.radio(key=f"{pid}_choice").set_value(choice)
+    rerun(app)
+    return click_key(app, f"{pid}_lock")
+
+
+def click_key(app: AppTest, key: str) -> AppTest:
+    app.button(key=key).click()
+    return rerun(app)
+
+
+def library_batch(env_id: str, n: int) -> np.ndarray:
+    """The reset batch straight from gymnasium (not through the page's code)."""
+    make = make_env() if env_id == "BurgerBot" else (lambda: gym.make(env_id))
+    envs = SyncVectorEnv([make for _ in range(n)])
+    try:
+        return envs.reset(seed=0)[0]
+    finally:
+        envs.close()
+
+
+def option_for(shape: tuple[int, ...], n: int) -> str:
+    """The shape option a batch of ``shape`` matches, worked out here from the shape alone."""
+    if len(shape) == 1:
+        return "(NUM_ENVS,)"
+    return "(NUM_ENVS, 1)" if shape[1] == 1 else "(NUM_ENVS, k)"
+
+
+def test_predictions_right_and_wrong_are_checked_and_counted(app):
+    batch = library_batch("BurgerBot", 4)
+    right_shape = option_for(batch.shape, 4)
+    wrong_dtype = next(d for d in ("float32", "int32") if d != str(batch.dtype))
+    assert "checked here against this live run" in texts(app.caption)
+    lock_in(app, "batch_shapes_shape_burgerbot", right_shape)
+    assert f"Your prediction was right:** {right_shape}" in app.success[0].value
+    assert "4 envs on axis 0" in app.success[0].value
+    lock_in(app, "batch_shapes_dtype_burgerbot", wrong_dtype)
+    assert f"You predicted {wrong_dtype}; the live run gave {batch.dtype}" in app.warning[0].value
+    rerun(app)  # the sidebar's score is brought up to date at the end of each full run
+    assert "Predictions: 2 made, 1 of 2 checked right" in texts(app.sidebar.caption)
+
+
+def test_a_scalar_envs_flat_batch_is_the_truth_of_its_own_question(app):
     app.selectbox(key="batch_shapes_env").set_value("FrozenLake-v1")
-    app.text_input(key="batch_shapes_guess_shape").set_value("(4, 1)")
-    app.selectbox(key="batch_shapes_guess_dtype").set_value("float32")
-    click(app, "check")
-    assert not app.success
-    assert "is not it" in app.warning[0].value and "one single number" in app.warning[0].value
+    app.number_input(key="batch_shapes_n").set_value(3)
+    rerun(app)
+    batch = library_batch("FrozenLake-v1", 3)
+    truth = option_for(batch.shape, 3)
+    assert truth == "(NUM_ENVS,)"
+    lock_in(app, "batch_shapes_shape_frozenlake_v1", "(NUM_ENVS, 1)")
+    warning = app.warning[0].value
+    assert f"the live run gave {truth}" in warning and "one single number" in warning
+    assert "Discrete(16)" in warning and "not (N, 1)" in warning
+    lock_in(app, "batch_shapes_dtype_frozenlake_v1", str(batch.dtype))
+    assert f"right:** {batch.dtype}" in app.success[0].value
+    # Each environment has its own questions: BurgerBot's are still open.
+    app.selectbox(key="batch_shapes_env").set_value("BurgerBot")
+    rerun(app)
+    assert not app.success and not app.warning
+
+
+def test_the_backend_options_say_whose_class_native_is(app):
+    radio = app.radio(key="batch_shapes_backend")
+    assert "this project's class, not Gymnasium's" in radio.format_func("native")
+    assert "BurgerBotVectorEnv" in radio.format_func("native")
+    app.selectbox(key="batch_shapes_env").set_value("CartPole-v1")
+    rerun(app)
+    assert app.radio(key="batch_shapes_backend").format_func("native") == (
+        "native: Gymnasium's CartPoleVectorEnv"
+    )
+
+
+def test_takeaways_follow_the_env_and_num_envs(app):
+    def bullets() -> str:
+        return next(m.value for m in app.markdown if m.value.startswith("- Axis 0"))
+
+    assert [h.value for h in app.subheader][-1] == "Key takeaways"
+    assert "4 envs give `observations` of shape `(4, 4)`" in bullets()
+    app.selectbox(key="batch_shapes_env").set_value("FrozenLake-v1")
+    app.number_input(key="batch_shapes_n").set_value(6)
+    rerun(app)
+    assert "6 envs give `observations` of shape `(6,)`" in bullets()
+    assert "FrozenLake-v1 gives `(6,)` here" in bullets()
+
+
+def test_cartpoles_end_conditions_come_from_the_installed_gymnasium(app):
+    app.selectbox(key="batch_shapes_env").set_value("CartPole-v1")
+    rerun(app)
+    env = CartPoleEnv()
+    limit = gym.spec("CartPole-v1").max_episode_steps
+    caption = texts(app.caption)
+    assert f"±{math.degrees(env.theta_threshold_radians):g}°" in caption
+    assert f"the cart leaves ±{env.x_threshold:g}" in caption
+    assert f"truncated) after {limit} steps" in caption
+    table = next(d.value for d in app.dataframe if "cart position" in d.value.columns)
+    assert len(table) == 4
 
 
 def test_good_url_settings_fill_the_controls():

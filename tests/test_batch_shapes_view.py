@@ -7,19 +7,35 @@ import subprocess
 import sys
 from pathlib import Path
 
+import gymnasium as gym
 import numpy as np
 import pytest
-from gymnasium.envs.classic_control.cartpole import CartPoleVectorEnv
+from gymnasium.envs.classic_control.cartpole import CartPoleEnv, CartPoleVectorEnv
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 
 from burgerbot import BurgerBotVectorEnv, world
 from burgerbot.app.caps import CAPS, Caps
 from burgerbot.app.charts.batch_shapes import POLE_ANGLE_LIMIT, cell_count_heatmap, pole_angle_chart
+from burgerbot.app.charts.palette import OKABE_ITO
 from burgerbot.app.scripts.batch_shapes import snippet_for
 from burgerbot.app.views import batch_shapes_run
-from burgerbot.app.views.batch_shapes import BatchSettings, build_vector_env, resolve_settings
-from burgerbot.app.views.batch_shapes_guess import check_guess, parse_shape
+from burgerbot.app.views.batch_shapes import (
+    BatchSettings,
+    backend_option,
+    build_vector_env,
+    resolve_settings,
+)
+from burgerbot.app.views.batch_shapes_guess import (
+    SHAPE_OPTIONS,
+    dtype_explanation,
+    one_observation,
+    prediction_ids,
+    shape_explanation,
+    shape_truth,
+    takeaways,
+)
 from burgerbot.app.views.batch_shapes_pictures import (
+    CARTPOLE_LIMITS,
     burgerbot_cell_counts,
     frozenlake_cell_counts,
     pole_angles,
@@ -258,53 +274,120 @@ def test_history_table_lists_calls_newest_first():
 
 
 @pytest.mark.parametrize(
-    ("text", "shape"),
+    ("env", "n", "expected"),
     [
-        ("(4, 4)", (4, 4)),
-        ("4,4", (4, 4)),
-        ("[8, 4]", (8, 4)),
-        ("4x4", (4, 4)),
-        ("(8,)", (8,)),
-        ("8", (8,)),
-        ("", None),
-        ("(a, b)", None),
-        ("(4, 4", (4, 4)),
-        ("((4))", None),
-        ("9" * 200, None),
+        ("BurgerBot", 4, "(NUM_ENVS, k)"),
+        ("BurgerBot", 1, "(NUM_ENVS, k)"),
+        ("CartPole-v1", 7, "(NUM_ENVS, k)"),
+        ("FrozenLake-v1", 5, "(NUM_ENVS,)"),
+        ("FrozenLake-v1", 1, "(NUM_ENVS,)"),
     ],
 )
-def test_parse_shape(text, shape):
-    assert parse_shape(text) == shape
+def test_the_shape_truth_is_read_off_the_live_batch(env, n, expected):
+    call = run_calls(settings(env, n), steps=1)
+    assert shape_truth(call.observations.shape, n) == expected
+    assert expected in SHAPE_OPTIONS
 
 
-def test_right_guess_is_confirmed_with_the_reason():
+def test_shape_truth_tells_every_option_apart():
+    assert [shape_truth(s, 3) for s in [(3, 4), (4, 3), (3,), (3, 1), (3, 4, 5)]] == [
+        "(NUM_ENVS, k)",
+        "(k, NUM_ENVS)",
+        "(NUM_ENVS,)",
+        "(NUM_ENVS, 1)",
+        None,
+    ]
+
+
+def test_explanations_follow_the_batch():
     envs = build_vector_env(settings(n=4, backend="native"))
     try:
         call = BatchRun(envs, 0).reset()
-        result = check_guess("(4, 4)", "int64", call, envs, "BurgerBot")
+        shape = shape_explanation(call.observations, envs.single_observation_space, "BurgerBot")
+        dtype = dtype_explanation(call.observations, envs.single_observation_space)
     finally:
         envs.close()
-    assert result.shape_right and result.dtype_right
-    assert "4 envs on axis 0" in result.explanation
-    assert "4 observation components on axis 1" in result.explanation
+    assert "4 envs on axis 0" in shape and "k = 4 observation components on axis 1" in shape
+    assert "`observations.dtype` is `int64`" in dtype
 
-
-def test_wrong_guess_for_a_scalar_env_explains_the_flat_batch():
     envs = build_vector_env(settings("FrozenLake-v1", n=5))
     try:
         call = BatchRun(envs, 0).reset()
-        result = check_guess("(5, 1)", "float32", call, envs, "FrozenLake-v1")
-        unreadable = check_guess("five", "int64", call, envs, "FrozenLake-v1")
-        no_dtype = check_guess("(5,)", "", call, envs, "FrozenLake-v1")
+        shape = shape_explanation(call.observations, envs.single_observation_space, "FrozenLake-v1")
+        said = one_observation("FrozenLake-v1", envs.single_observation_space)
     finally:
         envs.close()
-    assert not result.shape_right and not result.dtype_right
-    assert "(5,)" in result.explanation and "one single number" in result.explanation
-    assert "Discrete(16)" in result.explanation
-    assert not unreadable.shape_right and unreadable.dtype_right
-    assert "could not read" in unreadable.explanation
-    assert no_dtype.shape_right and not no_dtype.dtype_right
-    assert "did not pick a dtype" in no_dtype.explanation
+    assert "`(5,)`" in shape and "one single number" in shape and "Discrete(16)" in shape
+    assert said == "a single number (state), shape ()"
+
+
+def test_cartpole_dtype_and_one_observation_come_from_its_space():
+    envs = build_vector_env(settings("CartPole-v1", n=2, backend="native"))
+    try:
+        call = BatchRun(envs, 0).reset()
+        single = envs.single_observation_space
+        assert "`observations.dtype` is `float32`" in dtype_explanation(call.observations, single)
+        assert one_observation("CartPole-v1", single).startswith("k = 4 numbers (cart position")
+    finally:
+        envs.close()
+
+
+def test_each_env_has_its_own_questions():
+    ids = [prediction_ids(env) for env in ("BurgerBot", "CartPole-v1", "FrozenLake-v1")]
+    assert len({pid for pair in ids for pid in pair}) == 6
+    assert all(pid.startswith("batch_shapes_") for pair in ids for pid in pair)
+
+
+@pytest.mark.parametrize("env", ["BurgerBot", "CartPole-v1", "FrozenLake-v1"])
+def test_takeaways_state_this_runs_shapes_and_dtype(env):
+    envs = build_vector_env(settings(env, n=3))
+    try:
+        call = BatchRun(envs, 0).reset()
+        bullets = takeaways(
+            env, call.observations, envs.single_observation_space, envs.observation_space
+        )
+        step = BatchRun(envs, 0).step(1)
+    finally:
+        envs.close()
+    assert 3 <= len(bullets) <= 5
+    assert f"shape `{call.observations.shape}`" in bullets[0]
+    for array in (step.actions, step.rewards, step.terminated, step.truncated):
+        assert f"`{array.shape}`" in bullets[0]  # the claim about the other arrays holds
+    assert f"(shape `{envs.observation_space.shape}`)" in bullets[1]
+    assert f"stay `{call.observations.dtype}`" in bullets[3]
+    scalar = envs.single_observation_space.shape == ()
+    assert ("gives `(3,)` here" in bullets[2]) == scalar
+
+
+def test_backend_options_name_the_class_and_whose_it_is():
+    assert backend_option("BurgerBot", "native") == (
+        "native: BurgerBotVectorEnv (this project's class, not Gymnasium's)"
+    )
+    assert backend_option("CartPole-v1", "native") == "native: Gymnasium's CartPoleVectorEnv"
+    assert "none for FrozenLake-v1" in backend_option("FrozenLake-v1", "native")
+    # The classes named are the ones the page builds.
+    assert type(build_vector_env(settings(backend="native"))).__name__ == "BurgerBotVectorEnv"
+    cartpole = build_vector_env(settings("CartPole-v1", backend="native"))
+    try:
+        assert type(cartpole).__module__.startswith("gymnasium.")
+        assert type(cartpole).__name__ == "CartPoleVectorEnv"
+    finally:
+        cartpole.close()
+    assert not BurgerBotVectorEnv.__module__.startswith("gymnasium")
+
+
+def test_cartpole_limits_are_the_installed_gymnasiums():
+    env = CartPoleEnv()
+    assert CARTPOLE_LIMITS.pole_angle == env.theta_threshold_radians
+    assert CARTPOLE_LIMITS.cart_position == env.x_threshold
+    assert CARTPOLE_LIMITS.max_episode_steps == gym.spec("CartPole-v1").max_episode_steps
+    native = build_vector_env(settings("CartPole-v1", backend="native"))
+    try:
+        assert native.unwrapped.max_episode_steps == CARTPOLE_LIMITS.max_episode_steps
+    finally:
+        native.close()
+    sentence = CARTPOLE_LIMITS.sentence()
+    assert "±12°" in sentence and "±2.4" in sentence and "after 500 steps" in sentence
 
 
 # --- Picture data and charts ----------------------------------------------------------------
@@ -327,11 +410,12 @@ def test_frozenlake_cell_counts_use_the_4x4_map():
     assert cells.loc[(3, 3), "kind"] == "goal" and cells.loc[(0, 0), "label"] == "S 2"
 
 
-def test_pole_angles_take_column_2():
+def test_pole_angles_take_column_2_and_cart_positions_column_0():
     call = run_calls(settings("CartPole-v1", n=3, backend="native"), steps=1)
     frame = pole_angles(call, max_rows=2)
     assert frame["env"].tolist() == [0, 1]
     assert frame["pole angle"].tolist() == call.observations[:2, 2].astype(float).tolist()
+    assert frame["cart position"].tolist() == call.observations[:2, 0].astype(float).tolist()
 
 
 def test_heatmap_encodes_count_on_a_row_by_col_grid():
@@ -358,6 +442,14 @@ def test_pole_angle_chart_has_a_bar_per_env_and_the_limits():
     limits = [layer["encoding"]["y"]["datum"] for layer in (low, high)]
     assert limits == pytest.approx([-POLE_ANGLE_LIMIT, POLE_ANGLE_LIMIT])
     assert low["mark"]["type"] == "rule"
+    assert {bars["mark"]["color"], low["mark"]["color"]} <= set(OKABE_ITO)
+
+
+def test_heatmap_colours_come_from_the_okabe_ito_palette():
+    spec = cell_count_heatmap(burgerbot_cell_counts(np.array([[0, 0, 1, 1]])), "t").to_dict()
+    floor, counted, blocked, labels = spec["layer"]
+    assert blocked["mark"]["color"] in OKABE_ITO
+    assert counted["encoding"]["color"]["scale"]["range"][-1] in OKABE_ITO
 
 
 # --- The generated script -------------------------------------------------------------------

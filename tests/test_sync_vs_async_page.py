@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 from page_apptest import open_app_page, texts
+from shown_scripts import assert_script_behaves
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.caps import CAPS
-from burgerbot.app.scripts.sync_vs_async import snippet_for
+from burgerbot.app.scripts.sync_vs_async import EXERCISE_ANSWER, snippet_for
 from burgerbot.app.slots import WORKER_BUDGET
 from burgerbot.app.views.sync_vs_async import TimingSettings
 
@@ -20,6 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/sync_vs_async.py"
 PAGE = "sync_vs_async"
 KEY = {name: f"{PAGE}_{name}" for name in ("n", "steps", "work_us", "kind")}
+RESULTS = f"_{PAGE}_results"
+FASTER = f"{PAGE}_faster"
 SMALL = {"n": "1,2,16", "steps": "40"}
 
 
@@ -79,13 +82,22 @@ def test_the_lessons_comparison_explains_asyncs_overhead(no_leftover_workers):
     shown = int(metrics["Sync: env-steps/s"].value.replace(",", ""))
     assert shown == pytest.approx(table["env-steps/s"].iloc[0], abs=1)
     markdown = texts(app.markdown)
-    per_call = re.search(r"took \*\*([\d,]+) µs\*\* with Sync and\s+\*\*([\d,]+) µs\*\*", markdown)
+    number = r"([\d,]+(?:\.\d)?) µs"
+    per_call = re.search(rf"took \*\*{number}\*\* with Sync\s+and \*\*{number}\*\*", markdown)
     assert per_call, markdown
-    sync_us, async_us = (int(x.replace(",", "")) for x in per_call.groups())
+    sync_us, async_us = (float(x.replace(",", "")) for x in per_call.groups())
     expected_sync = table["all steps (s)"].iloc[0] / 1_000 * 1e6
     assert sync_us == pytest.approx(expected_sync, abs=1)
-    assert "more per call" in markdown and "When would Async win?" in markdown
+    expected_async = table["all steps (s)"].iloc[1] / 1_000 * 1e6
+    assert async_us == pytest.approx(expected_async, abs=1)
+    assert ("more per call" in markdown) == (async_us > sync_us)
+    assert any("When would Async win?" in e.label for e in app.expander)
     assert "**busy**" in markdown and "**sleep**" in markdown
+    # A plain BurgerBotEnv.step loop was timed beside Sync, and the words follow its numbers.
+    bookkeeping = app.session_state[RESULTS]["lesson"]["bookkeeping"]
+    assert bookkeeping.num_envs == 4 and len(bookkeeping.plain_s) == len(bookkeeping.sync_s)
+    assert bookkeeping.sentence() in markdown
+    assert "Measured just now, started by your visit" in texts(app.caption)
     assert not app.button(key=f"{PAGE}_lesson_again").disabled
     click(app, f"{PAGE}_lesson_again")  # measured again, not replayed from the cache
     (again,) = timing_tables(app)
@@ -181,3 +193,60 @@ def test_bad_query_params_give_notes_not_errors(query, note, key, used):
         "kind": app.radio,
     }[key](key=KEY[key])
     assert widget.value == used
+
+
+def takeaway_bullets(app: AppTest) -> list[str]:
+    assert [h.value for h in app.subheader][-1] == "Key takeaways"
+    text = next(m.value for m in app.markdown if m.value.startswith("- `SyncVectorEnv` steps"))
+    return [line[2:] for line in text.splitlines()]
+
+
+def lock_in(app: AppTest, choice: str) -> None:
+    app.radio(key=f"{FASTER}_choice").set_value(choice).run()
+    click(app, f"{FASTER}_lock")
+
+
+def test_the_prediction_is_checked_against_the_lessons_run_right_and_wrong(no_leftover_workers):
+    app = open_page()
+    assert len(takeaway_bullets(app)) == 4
+    assert "Run the lesson's comparison to see which is faster" in takeaway_bullets(app)[1]
+    lock_in(app, "AsyncVectorEnv")
+    assert not app.success and not app.warning  # nothing to check against before the run
+    click(app, f"{PAGE}_lesson")
+    (table,) = timing_tables(app)
+    steps = table.set_index("backend")["all steps (s)"]
+    truth, other = (
+        ("SyncVectorEnv", "AsyncVectorEnv")
+        if steps["Sync"] <= steps["Async"]
+        else ("AsyncVectorEnv", "SyncVectorEnv")
+    )
+    shown = texts(app.success) + texts(app.warning)
+    if truth == "AsyncVectorEnv":
+        assert "Your prediction was right:** AsyncVectorEnv" in shown
+    else:
+        assert "You predicted AsyncVectorEnv; the live run gave SyncVectorEnv" in shown
+    assert f"{steps[truth[: -len('VectorEnv')]]:.3f} s with {truth}" in shown
+    lock_in(app, truth)  # the other answer, checked against the same run
+    assert f"Your prediction was right:** {truth}" in texts(app.success)
+    assert "1 of 1 checked right" in texts(app.sidebar.caption)
+    bullets = takeaway_bullets(app)
+    pair = (steps["Sync"], steps["Async"])
+    ratio = max(pair) / min(pair)
+    assert f"{truth} was {ratio:,.1f}× as fast as {other}" in bullets[1]
+    assert 4 <= len(bullets) <= 5
+
+
+def test_the_exercise_answer_is_hidden_then_shown_and_runs_from_a_file(tmp_path):
+    app = open_page()
+    assert EXERCISE_ANSWER.strip() not in [c.value.strip() for c in app.code]
+    app.toggle(key=f"{PAGE}_swap_answer").set_value(True).run()
+    assert EXERCISE_ANSWER.strip() in [c.value.strip() for c in app.code]
+    printed = assert_script_behaves(EXERCISE_ANSWER, tmp_path / "exercise")
+    lines = printed.strip().splitlines()
+    assert [line.split()[0] for line in lines[:2]] == ["SyncVectorEnv", "AsyncVectorEnv"]
+    assert re.fullmatch(r"(Sync|Async) was [\d.]+x as fast as (Async|Sync)", lines[2])
+
+
+def test_native_is_named_as_this_projects_class():
+    app = open_page()
+    assert "`BurgerBotVectorEnv` (this project's class, not Gymnasium's)" in app.markdown[0].value

@@ -14,6 +14,8 @@ from child_processes import worker_pids
 
 from burgerbot.app.caps import Caps
 from burgerbot.app.charts import sync_vs_async as timing_charts
+from burgerbot.app.charts.palette import BACKEND_COLOURS as PALETTE
+from burgerbot.app.charts.palette import OKABE_ITO, SHAPES
 from burgerbot.app.charts.sync_vs_async import BACKEND_COLOURS, speedup_chart, throughput_chart
 from burgerbot.app.scripts import sync_vs_async as timing_snippets
 from burgerbot.app.scripts.sync_vs_async import snippet_for
@@ -259,6 +261,11 @@ def test_throughput_chart_is_log_log_with_one_colour_per_backend():
     (data,) = spec["datasets"].values()
     assert [row["backend"] for row in data] == ["Sync", "Async", "native"]
     assert line["mark"]["type"] == "line" and points["mark"]["type"] == "point"
+    # Okabe-Ito colours, and a marker shape per backend: colour is not the only cue.
+    assert encoding["color"]["scale"]["range"] == [PALETTE[name] for name in BACKEND_COLOURS]
+    shapes = points["encoding"]["shape"]["scale"]["range"]
+    assert len(set(shapes)) == 3 and set(shapes) <= set(SHAPES)
+    assert "this project's, not Gymnasium's" in encoding["color"]["legend"]["labelExpr"]
 
 
 def test_speedup_chart_shows_measured_ceiling_and_break_even():
@@ -278,6 +285,8 @@ def test_speedup_chart_shows_measured_ceiling_and_break_even():
     ]
     assert spec["datasets"][even["data"]["name"]] == [{"y": 1.0}]
     assert lines["encoding"]["strokeDash"]["scale"]["range"] == [[1, 0], [6, 4]]  # ceiling dashed
+    assert set(lines["encoding"]["color"]["scale"]["range"]) <= set(OKABE_ITO)
+    assert len(set(lines["encoding"]["shape"]["scale"]["range"])) == 2
     assert "ceiling: N" in str(speedup_chart(ups, "sleep").to_dict())
 
 

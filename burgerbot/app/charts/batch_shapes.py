@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-import math
-
 import altair as alt
 import pandas as pd
 
+from burgerbot.app.charts.palette import OKABE_ITO
+from burgerbot.app.views.batch_shapes_pictures import CARTPOLE_LIMITS
+
 __all__ = ["POLE_ANGLE_LIMIT", "cell_count_heatmap", "pole_angle_chart"]
 
-POLE_ANGLE_LIMIT = 12 * 2 * math.pi / 360
-"""CartPole ends an episode when the pole leans more than 12 degrees (in radians)."""
+POLE_ANGLE_LIMIT = CARTPOLE_LIMITS.pole_angle
+"""CartPole's pole-angle end condition (radians), read from the installed gymnasium."""
 
 # Cells nobody can stand on are drawn in one dark colour instead of a count colour.
 _BLOCKED_KINDS = ("obstacle", "hole")
-_BLOCKED_COLOUR = "#455a64"
-_FLOOR_COLOUR = "#eceff1"  # cells nobody stands on, as in world.render_rgb
+_BLOCKED_COLOUR = OKABE_ITO[7]  # black
+_FLOOR_COLOUR = "#eceff1"  # neutral: cells nobody stands on, as in world.render_rgb
+_COUNT_RANGE = ["#FFFFFF", OKABE_ITO[0]]  # white to Okabe-Ito orange
+_BAR_COLOUR, _LIMIT_COLOUR = OKABE_ITO[3], OKABE_ITO[4]  # blue bars, vermillion limits
 _CELL_PIXELS = 44
 
 
@@ -50,7 +53,7 @@ def cell_count_heatmap(cells: pd.DataFrame, title: str) -> alt.LayerChart:
             color=alt.Color(
                 "count:Q",
                 title="envs on this cell",
-                scale=alt.Scale(scheme="oranges", domainMin=0),
+                scale=alt.Scale(range=_COUNT_RANGE, domainMin=0),
             ),
             tooltip=tooltip,
         )
@@ -71,23 +74,27 @@ def cell_count_heatmap(cells: pd.DataFrame, title: str) -> alt.LayerChart:
 
 
 def pole_angle_chart(angles: pd.DataFrame) -> alt.LayerChart:
-    """One bar per env: how far its pole leans (radians), with CartPole's ±12° limit marked.
+    """One bar per env: how far its pole leans (radians), with CartPole's angle limit marked.
 
     ``angles`` has columns env and "pole angle" (long form: one row per env). The limits
     are constants (``alt.datum``), so the chart has a single data set.
     """
     base = alt.Chart(angles)
-    bars = base.mark_bar().encode(
+    bars = base.mark_bar(color=_BAR_COLOUR).encode(
         x=alt.X("env:O", title="env index (axis 0 of the batch)"),
         y=alt.Y(
             "pole angle:Q",
             title="pole angle (radians)",
             scale=alt.Scale(domain=[-0.25, 0.25], clamp=True),
         ),
-        tooltip=["env:O", alt.Tooltip("pole angle:Q", format=".4f")],
+        tooltip=[
+            "env:O",
+            alt.Tooltip("pole angle:Q", format=".4f"),
+            alt.Tooltip("cart position:Q", format=".4f"),
+        ],
     )
     limits = [
-        base.mark_rule(color="firebrick", strokeDash=[4, 3]).encode(y=alt.datum(limit))
+        base.mark_rule(color=_LIMIT_COLOUR, strokeDash=[4, 3]).encode(y=alt.datum(limit))
         for limit in (-POLE_ANGLE_LIMIT, POLE_ANGLE_LIMIT)
     ]
     return alt.layer(bars, *limits).properties(height=220)

@@ -5,16 +5,16 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from burgerbot.app.charts.palette import BACKEND_COLOURS, OKABE_ITO, SHAPES
 from burgerbot.app.labels import BACKEND_NAMES
 
-__all__ = ["BACKEND_COLOURS", "speedup_chart", "throughput_chart"]
+__all__ = ["BACKEND_COLOURS", "BACKEND_SHAPES", "NATIVE_LABEL", "speedup_chart", "throughput_chart"]
 
-BACKEND_COLOURS = {
-    BACKEND_NAMES["sync"]: "#4e79a7",
-    BACKEND_NAMES["async"]: "#e15759",
-    BACKEND_NAMES["native"]: "#59a14f",
-}
-"""Each backend's colour, keyed by its short name (the legend's labels)."""
+BACKEND_SHAPES = dict(zip(BACKEND_COLOURS, SHAPES, strict=False))
+"""Each backend's marker shape, so the lines differ by more than colour."""
+
+NATIVE_LABEL = "native (BurgerBotVectorEnv: this project's, not Gymnasium's)"
+"""How the legend names the native backend."""
 
 
 def _x(values: list[int]) -> alt.X:
@@ -37,11 +37,21 @@ def throughput_chart(frame: pd.DataFrame) -> alt.LayerChart:
     )
     values = sorted(int(n) for n in data["num_envs"].unique())
     present = [name for name in BACKEND_COLOURS if name in set(data["backend"])]
+    legend = alt.Legend(
+        orient="bottom",
+        labelLimit=0,
+        labelExpr=f"datum.label == 'native' ? \"{NATIVE_LABEL}\" : datum.label",
+    )
     colour = alt.Color(
         "backend:N",
         title="backend",
         scale=alt.Scale(domain=present, range=[BACKEND_COLOURS[name] for name in present]),
-        legend=alt.Legend(orient="right"),
+        legend=legend,
+    )
+    shape = alt.Shape(
+        "backend:N",
+        scale=alt.Scale(domain=present, range=[BACKEND_SHAPES[name] for name in present]),
+        legend=legend,
     )
     base = alt.Chart(data).encode(
         x=_x(values),
@@ -60,7 +70,8 @@ def throughput_chart(frame: pd.DataFrame) -> alt.LayerChart:
         ],
     )
     # Streamlit fits the whole chart (title and axes too) into this height.
-    return (base.mark_line() + base.mark_point(filled=True, size=60)).properties(
+    points = base.mark_point(filled=True, size=70).encode(shape=shape)
+    return (base.mark_line() + points).properties(
         title="How fast each backend collects env-steps", height=420
     )
 
@@ -94,13 +105,19 @@ def speedup_chart(speedups: pd.DataFrame, kind: str) -> alt.LayerChart:
             color=alt.Color(
                 "what:N",
                 title=None,
-                scale=alt.Scale(domain=[measured, ceiling], range=["#e15759", "#9e9e9e"]),
+                scale=alt.Scale(
+                    domain=[measured, ceiling],
+                    range=[BACKEND_COLOURS["Async"], OKABE_ITO[7]],
+                ),
                 legend=alt.Legend(orient="right", labelLimit=0),
             ),
             strokeDash=alt.StrokeDash(
                 "what:N",
                 scale=alt.Scale(domain=[measured, ceiling], range=[[1, 0], [6, 4]]),
                 legend=None,
+            ),
+            shape=alt.Shape(
+                "what:N", scale=alt.Scale(domain=[measured, ceiling], range=list(SHAPES[:2]))
             ),
             tooltip=[
                 alt.Tooltip("num_envs:Q", title="NUM_ENVS"),

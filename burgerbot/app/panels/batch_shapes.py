@@ -11,15 +11,30 @@ import pyarrow as pa
 import streamlit as st
 from gymnasium.vector import VectorEnv
 
-from burgerbot.app import ui
+from burgerbot.app import learning, ui
 from burgerbot.app.caps import Caps
 from burgerbot.app.charts.batch_shapes import cell_count_heatmap, pole_angle_chart
-from burgerbot.app.labels import BACKEND_NAMES
+from burgerbot.app.glossary import term_link
 from burgerbot.app.scripts.batch_shapes import snippet_for
 from burgerbot.app.slots import EnvSlot
-from burgerbot.app.views.batch_shapes import ENV_NAMES, ENVS, PLAY_INTERVAL_SECONDS, BatchSettings
-from burgerbot.app.views.batch_shapes_guess import DTYPE_CHOICES, check_guess
+from burgerbot.app.views.batch_shapes import (
+    ENV_NAMES,
+    ENVS,
+    PLAY_INTERVAL_SECONDS,
+    BatchSettings,
+    backend_option,
+)
+from burgerbot.app.views.batch_shapes_guess import (
+    DTYPE_OPTIONS,
+    SHAPE_OPTIONS,
+    dtype_explanation,
+    one_observation,
+    prediction_ids,
+    shape_explanation,
+    shape_truth,
+)
 from burgerbot.app.views.batch_shapes_pictures import (
+    CARTPOLE_LIMITS,
     MAX_PICTURES,
     PICTURE_WIDTH,
     burgerbot_cell_counts,
@@ -54,20 +69,9 @@ __all__ = [
 
 
 def settings_controls(key: Mapping[str, str], settings: BatchSettings, caps: Caps) -> None:
-    """Environment, backend, NUM_ENVS and seed side by side, and what the env is."""
-    col_env, col_backend, col_n, col_seed = st.columns([3, 3, 2, 2])
+    """Environment, NUM_ENVS and seed side by side, the backend below, and what the env is."""
+    col_env, col_n, col_seed = st.columns([4, 2, 2])
     col_env.selectbox("Environment", ENV_NAMES, key=key["env"])
-    col_backend.radio(
-        "Backend",
-        BACKENDS,
-        key=key["backend"],
-        format_func=BACKEND_NAMES.get,
-        horizontal=True,
-        help=(
-            "Sync: all copies in this process, stepped one after another. Async: one worker "
-            "process per copy. native: one object that steps every copy with array operations."
-        ),
-    )
     col_n.number_input(
         "NUM_ENVS",
         min_value=1,
@@ -77,11 +81,21 @@ def settings_controls(key: Mapping[str, str], settings: BatchSettings, caps: Cap
         help=f"1 to {caps.max_envs}; Async at most {caps.max_async_envs} (one process per env).",
     )
     col_seed.number_input("Seed", min_value=0, max_value=MAX_SEED, step=1, key=key["seed"])
-    about = ENVS[settings.env].about
-    if not ENVS[settings.env].has_native:
-        about += f" Gymnasium has no native vector env for {settings.env}: use Sync or Async."
-    st.caption(about)
+    st.radio(
+        "Vector env class (backend)",
+        BACKENDS,
+        key=key["backend"],
+        format_func=lambda backend: backend_option(settings.env, backend),
+        horizontal=True,
+        help=(
+            "Sync: all copies in this process, stepped one after another. Async: one worker "
+            "process per copy. native: one object that steps every copy with array operations."
+        ),
+    )
+    st.caption(ENVS[settings.env].about)
 
+
+SHAPE_HELP = "k: how many numbers one env's observation holds."
 
 # --- The live env ------------------------------------------------------------------------------
 
@@ -132,7 +146,7 @@ def step_controls(page: str, slot: EnvSlot, run: BatchRun, seed: int, caps: Caps
         st.info(note)
     st.caption(
         "Actions are random: `envs.action_space.sample()`, with the action space seeded by the "
-        "same seed at every reset, so the script at the bottom reproduces them."
+        "same seed at every reset, so the script below the latest call reproduces them."
     )
 
 
@@ -154,32 +168,30 @@ def play_one_step(slot: EnvSlot, run: BatchRun, caps: Caps) -> None:
 
 
 def guess_panel(page: str, run: BatchRun, envs: VectorEnv, env: str) -> None:
-    """Ask for the observation batch's shape and dtype before showing them; check the guess.
+    """Ask for the observation batch's shape and dtype before the live view shows them.
 
-    The check reads ``run``'s latest call when it is clicked (a full run of the page), so it
-    sees the steps the live view took since.
+    Each answer is checked against the batch this run's env returned (shape and dtype are
+    the same for every call of one env, so the reset's batch will do), outside the live view:
+    a step click does not redo it.
     """
-    with st.container(border=True):
-        st.markdown(
-            "**Predict first.** For these settings, what will `observations.shape` and "
-            "`observations.dtype` be? (The answer is in the tables below: guess before you "
-            "scroll.)"
+    observations = run.latest.observations
+    single = envs.single_observation_space
+    shape_id, dtype_id = prediction_ids(env)
+    st.markdown(
+        f"**{len(observations)} {env} envs; one observation is "
+        f"{one_observation(env, single)}.** Predict, then see the batch below."
+    )
+    left, right = st.columns(2)
+    with left:
+        learning.prediction(
+            shape_id, "What is `observations.shape`?", SHAPE_OPTIONS, help=SHAPE_HELP
         )
-        g_shape, g_dtype, g_button = st.columns([3, 3, 2], vertical_alignment="bottom")
-        g_shape.text_input("Shape", placeholder="for example (3, 2)", key=f"{page}_guess_shape")
-        g_dtype.selectbox(
-            "dtype", DTYPE_CHOICES, index=None, placeholder="pick one", key=f"{page}_guess_dtype"
-        )
-        if g_button.button("Check my guess", key=f"{page}_check"):
-            guess = check_guess(
-                st.session_state.get(f"{page}_guess_shape", ""),
-                st.session_state.get(f"{page}_guess_dtype") or "",
-                run.latest,
-                envs,
-                env,
-            )
-            show = st.success if guess.shape_right and guess.dtype_right else st.warning
-            show(guess.explanation)
+        truth = shape_truth(observations.shape, len(observations))
+        if truth is not None:
+            learning.check(shape_id, truth, shape_explanation(observations, single, env))
+    with right:
+        learning.prediction(dtype_id, "What is `observations.dtype`?", DTYPE_OPTIONS)
+        learning.check(dtype_id, str(observations.dtype), dtype_explanation(observations, single))
 
 
 # --- The latest call -----------------------------------------------------------------------------
@@ -284,9 +296,10 @@ def _step_arrays(call: BatchCall, n: int) -> None:
     if len(ended):
         shown = ", ".join(str(i) for i in ended[:10]) + (" …" if len(ended) > 10 else "")
         st.caption(
-            f"Episodes ended in env {shown}. With gymnasium's default auto-reset "
-            "(NEXT_STEP), the next `step()` resets those envs: it ignores their action "
-            "and returns reward 0 and their first observation."
+            f"Episodes ended in env {shown}. With gymnasium's default "
+            f"{term_link('autoreset')} (NEXT_STEP), the next `step()` resets those envs: it "
+            "ignores their action and returns reward 0, both flags False and their first "
+            "observation."
         )
 
 
@@ -297,8 +310,8 @@ def _infos(call: BatchCall, settings: BatchSettings) -> None:
         st.write(
             f"`infos` is `{{}}`, an empty dict: {settings.env} reports no extra information, "
             "and in gymnasium's default auto-reset mode (NEXT_STEP) the vector env adds none "
-            "when an episode ends either. (Older gymnasium put `final_observation` there; see "
-            "the Auto-reset page.)"
+            "when an episode ends either. (Gymnasium 0.29, the lesson's, put "
+            "`final_observation` there; see the Auto-reset page.)"
         )
         return
     st.write(
@@ -328,7 +341,14 @@ def _chart_spec(kind: str, title: str, _sample: pd.DataFrame) -> dict:
 
 
 def _draw(kind: str, title: str, data: pd.DataFrame, width: str = "content") -> None:
-    st.vega_lite_chart(_arrow(data), _chart_spec(kind, title, data), width=width)
+    """The chart with its data as a table one click away (like `learning.chart_with_table`,
+    from the cached spec: an altair chart built per step would make a click slow)."""
+    as_chart, as_table = st.tabs(["Chart", "Data as a table"])
+    table = _arrow(data)
+    with as_chart:
+        st.vega_lite_chart(table, _chart_spec(kind, title, data), width=width)
+    with as_table:
+        st.dataframe(table, hide_index=True)
 
 
 def _pictures(call: BatchCall, env: str) -> None:
@@ -336,7 +356,10 @@ def _pictures(call: BatchCall, env: str) -> None:
     n = len(obs)
     if env == "BurgerBot":
         if n <= MAX_PICTURES:
-            st.markdown("**The robots, one picture per env** (orange: robot, dark tab: its nose)")
+            st.markdown(
+                "**The robots, one picture per env** (orange: robot, dark tab: its nose; "
+                "dark grey: obstacle, green: goal)"
+            )
             images = [robot_picture(r, c, h) for r, c, h in obs[:, :3].tolist()]
             st.image(images, caption=[f"env {i}" for i in range(n)], width=PICTURE_WIDTH)
         else:
@@ -358,6 +381,7 @@ def _pictures(call: BatchCall, env: str) -> None:
         first = "" if n <= MAX_TABLE_ROWS else f", the first {MAX_TABLE_ROWS} envs"
         st.markdown(
             f"**Pole angle per env** (column 2 of the batch{first}). Beyond the dashed lines "
-            "(±12°) the pole has fallen and that env's episode ends."
+            f"(±{CARTPOLE_LIMITS.pole_degrees:g}°) the pole has fallen."
         )
         _draw("poles", "", pole_angles(call), width="stretch")
+        st.caption(f"{CARTPOLE_LIMITS.sentence()} (Read from the installed gymnasium's CartPole.)")

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 import pandas as pd
 import streamlit as st
 
+from burgerbot.app import learning
 from burgerbot.app.caps import CAPS
 from burgerbot.app.charts.sync_vs_async import speedup_chart, throughput_chart
 from burgerbot.app.labels import BACKEND_NAMES
@@ -20,6 +21,12 @@ from burgerbot.app.views.sync_vs_async import (
     predicted_crossover,
     speedups,
     timing_table,
+)
+from burgerbot.app.views.sync_vs_async_costs import (
+    BOOKKEEPING,
+    Bookkeeping,
+    native_remark,
+    overhead_text,
 )
 from burgerbot.wrappers import WORK_KINDS
 
@@ -69,25 +76,12 @@ def timing_table_panel(frame: pd.DataFrame) -> None:
     st.caption(
         "Times in seconds. *÷ Sync* divides by Sync's time at the same NUM_ENVS: above 1 "
         "means slower than Sync, below 1 faster. Stepping time counts only the `step()` "
-        "calls."
+        "calls. native is `BurgerBotVectorEnv`, this project's class (not Gymnasium's)."
     )
 
 
-def _explain_overhead(cost: CallCost, cores: int) -> None:
-    """Async's extra cost per call, in words, and the step cost at which it would win."""
-    st.markdown(
-        f"""
-With {cost.num_envs} envs, one `step()` call took **{us(cost.sync_s)}** with Sync and
-**{us(cost.async_s)}** with Async{
-            f" ({us(cost.native_s)} with native)" if cost.native_s is not None else ""
-        }.
-Sync spends about {us(cost.sync_per_env_step_s)} per env-step: BurgerBot's own step is
-that cheap. Async must send each action down a pipe to its worker process and wait for the
-answer to come back: that costs **{us(cost.extra_s)} more per call**, about
-{us(cost.extra_per_env_s)} per env, {cost.extra_per_env_s / cost.sync_per_env_step_s:,.0f}×
-what the step itself costs. Parallel processes cannot win back time the step never took.
-"""
-    )
+def _when_async_wins(cost: CallCost, cores: int) -> None:
+    """The step cost above which a rough model says Async would beat Sync."""
     busy = predicted_crossover(cost, cores, "busy")
     sleep = predicted_crossover(cost, cores, "sleep")
     lines = []
@@ -109,16 +103,27 @@ what the step itself costs. Parallel processes cannot win back time the step nev
             "as fast."
         )
     st.markdown(
-        f"**When would Async win?** A rough model from these numbers predicts that with "
+        f"A rough model from these numbers predicts that with "
         f"{cost.num_envs} envs Async beats Sync once each env-step costs extra work of\n"
         + "\n".join(lines)
         + "\n\nTry it in section 2: set an extra cost per env-step and run the sweep."
     )
 
 
-def lesson_panel(lesson: pd.DataFrame, cores: int) -> None:
-    """Section 1's results: the table, env-steps/s per backend and why Async is slower."""
+def lesson_panel(
+    lesson: pd.DataFrame, cores: int, bookkeeping: Bookkeeping | None, caption: str = ""
+) -> None:
+    """Section 1's results: the table, env-steps/s per backend and why Async is slower.
+
+    Args:
+        lesson: The timing frame of the lesson's comparison.
+        cores: The cores the crossover model assumes.
+        bookkeeping: A plain one-env loop timed alongside Sync (None: not measured).
+        caption: When and where it was measured.
+    """
     timing_table_panel(lesson)
+    if caption:
+        st.caption(caption)
     costs = call_costs(lesson)
     if not costs:
         return
@@ -140,8 +145,14 @@ def lesson_panel(lesson: pd.DataFrame, cores: int) -> None:
         f"{per_s['native'] / per_s['sync']:,.1f}× Sync's speed",
         delta_color="off",
         delta_arrow="off",
+        help="BurgerBotVectorEnv: this project's class, not Gymnasium's.",
     )
-    _explain_overhead(costs[0], cores)
+    st.markdown(overhead_text(costs[0], bookkeeping))
+    if bookkeeping is not None:
+        st.markdown(bookkeeping.sentence())
+        st.caption(f"Sync's bookkeeping: {BOOKKEEPING}.")
+    with st.expander("When would Async win? A rough model from these numbers"):
+        _when_async_wins(costs[0], cores)
 
 
 def sweep_controls(settings: TimingSettings, key: Mapping[str, str]) -> None:
@@ -168,28 +179,12 @@ def sweep_controls(settings: TimingSettings, key: Mapping[str, str]) -> None:
         max_value=CAPS.max_timing_work_us,
         step=100,
         key=key["work_us"],
-        help="1,000 µs = 1 ms. Each sub-environment spends this long in every step() call.",
+        help=(
+            "1,000 µs = 1 ms. Each sub-environment spends this long on each of its steps "
+            "(a reset costs nothing extra)."
+        ),
     )
     col_kind.radio("Kind of cost", WORK_KINDS, key=key["kind"], horizontal=True)
-
-
-def _native_remark(sweep: pd.DataFrame) -> None:
-    """When native was slower per call than Sync at the smallest N, why, and its later lead."""
-    per_call = sweep.assign(call_s=sweep["step_s"] / sweep["steps"]).pivot_table(
-        index="num_envs", columns="backend", values="call_s"
-    )
-    if not {"sync", "native"} <= set(per_call.columns):
-        return
-    smallest, largest = per_call.index.min(), per_call.index.max()
-    first = per_call.loc[smallest]
-    if first["native"] > first["sync"] and largest > smallest:
-        speedup = per_call.loc[largest, "sync"] / per_call.loc[largest, "native"]
-        st.markdown(
-            f"At NUM_ENVS {smallest}, native took {us(first['native'])} per `step()` "
-            f"call against Sync's {us(first['sync'])}: every call pays for a few numpy "
-            "operations, however few robots there are. But one call moves every robot, so "
-            f"at NUM_ENVS {largest} native was {speedup:,.1f}× as fast as Sync."
-        )
 
 
 def _speedup_verdict(sweep: pd.DataFrame, swept: TimingSettings, cores: int) -> None:
@@ -197,7 +192,7 @@ def _speedup_verdict(sweep: pd.DataFrame, swept: TimingSettings, cores: int) -> 
     ups = speedups(sweep, cores, swept.work_kind)
     if ups.empty:
         return
-    st.altair_chart(speedup_chart(ups, swept.work_kind), width="stretch")
+    learning.chart_with_table(speedup_chart(ups, swept.work_kind), ups)
     best = ups.loc[ups["speedup"].idxmax()]
     winning = ups.loc[ups["speedup"] > 1, "num_envs"].tolist()
     verdict = (
@@ -243,9 +238,9 @@ def _overhead_table(sweep: pd.DataFrame) -> None:
         f"extra | extra per env |\n|---|---|---|---|---|\n{rows}"
     )
     st.caption(
-        "Async's extra time is the pipe round trips to its workers. The envs step "
-        "in parallel, but BurgerBot's step is so cheap that there is almost nothing "
-        "to gain from that."
+        "Async's extra time goes on the round trips to its workers: sending each action down "
+        "a pipe, waiting for every worker, reading their results back. The envs do step in "
+        "parallel, but a BurgerBot step costs microseconds: there is little to gain from that."
     )
 
 
@@ -265,12 +260,17 @@ def sweep_panel(
             f"These results are for the previous settings ({swept.describe()}). Press "
             "**Run timing sweep** to time the new ones."
         )
-    st.altair_chart(throughput_chart(sweep), width="stretch")
-    st.caption(
-        "Each point is one timed run: env-steps collected per second of stepping, against "
-        "NUM_ENVS. Both axes are logarithmic: each step up the y axis is 10× faster."
+    learning.chart_with_table(
+        throughput_chart(sweep),
+        timing_table(sweep)[["backend", "num_envs", "step_s", "env_steps_per_s"]],
+        caption=(
+            "Each point is one timed run: env-steps collected per second of stepping, against "
+            "NUM_ENVS. Both axes are logarithmic: equal distances are equal ratios. native is "
+            "`BurgerBotVectorEnv`, this project's class, not Gymnasium's."
+        ),
     )
-    _native_remark(sweep)
+    if remark := native_remark(sweep):
+        st.markdown(remark)
     timing_table_panel(sweep)
     if swept.work_us:
         _speedup_verdict(sweep, swept, cores)

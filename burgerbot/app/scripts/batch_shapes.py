@@ -15,7 +15,8 @@ def _builder(settings: BatchSettings) -> tuple[list[str], list[str]]:
             return (
                 ["from burgerbot import BurgerBotVectorEnv"],
                 [
-                    "# All robots live in one set of numpy arrays: no per-env Python loop.",
+                    "# BurgerBotVectorEnv is this project's class, not part of Gymnasium: all",
+                    "# robots live in one set of numpy arrays, with no per-env Python loop.",
                     "envs = BurgerBotVectorEnv(num_envs=NUM_ENVS)",
                 ],
             )

@@ -4,7 +4,52 @@ from __future__ import annotations
 
 from burgerbot.app.views.sync_vs_async import TimingSettings, plan
 
-__all__ = ["snippet_for"]
+__all__ = ["EXERCISE_ANSWER", "snippet_for"]
+
+EXERCISE_ANSWER = '''"""Exercise 2: time 4 BurgerBots x 1,000 step() calls, Sync against Async."""
+
+import time
+
+import gymnasium as gym
+
+from burgerbot.factories import make_env
+
+NUM_ENVS = 4
+STEPS = 1_000
+
+
+def time_steps(vector_env_class, **options):
+    """Seconds that STEPS step() calls take in a ``vector_env_class`` of NUM_ENVS BurgerBots."""
+    envs = vector_env_class([make_env() for _ in range(NUM_ENVS)], **options)
+    try:
+        envs.reset(seed=0)
+        envs.action_space.seed(0)
+        actions = [envs.action_space.sample() for _ in range(STEPS)]  # drawn before timing
+        start = time.perf_counter()
+        for step_actions in actions:
+            envs.step(step_actions)
+        return time.perf_counter() - start
+    finally:
+        envs.close()  # stops Async's worker processes
+
+
+def main():
+    sync_s = time_steps(gym.vector.SyncVectorEnv)
+    # The swap: same factories, one worker process per env ("spawn" starts each afresh).
+    async_s = time_steps(gym.vector.AsyncVectorEnv, context="spawn")
+    for name, seconds in (("SyncVectorEnv", sync_s), ("AsyncVectorEnv", async_s)):
+        print(f"{name:15} {seconds:7.3f} s {NUM_ENVS * STEPS / seconds:12,.0f} env-steps/s")
+    if sync_s <= async_s:
+        print(f"Sync was {async_s / sync_s:.1f}x as fast as Async")
+    else:
+        print(f"Async was {sync_s / async_s:.1f}x as fast as Sync")
+
+
+# Needed by "spawn": each worker imports this file, and must not run main() again.
+if __name__ == "__main__":
+    main()
+'''
+"""The answer to the lesson's exercise 2, a whole script (the page hides it behind a toggle)."""
 
 
 def snippet_for(settings: TimingSettings) -> str:

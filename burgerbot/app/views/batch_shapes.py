@@ -21,6 +21,7 @@ __all__ = [
     "SPECS",
     "BatchSettings",
     "EnvChoice",
+    "backend_option",
     "build_vector_env",
     "resolve_settings",
 ]
@@ -37,10 +38,15 @@ class EnvChoice:
     columns: tuple[str, ...]
     """One name per observation component; a single name for a scalar observation."""
     scalar_observation: bool
-    has_native: bool
+    native_class: str | None
+    """The natively batched vector env the page builds for "native" (None: there is none)."""
     about: str
     infos_about: str = ""
     """What the env's own info keys mean (empty when it reports none)."""
+
+    @property
+    def has_native(self) -> bool:
+        return self.native_class is not None
 
 
 ENVS: dict[str, EnvChoice] = {
@@ -48,7 +54,7 @@ ENVS: dict[str, EnvChoice] = {
         "BurgerBot",
         ("row", "col", "heading", "sensor"),
         scalar_observation=False,
-        has_native=True,
+        native_class="BurgerBotVectorEnv",
         about=(
             "The 7x7 grid robot. Each observation is 4 whole numbers: row, col, heading "
             "(0 north, 1 east, 2 south, 3 west) and sensor (0 near, 1 medium, 2 far)."
@@ -58,7 +64,7 @@ ENVS: dict[str, EnvChoice] = {
         "CartPole-v1",
         ("cart position", "cart velocity", "pole angle", "pole angular velocity"),
         scalar_observation=False,
-        has_native=True,
+        native_class="CartPoleVectorEnv",
         about=(
             "A cart balancing a pole, the lesson's first example. Each observation is 4 "
             "decimal numbers (float32). Actions: 0 push left, 1 push right."
@@ -68,7 +74,7 @@ ENVS: dict[str, EnvChoice] = {
         "FrozenLake-v1",
         ("state",),
         scalar_observation=True,
-        has_native=False,
+        native_class=None,
         about=(
             "A walk on slippery ice over a 4x4 map. Each observation is ONE whole number: "
             "the tile the walker stands on (row x 4 + col, 0..15). Actions: 0 left, 1 down, "
@@ -88,6 +94,27 @@ SPECS = (
     ChoiceSetting("backend", "Backend", "sync", BACKENDS),
     IntSetting("seed", "Seed", 0, 0, MAX_SEED),
 )
+
+
+def backend_option(env: str, backend: str) -> str:
+    """How the backend radio names ``backend`` for ``env``: whose class "native" builds.
+
+    Example:
+        >>> backend_option("BurgerBot", "native")
+        "native: BurgerBotVectorEnv (this project's class, not Gymnasium's)"
+        >>> backend_option("CartPole-v1", "native"), backend_option("CartPole-v1", "sync")
+        ("native: Gymnasium's CartPoleVectorEnv", 'Sync: SyncVectorEnv')
+    """
+    if backend == "sync":
+        return "Sync: SyncVectorEnv"
+    if backend == "async":
+        return "Async: AsyncVectorEnv"
+    native = ENVS[env].native_class
+    if native is None:
+        return f"native (none for {env}: uses Sync)"
+    if native == "BurgerBotVectorEnv":
+        return f"native: {native} (this project's class, not Gymnasium's)"
+    return f"native: Gymnasium's {native}"
 
 
 @dataclass(frozen=True)

@@ -1,86 +1,139 @@
-"""The "Batch shapes" page's quiz: read a guessed shape and dtype, and explain the real ones."""
+"""The "Batch shapes" page's predictions (the batch's shape and dtype, and why) and takeaways.
+
+Each is a multiple-choice question (`learning.prediction`), checked against the live batch: the
+true option is read off the batch the page's vector env just returned, never typed in.
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from gymnasium.vector import VectorEnv
+import numpy as np
+from gymnasium.spaces import Space
 
 from burgerbot.app.views.batch_shapes import ENVS
-from burgerbot.app.views.batch_shapes_run import BatchCall
 from burgerbot.app.views.batch_shapes_tables import short_repr
 
-__all__ = ["DTYPE_CHOICES", "GuessResult", "check_guess", "parse_shape"]
+__all__ = [
+    "DTYPE_OPTIONS",
+    "SHAPE_OPTIONS",
+    "dtype_explanation",
+    "one_observation",
+    "prediction_ids",
+    "shape_explanation",
+    "shape_truth",
+    "takeaways",
+]
 
-DTYPE_CHOICES = ("int64", "int32", "float32", "float64", "bool", "object")
-"""The dtypes a learner can pick as a guess."""
+ROWS, COLUMNS, FLAT, ONE_COLUMN = "(NUM_ENVS, k)", "(k, NUM_ENVS)", "(NUM_ENVS,)", "(NUM_ENVS, 1)"
+SHAPE_OPTIONS = (ROWS, COLUMNS, FLAT, ONE_COLUMN)
+"""The shapes a learner picks from; k is how many numbers one env's observation holds."""
 
-_SHAPE_TEXT = re.compile(r"\s*[\(\[]?\s*([0-9]+(?:\s*[,x×]\s*[0-9]+)*)?\s*,?\s*[\)\]]?\s*")
+DTYPE_OPTIONS = ("int64", "int32", "float32", "float64")
+"""The dtypes a learner picks from (every env the page offers gives one of them)."""
 
 
-def parse_shape(text: str) -> tuple[int, ...] | None:
-    """Read a shape a learner typed: ``(4, 4)``, ``4,4``, ``4x4``, ``(8,)``; None if unreadable.
+def prediction_ids(env: str) -> tuple[str, str]:
+    """The shape and dtype questions' ids: one pair per environment (a new env, a new question).
 
-    Example:
-        >>> parse_shape("(8,)"), parse_shape(" 4 x 4 "), parse_shape("four")
-        ((8,), (4, 4), None)
+    >>> prediction_ids("CartPole-v1")
+    ('batch_shapes_shape_cartpole_v1', 'batch_shapes_dtype_cartpole_v1')
     """
-    if len(text) > 100:
-        return None
-    match = _SHAPE_TEXT.fullmatch(text)
-    if match is None or match.group(1) is None:
-        return None
-    return tuple(int(part) for part in re.split(r"\s*[,x×]\s*", match.group(1).strip()))
+    slug = re.sub(r"[^a-z0-9]+", "_", env.lower()).strip("_")
+    return f"batch_shapes_shape_{slug}", f"batch_shapes_dtype_{slug}"
 
 
-@dataclass(frozen=True)
-class GuessResult:
-    """Whether a guess of the observation batch's shape and dtype was right, and why."""
+def one_observation(env: str, single: Space) -> str:
+    """What one env's observation is, in words, from its single observation space.
 
-    shape_right: bool
-    dtype_right: bool
-    explanation: str
+    >>> from gymnasium.spaces import Discrete, MultiDiscrete
+    >>> one_observation("BurgerBot", MultiDiscrete([7, 7, 4, 3]))
+    'k = 4 numbers (row, col, heading, sensor)'
+    >>> one_observation("FrozenLake-v1", Discrete(16))
+    'a single number (state), shape ()'
+    """
+    columns = ENVS[env].columns
+    if single.shape == ():
+        return f"a single number ({columns[0]}), shape ()"
+    return f"k = {int(np.prod(single.shape))} numbers ({', '.join(columns)})"
 
 
-def check_guess(
-    shape_text: str, dtype_text: str, call: BatchCall, envs: VectorEnv, env: str
-) -> GuessResult:
-    """Compare a guess with the real observation batch and explain the real shape and dtype."""
-    obs = call.observations
-    n = len(obs)
-    guessed = parse_shape(shape_text)
-    shape_right = guessed == obs.shape
-    dtype_right = dtype_text.strip() == str(obs.dtype)
-    single = envs.single_observation_space
-    if ENVS[env].scalar_observation:
-        why_shape = (
-            f"The shape is `{obs.shape}`: {n} envs on axis 0 and nothing more, because each "
-            f"{env} observation is one single number (`single_observation_space` is "
-            f"`{short_repr(single)}`, shape `{single.shape}`). Stacking N single numbers "
-            "gives a flat batch of shape (N,)."
+def shape_truth(shape: tuple[int, ...], num_envs: int) -> str | None:
+    """Which of `SHAPE_OPTIONS` a batch of ``shape`` from ``num_envs`` envs has (None: none).
+
+    >>> shape_truth((4, 4), 4), shape_truth((5,), 5), shape_truth((3, 1), 3)
+    ('(NUM_ENVS, k)', '(NUM_ENVS,)', '(NUM_ENVS, 1)')
+    >>> shape_truth((4, 8), 8), shape_truth((2, 3, 4), 2)
+    ('(k, NUM_ENVS)', None)
+    """
+    if shape == (num_envs,):
+        return FLAT
+    if shape == (num_envs, 1):
+        return ONE_COLUMN
+    if len(shape) == 2 and shape[0] == num_envs:
+        return ROWS
+    if len(shape) == 2 and shape[1] == num_envs:
+        return COLUMNS
+    return None
+
+
+def shape_explanation(observations: np.ndarray, single: Space, env: str) -> str:
+    """Why the batch has its shape: axis 0 is the env, then one env's observation shape."""
+    n = len(observations)
+    space = f"`single_observation_space` is `{short_repr(single)}`, shape `{single.shape}`"
+    if single.shape == ():
+        return (
+            f"`observations.shape` is `{observations.shape}`: {n} envs on axis 0 and nothing "
+            f"more, because each {env} observation is one single number ({space}). Stacking N "
+            "single numbers gives a flat batch of shape (N,), not (N, 1)."
         )
-    else:
-        k = obs.shape[1]
-        why_shape = (
-            f"The shape is `{obs.shape}`: {n} envs on axis 0 (one row per env) and {k} "
-            f"observation components on axis 1 ({', '.join(ENVS[env].columns)}). The vector "
-            f"env stacks each env's `{single.shape}` observation into one array."
-        )
-    why_dtype = (
-        f"The dtype is `{obs.dtype}`: the single observation space has dtype "
+    k = observations.shape[1]
+    return (
+        f"`observations.shape` is `{observations.shape}`: {n} envs on axis 0 (one row per env) "
+        f"and k = {k} observation components on axis 1 ({', '.join(ENVS[env].columns)}). The "
+        f"vector env stacks each env's `{single.shape}` observation ({space}) into one array."
+    )
+
+
+def dtype_explanation(observations: np.ndarray, single: Space) -> str:
+    """Why the batch has its dtype: the single observation space's dtype, kept by batching."""
+    return (
+        f"`observations.dtype` is `{observations.dtype}`: one env's observation space has dtype "
         f"`{single.dtype}`, and batching keeps it."
     )
-    if guessed is None:
-        verdict = f"I could not read `{shape_text[:40]}` as a shape; try something like `(4, 4)`."
-    elif shape_right:
-        verdict = "Your shape is right."
+
+
+def takeaways(env: str, observations: np.ndarray, single: Space, batched: Space) -> list[str]:
+    """The page's "Key takeaways", with this run's shapes and dtype in them.
+
+    Example:
+        >>> from gymnasium.spaces import Box, Discrete
+        >>> bullets = takeaways("FrozenLake-v1", np.zeros(3, np.int64), Discrete(16), Box(0, 15, (3,)))
+        >>> bullets[0]
+        'Axis 0 of every batch is the env index: 3 envs give `observations` of shape `(3,)`, and `actions`, `rewards`, `terminated` and `truncated` of shape `(3,)`.'
+        >>> bullets[2]
+        'A scalar observation stacks to `(N,)`, not `(N, 1)`: FrozenLake-v1 gives `(3,)` here.'
+    """  # noqa: E501
+    n = len(observations)
+    if single.shape == ():
+        scalar = (
+            f"A scalar observation stacks to `(N,)`, not `(N, 1)`: {env} gives "
+            f"`{observations.shape}` here."
+        )
     else:
-        verdict = f"Your shape `{guessed}` is not it."
-    if dtype_right:
-        verdict += " Your dtype is right."
-    elif not dtype_text.strip():
-        verdict += " You did not pick a dtype."
-    else:
-        verdict += f" Your dtype `{dtype_text}` is not it."
-    return GuessResult(shape_right, dtype_right, f"{verdict}\n\n{why_shape}\n\n{why_dtype}")
+        scalar = (
+            "A scalar observation (FrozenLake's tile number) stacks to `(N,)`, not `(N, 1)`: "
+            "pick FrozenLake-v1 above to see it."
+        )
+    return [
+        f"Axis 0 of every batch is the env index: {n} envs give `observations` of shape "
+        f"`{observations.shape}`, and `actions`, `rewards`, `terminated` and `truncated` of "
+        f"shape `({n},)`.",
+        f"`single_observation_space` describes one env (shape `{single.shape}`); "
+        f"`observation_space` describes the batch (shape `{batched.shape}`).",
+        scalar,
+        f"Batching keeps the dtype: {env}'s `{single.dtype}` observations stay "
+        f"`{observations.dtype}` in the batch.",
+        "Give `SyncVectorEnv` a list of zero-argument functions (`make_env()`, not "
+        "`make_env`): it calls each one to build one sub-environment.",
+    ]

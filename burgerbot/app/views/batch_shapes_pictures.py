@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import base64
 import io
+import math
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
+import gymnasium as gym
 import numpy as np
 import pandas as pd
+from gymnasium.envs.classic_control.cartpole import CartPoleEnv
 from gymnasium.envs.toy_text.frozen_lake import MAPS
 
 from burgerbot import world
@@ -16,8 +19,10 @@ from burgerbot.app.views.batch_shapes_run import BatchCall
 from burgerbot.app.views.batch_shapes_tables import MAX_TABLE_ROWS
 
 __all__ = [
+    "CARTPOLE_LIMITS",
     "MAX_PICTURES",
     "PICTURE_WIDTH",
+    "CartPoleLimits",
     "burgerbot_cell_counts",
     "frozenlake_cell_counts",
     "pole_angles",
@@ -29,6 +34,54 @@ MAX_PICTURES = 16
 
 PICTURE_WIDTH = 112
 """Pixels across one robot's picture on the page."""
+
+
+class CartPoleLimits(NamedTuple):
+    """When a CartPole episode ends, as the installed gymnasium defines it."""
+
+    pole_angle: float
+    """Radians: beyond ± this the pole has fallen (terminated)."""
+    cart_position: float
+    """Beyond ± this the cart has left the track (terminated)."""
+    max_episode_steps: int | None
+    """``CartPole-v1``'s time limit (truncated), from its registered spec."""
+
+    @property
+    def pole_degrees(self) -> float:
+        return math.degrees(self.pole_angle)
+
+    def sentence(self) -> str:
+        """The end conditions in words.
+
+        >>> CartPoleLimits(12 * math.pi / 180, 2.4, 500).sentence()
+        'An episode ends (terminated) when the pole leans more than ±12° (±0.2094 radians) or the cart leaves ±2.4; it is cut off (truncated) after 500 steps.'
+        """  # noqa: E501
+        cut = (
+            f"; it is cut off (truncated) after {self.max_episode_steps} steps"
+            if self.max_episode_steps
+            else ""
+        )
+        return (
+            f"An episode ends (terminated) when the pole leans more than "
+            f"±{self.pole_degrees:g}° (±{self.pole_angle:.4f} radians) or the cart leaves "
+            f"±{self.cart_position:g}{cut}."
+        )
+
+
+def _cartpole_limits() -> CartPoleLimits:
+    env = CartPoleEnv()
+    try:
+        return CartPoleLimits(
+            float(env.theta_threshold_radians),
+            float(env.x_threshold),
+            gym.spec("CartPole-v1").max_episode_steps,
+        )
+    finally:
+        env.close()
+
+
+CARTPOLE_LIMITS = _cartpole_limits()
+"""Read from the installed gymnasium's CartPole (its thresholds) and its registered spec."""
 
 
 @lru_cache(maxsize=world.GRID_SIZE * world.GRID_SIZE * 4)
@@ -97,6 +150,8 @@ def _cell(row: int, col: int, count: int, kind: str, mark: str) -> dict[str, Any
 
 
 def pole_angles(call: BatchCall, max_rows: int = MAX_TABLE_ROWS) -> pd.DataFrame:
-    """CartPole's pole angle (radians) per env for the first ``max_rows`` envs, long form."""
-    angles = call.observations[:max_rows, 2].astype(np.float64)
-    return pd.DataFrame({"env": np.arange(len(angles)), "pole angle": angles})
+    """CartPole's pole angle (radians) and cart position per env, first ``max_rows`` envs."""
+    shown = call.observations[:max_rows].astype(np.float64)
+    return pd.DataFrame(
+        {"env": np.arange(len(shown)), "pole angle": shown[:, 2], "cart position": shown[:, 0]}
+    )

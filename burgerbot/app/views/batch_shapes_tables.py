@@ -152,8 +152,8 @@ def array_summary(call: BatchCall, env: str) -> pd.DataFrame:
         arrays += [
             ("actions (sent in)", call.actions, f"axis 0: env ({n}), one action each"),
             ("rewards", call.rewards, f"axis 0: env ({n}), one reward each"),
-            ("terminated", call.terminated, f"axis 0: env ({n}), did its episode end?"),
-            ("truncated", call.truncated, f"axis 0: env ({n}), was its episode cut off?"),
+            ("terminated", call.terminated, f"axis 0: env ({n}), ended by the env's own rules?"),
+            ("truncated", call.truncated, f"axis 0: env ({n}), cut off by a time limit?"),
         ]
     return pd.DataFrame(
         [

@@ -1,0 +1,162 @@
+"""Sync vs Async: the words about where a step() call's time goes follow the numbers, both ways."""
+
+from __future__ import annotations
+
+import doctest
+
+import pandas as pd
+import pytest
+
+from burgerbot.app.views import sync_vs_async_costs as costs_view
+from burgerbot.app.views.sync_vs_async import CallCost
+from burgerbot.app.views.sync_vs_async_costs import (
+    Bookkeeping,
+    faster_backend,
+    measure_bookkeeping,
+    micros,
+    native_remark,
+    overhead_text,
+    speed_verdict,
+    takeaways,
+)
+
+US = 1e-6
+
+
+def rounds(plain: list[float], sync: list[float]) -> Bookkeeping:
+    return Bookkeeping(4, 1_000, tuple(x * US for x in plain), tuple(x * US for x in sync))
+
+
+def frame(rows: list[tuple[str, int, float]], steps: int = 1_000) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "backend": b,
+                "num_envs": n,
+                "steps": steps,
+                "step_s": s,
+                "env_steps_per_s": n * steps / s,
+            }
+            for b, n, s in rows
+        ]
+    )
+
+
+# --- Sync's bookkeeping against a plain loop ---------------------------------------------------
+
+
+def test_mostly_bookkeeping_when_sync_is_clearly_and_much_slower():
+    text = rounds([3, 4, 3.5], [15, 16, 17]).sentence()
+    assert "**3.5 µs** per step" in text and "**16 µs** per env-step" in text
+    assert "most of Sync's time per env-step, about 78% of it, is its own bookkeeping" in text
+
+
+def test_mostly_the_step_when_sync_adds_little():
+    text = rounds([10, 11, 12], [14, 15, 16]).sentence()
+    assert "BurgerBot's own step is most of Sync's time" in text
+    assert (
+        "bookkeeping adds the other 27%" in text
+        and "most of Sync's time per env-step, about" not in text
+    )
+
+
+def test_overlapping_ranges_leave_the_answer_open():
+    text = rounds([3, 4, 20], [15, 16, 17]).sentence()
+    assert "overlap" in text and "bookkeeping:" not in text and "Measure again" in text
+
+
+def test_a_plain_loop_slower_than_sync_is_called_noise():
+    text = rounds([20, 21, 22], [15, 16, 17]).sentence()
+    assert "every plain round was slower" in text and "bookkeeping:" not in text
+
+
+def test_measure_bookkeeping_times_both_over_the_same_env_steps():
+    result = measure_bookkeeping(num_envs=3, calls=40, rounds=3)
+    assert result.num_envs == 3 and result.env_steps == 120
+    assert len(result.plain_s) == len(result.sync_s) == 3
+    assert all(0 < x < 0.01 for x in result.plain_s + result.sync_s)
+
+
+def test_micros():
+    assert [micros(x * US) for x in (0.94, 9.96, 16.4, 1250)] == [
+        "0.9 µs",
+        "10.0 µs",
+        "16 µs",
+        "1,250 µs",
+    ]
+
+
+# --- Async's overhead ------------------------------------------------------------------------
+
+
+def test_overhead_text_when_async_is_slower_compares_with_the_plain_step():
+    cost = CallCost(4, sync_s=60 * US, async_s=900 * US, native_s=20 * US)
+    text = overhead_text(cost, rounds([3, 4, 3.5], [15, 16, 17]))
+    assert "**60 µs** with Sync and **900 µs** with Async (20 µs with native)" in text
+    assert "**840 µs more per call**, about 210 µs per env, 60× what a plain BurgerBot step" in text
+    assert "cannot win back" in text
+    cheap = overhead_text(CallCost(4, 60 * US, 64 * US, None), rounds([3, 4, 3.5], [15, 16, 17]))
+    assert "less than a plain BurgerBot step took (3.5 µs)" in cheap and "win back" not in cheap
+    assert overhead_text(cost, None).endswith("about 210 µs per env.")
+
+
+def test_overhead_text_when_async_is_not_slower():
+    text = overhead_text(CallCost(4, 900 * US, 800 * US, None), None)
+    assert "Async was not slower per call here (100 µs less)" in text
+    assert "more per call" not in text
+
+
+# --- The prediction's truth, the native remark and the takeaways -------------------------------
+
+
+def test_speed_verdict_names_the_faster_class_either_way():
+    sync_wins = frame([("sync", 4, 0.1), ("async", 4, 1.5), ("native", 4, 0.05)])
+    truth, why = speed_verdict(sync_wins)
+    assert truth == "SyncVectorEnv" and "SyncVectorEnv was 15.0× as fast" in why
+    assert "0.100 s with SyncVectorEnv and 1.500 s with AsyncVectorEnv" in why
+    async_wins = frame([("sync", 4, 2.0), ("async", 4, 0.5)])
+    truth, why = speed_verdict(async_wins)
+    assert truth == "AsyncVectorEnv" and "AsyncVectorEnv was 4.0× as fast" in why
+    assert faster_backend(frame([("sync", 4, 1.0)])) is None
+    with pytest.raises(ValueError, match="no Sync and Async rows"):
+        speed_verdict(frame([("sync", 4, 1.0)]))
+
+
+def test_native_remark_follows_the_sweep():
+    def sweep(native_small: float, native_large: float) -> pd.DataFrame:
+        return frame(
+            [
+                ("sync", 1, 0.01),
+                ("native", 1, native_small),
+                ("sync", 64, 0.5),
+                ("native", 64, native_large),
+            ],
+            steps=100,
+        )
+
+    assert "native was 10.0× as fast as Sync" in native_remark(sweep(0.02, 0.05))
+    late = native_remark(sweep(0.02, 0.6))
+    assert "still not faster than Sync" in late and "as fast as" not in late
+    assert native_remark(sweep(0.005, 0.05)) is None  # not slower at the smallest N: nothing to say
+    assert native_remark(frame([("sync", 1, 0.01), ("native", 1, 0.02)])) is None
+
+
+def test_takeaways_follow_the_run_or_invite_one():
+    before = takeaways(None, None)
+    assert len(before) == 4 and "Run the lesson's comparison" in before[1]
+    lesson = frame([("sync", 4, 0.1), ("async", 4, 1.5), ("native", 4, 0.05)])
+    most = takeaways(lesson, rounds([3, 4, 3.5], [15, 16, 17]))
+    assert len(most) == 5
+    assert "SyncVectorEnv was 15.0× as fast as AsyncVectorEnv" in most[1]
+    assert "bookkeeping was most of its time" in most[2]
+    smaller = takeaways(lesson, rounds([10, 11, 12], [14, 15, 16]))
+    assert "bookkeeping was the smaller part" in smaller[2]
+    unclear = takeaways(lesson, rounds([3, 4, 20], [15, 16, 17]))
+    assert len(unclear) == 4 and not any("bookkeeping" in b for b in unclear)
+    async_won = takeaways(frame([("sync", 4, 2.0), ("async", 4, 0.5)]), None)
+    assert "AsyncVectorEnv was 4.0× as fast as SyncVectorEnv" in async_won[1]
+    assert all("this project's class, not Gymnasium's" in b for b in before[-1:])
+
+
+def test_docstring_examples_run():
+    assert doctest.testmod(costs_view).failed == 0
