@@ -2,52 +2,68 @@
 
 from __future__ import annotations
 
-import multiprocessing
-import re
+import hashlib
 from pathlib import Path
 
+import gymnasium as gym
 import pytest
+from child_processes import worker_pids
+from page_apptest import open_app_page, texts
+from shown_scripts import assert_script_behaves
 from streamlit.testing.v1 import AppTest
+
+from burgerbot.app.scripts.mistakes import dtype_exercise
+from burgerbot.app.views.mistakes import MISTAKES, shape_pattern
+from burgerbot.app.views.mistakes_sentences import SHAPE_OPTIONS
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/mistakes.py"
-N_KEY = "mistakes_n"
+N_KEY, PICK_KEY = "mistakes_n", "mistakes_mistake"
+PREDICTION = "mistakes_shape"
 
-# Each mistake's captured error: the type shown in st.error, a phrase of the message in st.code.
-EXPECTED_ERRORS = [
-    ("TypeError", "missing 1 required positional argument"),
-    ("AttributeError", "no attribute 'metadata'"),
-    ("IndexError", "too many indices"),
-    ("TypeError", "only 0-dimensional arrays"),
-    ("AssertionError", "invalid"),
-    ("ValueError", "must have shape"),
-    ("KeyError", "'final_observation'"),
-    ("TypeError", "does not support the context manager protocol"),
-]
+# Each mistake's captured errors: the type shown in st.error, a phrase of the message in st.code.
+EXPECTED_ERRORS = {
+    "factory": [("TypeError", "missing 1 required positional argument")],
+    "scalar": [("IndexError", "too many indices")],
+    "actions": [
+        ("TypeError", "only 0-dimensional arrays"),
+        ("AssertionError", "invalid"),
+        ("ValueError", "must have shape"),
+    ],
+    "final_obs": [("KeyError", "'final_observation'")],
+    "async": [
+        ("KeyError", "'final_observation'"),
+        ("TypeError", "does not support the context manager protocol"),
+    ],
+    "main_guard": [("ConnectionResetError", "Connection reset by peer")],
+}
 
 
 def open_page(query: dict[str, str] | None = None) -> AppTest:
-    """Open the page through the router, as a link to it (with ``query``) would.
-
-    The first run goes straight to this page: in AppTest the query parameters survive
-    ``switch_page``, and the home page mirrors its own ``n`` setting in the URL, so a
-    first run on the home page would replace the ``n`` under test.
-    """
-    app = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
-    for key, value in (query or {}).items():
-        app.query_params[key] = value
-    app.switch_page(PAGE_FILE)
-    app.run()
-    assert not app.exception, [e.value for e in app.exception]
-    return app
+    return open_app_page(PAGE_FILE, query, timeout=300)
 
 
 def obs_shapes(app: AppTest) -> list[str]:
     return app.dataframe[0].value["obs shape (real reset)"].tolist()
 
 
-def texts(elements) -> str:
-    return "\n".join(str(e.value) for e in elements)
+def choose(app: AppTest, mistake: str) -> AppTest:
+    app.segmented_control(key=PICK_KEY).set_value(mistake).run()
+    assert not app.exception, [e.value for e in app.exception]
+    return app
+
+
+def python_blocks(app: AppTest) -> list[str]:
+    """Every Python block, as a file would hold it (st.code drops the last newline)."""
+    return [block.value.rstrip("\n") + "\n" for block in app.code if block.language == "python"]
+
+
+def frozenlake_truth(n: int) -> str:
+    """What N FrozenLakes' reset returns, from gymnasium itself, as the prediction writes it."""
+    envs = gym.vector.SyncVectorEnv([lambda: gym.make("FrozenLake-v1")] * n)
+    obs, _ = envs.reset(seed=0)
+    envs.close()
+    return shape_pattern(obs.shape, n)
 
 
 @pytest.fixture(scope="module")
@@ -55,34 +71,129 @@ def page() -> AppTest:
     return open_page()
 
 
-def test_page_renders_the_table_and_every_mistake(page):
+def test_default_view_shows_the_tables_and_only_the_first_mistake(page):
     assert page.title[0].value == "Shapes, dtypes and common mistakes"
+    assert "You will learn" in texts(page.markdown)
     assert page.slider(key=N_KEY).value == 4
+    assert page.segmented_control(key=PICK_KEY).value == "factory"
+    assert dict(page.query_params) == {"n": "4", "mistake": "factory"}
     assert obs_shapes(page) == [
         "(4, 4)",
         "(4, 4)",
         "(4,)",
         "cell (4, 2), heading (4,), sensor (4,)",
         "(4, 4)",
+        "(4, 4)",
     ]
     assert page.dataframe[0].value["obs dtype"].tolist()[:3] == ["int64", "float32", "int64"]
     subheaders = [s.value for s in page.subheader]
-    assert [s.split(":")[0] for s in subheaders] == [f"Mistake {i}" for i in range(1, 6)]
-    errors, codes = texts(page.error), texts(page.code)
-    for error_type, phrase in EXPECTED_ERRORS:
-        assert f"**{error_type}**" in errors, error_type
-        assert phrase in codes, phrase
-    assert "BurgerBot: (4, 4) int64\nCartPole:  (4, 4) float32" in codes
+    assert subheaders == [f"Mistake {MISTAKES['factory']}", "Key takeaways"]
+    errors = texts(page.error)
+    for error_type, phrase in EXPECTED_ERRORS["factory"]:
+        assert f"**{error_type}**" in errors and phrase in errors
+    assert "Run these scripts again" not in [b.label for b in page.button]  # no Async run
     assert "Some settings were adjusted" not in texts(page.info)
     assert not page.warning
 
 
-def test_the_async_demo_reports_workers_and_leaves_none(page):
+def test_the_reward_sentence_follows_the_live_dtypes(page):
     markdown = texts(page.markdown)
-    assert "still running after the crash: **2** (pids" in markdown
-    assert markdown.count("still running after the crash: **0**") == 2
-    assert "After the page called `envs.close()`: **0**" in markdown
-    assert not multiprocessing.active_children()
+    cartpole = gym.make_vec("CartPole-v1", num_envs=4, vectorization_mode="vector_entry_point")
+    cartpole.reset(seed=0)
+    rewards = cartpole.step(cartpole.action_space.sample())[1]
+    cartpole.close()
+    assert f"`{rewards.dtype}` from `CartPoleVectorEnv`" in markdown
+    assert "Rewards are always" not in markdown
+
+
+@pytest.mark.parametrize("mistake", ["scalar", "actions", "final_obs"])
+def test_each_sync_mistake_opens_on_demand(mistake):
+    app = choose(open_page(), mistake)
+    subheaders = [s.value for s in app.subheader]
+    assert subheaders == [f"Mistake {MISTAKES[mistake]}", "Key takeaways"]
+    assert app.query_params["mistake"] == mistake
+    errors = texts(app.error)
+    for error_type, phrase in EXPECTED_ERRORS[mistake]:
+        assert f"**{error_type}**" in errors, error_type
+        assert phrase in errors, phrase
+
+
+@pytest.mark.slow
+def test_every_python_block_of_every_mistake_runs_from_a_file(tmp_path):
+    """The blocks a learner sees only after picking a mistake, each run as a file."""
+    app = open_page()
+    blocks: dict[str, str] = {}
+    for mistake in MISTAKES:
+        for code in python_blocks(choose(app, mistake)):
+            blocks.setdefault(hashlib.sha1(code.encode()).hexdigest()[:10], code)
+    assert len(blocks) >= 2 * len(MISTAKES) + 1  # a ❌ and a ✅ per mistake, the spaces script
+    for digest, code in blocks.items():
+        assert_script_behaves(code, tmp_path / digest)
+
+
+@pytest.mark.slow
+def test_the_async_mistake_runs_its_scripts_as_files_and_leaves_nothing():
+    before = worker_pids()
+    app = open_page({"mistake": "async"})
+    assert app.subheader[0].value == f"Mistake {MISTAKES['async']}"
+    errors = texts(app.error)
+    for error_type, phrase in EXPECTED_ERRORS["async"]:
+        assert f"**{error_type}**" in errors and phrase in errors
+    (table,) = app.table
+    assert table.value.iloc[:, 1].tolist() == ["0", "0", "0"]  # left after the file run exited
+    assert table.value.iloc[:, 2].tolist() == ["2", "0", "0"]  # in a process that goes on
+    markdown = texts(app.markdown)
+    assert "no script left a worker behind" in markdown
+    assert "After the page called `envs.close()`: 0 left." in markdown
+    first = [c.proto.help for c in app.caption if c.value.startswith("These scripts ran")]
+    app.button(key="mistakes_rerun_async").click().run()
+    assert not app.exception, [e.value for e in app.exception]
+    again = [c.proto.help for c in app.caption if c.value.startswith("These scripts ran")]
+    assert first and again and first != again
+    assert worker_pids() - before == set()
+
+
+@pytest.mark.slow
+def test_the_main_guard_mistake_shows_the_workers_errors():
+    app = choose(open_page(), "main_guard")
+    assert "**ConnectionResetError**" in texts(app.error)
+    assert "The 2 worker processes printed **RuntimeError**" in texts(app.markdown)
+    assert "obs shape: (2, 4)" in texts(app.code)
+
+
+@pytest.mark.parametrize("right", [True, False])
+def test_the_shape_prediction_is_checked_against_the_live_run(right):
+    app = open_page({"n": "5"})
+    truth = frozenlake_truth(5)
+    choice = truth if right else next(o for o in SHAPE_OPTIONS if o != truth)
+    app.radio(key=f"{PREDICTION}_choice").set_value(choice).run()
+    app.button(key=f"{PREDICTION}_lock").click().run()
+    assert not app.exception
+    if right:
+        assert f"Your prediction was right:** {truth}" in texts(app.success)
+    else:
+        assert f"You predicted {choice}; the live run gave {truth}." in texts(app.warning)
+    assert "no second axis" in texts(app.success if right else app.warning)
+
+
+def test_the_exercise_answer_is_hidden_until_asked_and_runs_from_a_file(page, tmp_path):
+    n = page.slider(key=N_KEY).value
+    assert dtype_exercise(n) not in python_blocks(page)
+    page.toggle(key="mistakes_dtype_answer").set_value(True).run()
+    assert dtype_exercise(n) in python_blocks(page)
+    out = assert_script_behaves(dtype_exercise(n), tmp_path)
+    cartpole = gym.make("CartPole-v1").observation_space.dtype
+    assert f"CartPole:  ({n}, 4) {cartpole}" in out
+    page.toggle(key="mistakes_dtype_answer").set_value(False).run()
+
+
+def test_takeaways_end_the_page_and_follow_the_run(page):
+    assert page.subheader[-1].value == "Key takeaways"
+    bullets = page.main.markdown[-1].value
+    assert 3 <= bullets.count("\n- ") + 1 <= 5
+    cartpole = gym.make("CartPole-v1").observation_space.dtype
+    assert f"CartPole `{cartpole}`" in bullets
+    assert f"`{frozenlake_truth(4)}` for a scalar observation" in bullets
 
 
 def test_changing_n_updates_the_table_the_scripts_and_the_url(page):
@@ -92,23 +203,9 @@ def test_changing_n_updates_the_table_the_scripts_and_the_url(page):
     assert page.query_params["n"] == "7"
     codes = texts(page.code)
     assert "N = 7\n" in codes and "N = 4\n" not in codes
-    assert "must have shape (7,)" in codes
     page.slider(key=N_KEY).set_value(1).run()
     assert obs_shapes(page)[0] == "(1, 4)"
     assert page.query_params["n"] == "1"
-
-
-def test_run_again_starts_new_workers(page):
-    def worker_pids() -> str:
-        found = re.search(r"after the crash: \*\*2\*\* \(pids ([0-9, ]+)\)", texts(page.markdown))
-        assert found
-        return found.group(1)
-
-    before = worker_pids()
-    page.button(key="mistakes_rerun_async").click().run()
-    assert not page.exception, [e.value for e in page.exception]
-    assert worker_pids() != before
-    assert not multiprocessing.active_children()
 
 
 def record_captions(app: AppTest) -> list[tuple[str, str]]:
@@ -118,54 +215,34 @@ def record_captions(app: AppTest) -> list[tuple[str, str]]:
 
 def test_results_are_shared_between_visitors_and_say_when_they_ran():
     first = record_captions(open_page())
-    second_visitor = open_page()
-    second = record_captions(second_visitor)
+    second = record_captions(open_page())
     assert [text.split(" on this server")[0] for text, _ in second] == [
         "These tables were made",
-        "The scripts of sections 2 and 3 (N = 4) ran",
-        "This demo ran",
+        "These scripts (N = 4) ran",
     ]
     assert [when for _, when in second] == [when for _, when in first]
     for text, _ in second:
         assert "just now" not in text and " ago, with Python " in text, text
-    second_visitor.button(key="mistakes_rerun_async").click().run()
-    assert not second_visitor.exception, [e.value for e in second_visitor.exception]
-    after = record_captions(second_visitor)
-    assert [when for _, when in after[:2]] == [when for _, when in second[:2]]
-    assert after[2][1] != second[2][1]
-    assert after[2][0].startswith("This demo ran just now, started by your visit, on this server")
-    assert not multiprocessing.active_children()
 
 
 @pytest.mark.parametrize(
-    ("raw", "used", "note"),
+    ("query", "note"),
     [
-        ("abc", 4, "`n=abc` is not a whole number: using 4."),
-        ("-1", 1, "`n=-1` is outside 1..64: using 1."),
-        ("10000", 64, "`n=10000` is outside 1..64: using 64."),
+        ({"n": "abc"}, "`n=abc` is not a whole number: using 4."),
+        ({"n": "10000"}, "`n=10000` is outside 1..64: using 64."),
+        ({"mistake": "typo"}, "`mistake=typo` is not one of factory, scalar"),
     ],
 )
-def test_bad_query_params_show_a_note(raw, used, note):
-    app = open_page({"n": raw})
+def test_bad_query_params_show_a_note(query, note):
+    app = open_page(query)
     assert note in texts(app.info)
-    assert app.slider(key=N_KEY).value == used
-    assert obs_shapes(app)[0] == f"({used}, 4)"
-    assert app.query_params["n"] == str(used)
+    assert app.query_params["n"] == str(app.slider(key=N_KEY).value)
+    assert app.query_params["mistake"] == app.segmented_control(key=PICK_KEY).value
 
 
 def test_a_good_query_param_is_used_silently():
-    app = open_page({"n": "9"})
+    app = open_page({"n": "9", "mistake": "SCALAR"})
     assert app.slider(key=N_KEY).value == 9
+    assert app.segmented_control(key=PICK_KEY).value == "scalar"
     assert obs_shapes(app)[2] == "(9,)"
     assert "Some settings were adjusted" not in texts(app.info)
-
-
-def test_reached_from_the_home_page():
-    app = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
-    app.run()
-    app.switch_page(PAGE_FILE)
-    app.run()
-    assert not app.exception, [e.value for e in app.exception]
-    assert app.title[0].value == "Shapes, dtypes and common mistakes"
-    n = app.slider(key=N_KEY).value  # whatever the URL held, clamped to the slider's range
-    assert 1 <= n <= 64 and obs_shapes(app)[0] == f"({n}, 4)"

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import subprocess
-import sys
 from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 import pytest
-from gymnasium.vector import AsyncVectorEnv
 from gymnasium.vector.utils import batch_space
+from shown_scripts import assert_script_behaves
 
 from burgerbot import BurgerBotEnv
 from burgerbot.app.script_runner import ScriptRun
+from burgerbot.app.scripts import expected_error
 from burgerbot.app.scripts import mistakes as snippets
-from burgerbot.app.slots import BudgetExceeded, WorkerBudget
+from burgerbot.app.scripts import mistakes_async as async_snippets
 from burgerbot.app.views import mistakes as m
 from burgerbot.app.views import mistakes_spaces as sp
 from burgerbot.app.views import mistakes_workers as w
@@ -42,11 +41,30 @@ def test_spaces_table_shapes_and_dtypes(n):
     assert as_dict.space_kinds == "Dict → Dict"
     native = rows[("BurgerBot", "BurgerBotVectorEnv")]
     assert (native.obs_shape, native.obs_dtype) == ((n, 4), "int64")
+    batched_cartpole = rows[("CartPole-v1", "CartPoleVectorEnv")]
+    assert (batched_cartpole.obs_shape, batched_cartpole.obs_dtype) == ((n, 4), "float32")
     for row in rows.values():
-        assert row.reward_shape == (n,) and row.reward_dtype == "float64"
+        assert row.reward_shape == (n,)
         assert row.terminated_dtype == row.truncated_dtype == "bool"
         assert row.action_shape == (n,)
         assert row.spaces_agree, row.env
+
+
+@pytest.mark.parametrize("n", [1, 5])
+def test_reward_dtypes_are_whatever_each_vector_env_returns(n):
+    """Issue 10: rewards are not "always float64": Gymnasium's batched CartPole gives float32."""
+    rows = {(r.env, r.vector_env): r for r in sp.spaces_table(n)}
+    for (env, vector_env), row in rows.items():
+        if vector_env == "SyncVectorEnv":
+            envs = gym.vector.SyncVectorEnv([sp.ENV_MAKERS[env]] * n)
+        else:
+            envs = sp.NATIVE_MAKERS[env](n)
+        envs.reset(seed=0)
+        _, rewards, _, _, _ = envs.step(envs.action_space.sample())
+        envs.close()
+        assert row.reward_dtype == str(rewards.dtype), (env, vector_env)
+    assert rows[("CartPole-v1", "CartPoleVectorEnv")].reward_dtype == "float32"
+    assert rows[("CartPole-v1", "SyncVectorEnv")].reward_dtype == "float64"
 
 
 def test_spaces_table_reports_what_batch_space_returns():
@@ -65,10 +83,10 @@ def test_spaces_table_reports_what_batch_space_returns():
 def test_the_two_frames_have_one_text_row_per_env():
     rows = sp.spaces_table(3)
     returns, spaces_ = sp.returns_frame(rows), sp.spaces_frame(rows)
-    assert len(returns) == len(spaces_) == len(rows) == len(sp.ENV_MAKERS) + 1
+    assert len(returns) == len(spaces_) == len(rows) == len(sp.ENV_MAKERS) + len(sp.NATIVE_MAKERS)
     assert returns["obs shape (real reset)"].tolist()[:3] == ["(3, 4)", "(3, 4)", "(3,)"]
     assert returns["obs dtype"].tolist()[:3] == ["int64", "float32", "int64"]
-    assert set(returns["rewards"]) == {"(3,) float64"}
+    assert set(returns["rewards"]) == {f"(3,) {row.reward_dtype}" for row in rows}
     assert set(spaces_["vector env agrees"]) == {"✅ same"}
     assert spaces_["batch_space(single, N)"][0] == "Box(shape=(3, 4), dtype=int64)"
 
@@ -186,58 +204,7 @@ def test_dtype_exercise_reports_each_envs_dtype():
     assert run.output == "BurgerBot: (2, 4) int64\nCartPole:  (2, 4) float32\n"
 
 
-@pytest.mark.slow
-def test_unclosed_async_mistake_leaves_no_process_behind():
-    before = {p.pid for p in multiprocessing.active_children()}
-    budget = WorkerBudget(4)
-    demo = w.unclosed_async_mistake(budget)
-    assert budget.in_use == 0
-
-    wrong = demo.runs["wrong"]
-    assert wrong.error.type == "KeyError"
-    assert wrong.values["closed_by_script"] is False
-    pids = wrong.values["worker_pids"]
-    assert len(pids) == m.ASYNC_NUM_ENVS
-    assert wrong.values["alive_after_script"] == pids  # left running by the crash
-    assert wrong.values["alive_after_close"] == []
-
-    with_block = demo.runs["with"].error
-    assert with_block.type == "TypeError" and "context manager" in with_block.message
-    assert demo.facts["async_has_enter"] is hasattr(AsyncVectorEnv, "__enter__") is False
-
-    for name in ("fixed_finally", "fixed_closing"):
-        run = demo.runs[name]
-        assert run.error.type == "KeyError"  # the crash is kept on purpose
-        assert run.values["closed_by_script"] is True
-        assert len(run.values["worker_pids"]) == m.ASYNC_NUM_ENVS
-        assert run.values["alive_after_script"] == []
-
-    every_worker = [pid for run in demo.runs.values() for pid in run.values.get("worker_pids", [])]
-    assert not any(w.process_running(pid) for pid in every_worker)
-    assert {p.pid for p in multiprocessing.active_children()} == before
-
-
-def test_async_demo_respects_the_worker_budget():
-    budget = WorkerBudget(m.ASYNC_NUM_ENVS - 1)
-    before = {p.pid for p in multiprocessing.active_children()}
-    with pytest.raises(BudgetExceeded):
-        w.unclosed_async_mistake(budget)
-    assert budget.in_use == 0
-    assert {p.pid for p in multiprocessing.active_children()} == before
-
-
-def test_process_running_reads_proc():
-    assert w.process_running(multiprocessing.current_process().pid or 1)
-    assert not w.process_running(2**22 + 12345)  # above Linux's pid_max
-
-
-# --- The scripts, run as the page shows them (separate Python processes) ------------------
-
-
-def _run_python(code: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
+# --- The scripts, run from files as a learner runs them -----------------------------------
 
 
 SYNC_SCRIPTS = {
@@ -272,60 +239,49 @@ SYNC_SCRIPTS = {
 }
 
 
-def _assert_standalone_run_matches(code: str, captured: ScriptRun) -> None:
-    result = _run_python(code)
-    assert result.stdout == captured.output
-    if captured.error is None:
-        assert result.returncode == 0, result.stderr
-    else:
-        assert result.returncode != 0
-        assert result.stderr.strip().splitlines()[-1] == captured.error.headline
+def assert_file_run_matches(captured: ScriptRun, folder: Path) -> None:
+    """The script, saved to a file and run, prints what the page shows and stops as it shows.
+
+    ``assert_script_behaves`` checks the error the script's first line names; the page shows
+    an error of that type, or none for a script without such a line.
+    """
+    assert expected_error(captured.code) == (
+        None if captured.error is None else captured.error.type
+    )
+    assert assert_script_behaves(captured.code, folder) == captured.output
 
 
 @pytest.mark.parametrize("name", sorted(SYNC_SCRIPTS))
-def test_each_script_runs_as_shown_and_as_captured(name):
+def test_each_script_runs_from_a_file_as_shown_and_as_captured(name, tmp_path):
     make_code, demo, key = SYNC_SCRIPTS[name]
     n = 3
     captured = demo(n).runs[key]
-    code = make_code(n)
-    assert captured.code == code  # the page shows exactly what ran
-    _assert_standalone_run_matches(code, captured)
-
-
-@pytest.mark.slow
-def test_async_scripts_run_as_shown_and_as_captured():
-    demo = w.unclosed_async_mistake()
-    scripts = {
-        "wrong": snippets.async_wrong(),
-        "with": snippets.async_with_statement(),
-        "fixed_finally": snippets.async_fixed_finally(),
-        "fixed_closing": snippets.async_fixed_closing(),
-    }
-    for key, code in scripts.items():
-        assert demo.runs[key].code == code
-        _assert_standalone_run_matches(code, demo.runs[key])
+    assert captured.code == make_code(n)  # the page shows exactly what ran
+    assert_file_run_matches(captured, tmp_path)
 
 
 @pytest.mark.parametrize("n", [1, 6])
-def test_dtype_exercise_script(n):
+def test_dtype_exercise_answer_runs_from_a_file(n, tmp_path):
     captured = m.dtype_exercise(n)
     assert captured.code == snippets.dtype_exercise(n)
-    _assert_standalone_run_matches(captured.code, captured)
+    assert_file_run_matches(captured, tmp_path)
+    single = {
+        "BurgerBot": BurgerBotEnv().observation_space.dtype,
+        "CartPole": gym.make("CartPole-v1").observation_space.dtype,
+    }
+    out = captured.output
+    for name, dtype in single.items():
+        assert f"{name}: ".ljust(11) + f"({n}, 4) {dtype}" in out, out
 
 
 @pytest.mark.parametrize("n", [2, 9])
-def test_spaces_script_prints_what_the_table_shows(n):
-    result = _run_python(snippets.spaces_script(n))
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
-    rows = sp.spaces_table(n)
-    for row in rows:
-        label = row.env if row.vector_env == "SyncVectorEnv" else "BurgerBotVectorEnv (native)"
-        at = lines.index(label)
-        shape, dtype = row.obs_shape, row.obs_dtype
-        assert lines[at + 1].startswith(f"  obs: {shape} {dtype}")
-        if row.vector_env == "SyncVectorEnv":
-            assert lines[at + 1].endswith(f"same as batch_space: {row.spaces_agree}")
+def test_spaces_script_prints_what_the_table_shows(n, tmp_path):
+    lines = assert_script_behaves(snippets.spaces_script(n), tmp_path).splitlines()
+    for row in sp.spaces_table(n):
+        at = lines.index(f"{row.env} in {row.vector_env}")
+        assert lines[at + 1] == (
+            f"  obs: {row.obs_shape} {row.obs_dtype} | same as batch_space: {row.spaces_agree}"
+        )
         assert lines[at + 2] == (
             f"  rewards: {row.reward_shape} {row.reward_dtype} | terminated: {row.terminated_dtype}"
         )
@@ -346,10 +302,9 @@ def test_every_script_is_formatted():
         snippets.final_obs_wrong(4, "SAME_STEP"),
         snippets.final_obs_fixed_same_step(4),
         snippets.final_obs_fixed_next_step(4),
-        snippets.async_wrong(),
-        snippets.async_with_statement(),
-        snippets.async_fixed_finally(),
-        snippets.async_fixed_closing(),
+        *(make() for _, make in w.ASYNC_SCRIPTS.values()),
+        async_snippets.main_guard_wrong(),
+        async_snippets.main_guard_fixed(),
     ]
     for code in codes:
         formatted = subprocess.run(

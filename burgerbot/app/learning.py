@@ -127,8 +127,8 @@ def script_block(
     st.code(code, language="python", line_numbers=line_numbers)
     stem = _slug(name)
     digest = key or hashlib.sha1(code.encode()).hexdigest()[:10]
-    py, nb, _ = st.columns([1, 1, 3])
-    py.download_button(
+    row = st.container(horizontal=True)  # buttons as wide as their labels, in any column
+    row.download_button(
         "Download .py",
         data=code,
         file_name=f"{stem}.py",
@@ -138,7 +138,7 @@ def script_block(
         icon=":material/download:",
         help="Save it, then `python " + stem + ".py` (with the burgerbot library installed).",
     )
-    nb.download_button(
+    row.download_button(
         "Download .ipynb",
         data=script_notebook(code, name[:1].upper() + name[1:]),
         file_name=f"{stem}.ipynb",

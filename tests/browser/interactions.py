@@ -13,6 +13,8 @@ from pathlib import Path
 
 from app_driver import RUN_TIMEOUT_S, AppView, wait_until
 
+from burgerbot.app.views.mistakes import MISTAKES
+
 
 def metric_values(view: AppView) -> list[str]:
     return view.page.locator('[data-testid="stMetricValue"]').all_inner_texts()
@@ -147,8 +149,14 @@ def sync_vs_async(view: AppView) -> float:
 
 
 def mistakes(view: AppView) -> float:
-    """Run the Async demo again: it starts workers, crashes, and the page closes them all."""
-    seconds = view.click(
+    """Pick the unclosed-Async mistake and run it again: it starts workers, crashes, and the
+    page closes them all."""
+    seconds = view.choose(
+        "mistakes_mistake",
+        MISTAKES["async"],
+        until=lambda: view.has_widget("mistakes_rerun_async"),
+    )
+    seconds += view.click(
         "mistakes_rerun_async",
         until=lambda: (
             "After the page called" in view.main_text()
@@ -171,8 +179,29 @@ def lesson_vs_today(view: AppView) -> float:
     return seconds
 
 
+# --- From batches to training data, Glossary ------------------------------------------------
+
+
+def training_data(view: AppView) -> float:
+    """Switch the buffer to SAME_STEP: no row is marked as not a transition any more."""
+    assert "reset: not a transition" in view.main_text()
+    seconds = view.choose("training_data_mode", "SAME_STEP")
+    assert "SAME_STEP" in str(view.query()), view.page.url
+    assert "reset: not a transition" not in view.main_text()
+    return seconds
+
+
+def glossary(view: AppView) -> float:
+    """Every term has its anchor, so the other pages' links land on it."""
+    for slug in ("env-step", "autoreset", "truncated"):
+        assert view.page.locator(f'[id="{slug}"]').count() == 1, slug
+    return 0.0
+
+
 MAIN_INTERACTIONS: dict[str, Callable[[AppView], float]] = {
     "home.py": home,
+    "training_data.py": training_data,
+    "glossary.py": glossary,
     "batch_shapes.py": batch_shapes,
     "autoreset.py": autoreset,
     "why_batches.py": why_batches,

@@ -1,4 +1,4 @@
-"""Drawing blocks of the "Shapes, dtypes and common mistakes" page."""
+"""Drawing blocks of the "Shapes, dtypes and common mistakes" page: the spaces, mistakes 1-4."""
 
 from __future__ import annotations
 
@@ -6,24 +6,32 @@ from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
+from burgerbot.app import learning
+from burgerbot.app.glossary import term_link
+from burgerbot.app.labels import VERDICTS
 from burgerbot.app.script_runner import CapturedError, ScriptRun
-from burgerbot.app.views.mistakes import Demo, changed_lines, line_ranges
+from burgerbot.app.views.mistakes import Demo, changed_lines, line_ranges, shape_mentioned
+from burgerbot.app.views.mistakes_sentences import spaces_bullets, vector_env_label
 from burgerbot.app.views.mistakes_spaces import SpaceRow, returns_frame, spaces_frame
-from burgerbot.app.views.mistakes_workers import workers_line
 
 __all__ = [
-    "async_demo",
-    "dtype_exercise",
-    "other_envs_outcomes",
+    "actions_mistake",
+    "factory_mistake",
+    "final_obs_mistake",
+    "scalar_mistake",
+    "script_tabs",
     "show_run",
-    "spaces_tables",
+    "spaces_section",
 ]
 
 
-def show_run(run: ScriptRun, title: str, compare_with: ScriptRun | None = None) -> None:
-    """A script as it ran: the code, what it printed, and the error it raised.
+def show_run(
+    run: ScriptRun, title: str = "", compare_with: ScriptRun | None = None, *, name: str
+) -> None:
+    """A whole script as it ran: the code (with downloads), what it printed, its error.
 
     With ``compare_with`` (the script with the mistake), say which lines differ from it.
+    ``name`` names the download files.
     """
     if title:
         st.markdown(title)
@@ -32,127 +40,182 @@ def show_run(run: ScriptRun, title: str, compare_with: ScriptRun | None = None) 
         if lines:
             label = "Line" if len(lines) == 1 else "Lines"
             st.caption(f"{label} {line_ranges(lines)}: what changed from ❌.")
-    st.code(run.code, language="python", line_numbers=True, wrap_lines=True)
+    learning.script_block(run.code, name=name, line_numbers=True)
     if run.output:
         st.caption("It printed:")
         st.code(run.output, language="text", wrap_lines=True)
     if run.error is not None:
-        st.error(f"It raised **{run.error.type}** at `{run.error.where}`.", icon="🚫")
-        st.code(run.error.headline, language="text", wrap_lines=True)
+        st.error(
+            f"It raised **{run.error.type}** at `{run.error.where}`:\n\n`` {run.error.headline} ``",
+            icon="🚫",
+        )
         if len(run.error.path) > 1:
             st.caption("Call path: " + " → ".join(f"`{frame}`" for frame in run.error.path))
     else:
         st.success("It ran without an error.", icon="✅")
 
 
-def spaces_tables(rows: Sequence[SpaceRow], num_envs: int) -> None:
-    """Section 1: what reset/step returned, the spaces behind it, and what that means."""
-    st.markdown("**What `reset` and `step` returned** (one row per environment):")
-    st.dataframe(returns_frame(rows), hide_index=True, width="stretch")
-    st.markdown(
-        "**The spaces behind them:** one copy's space, what `batch_space` makes of it, and "
-        "whether the vector env's own `observation_space` / `action_space` are the same:"
-    )
-    st.dataframe(spaces_frame(rows), hide_index=True, width="stretch")
-    by_env = {(row.env, row.vector_env): row for row in rows}
-    burgerbot = by_env[("BurgerBot", "SyncVectorEnv")]
-    cartpole = by_env[("CartPole-v1", "SyncVectorEnv")]
-    lake = by_env[("FrozenLake-v1", "SyncVectorEnv")]
-    as_dict = by_env[("BurgerBot, Dict observation", "SyncVectorEnv")]
-    agree = all(row.spaces_agree for row in rows)
-    st.markdown(
-        f"""
-- **BurgerBot** gives `{burgerbot.obs_shape}`: {num_envs} robots (first axis), each
-  `[row, col, heading, sensor]` (second axis). Batching its `MultiDiscrete` space gives a
-  **`{burgerbot.space_kinds.split(" → ")[1]}`**, not a bigger MultiDiscrete.
-- **CartPole** gives `{cartpole.obs_shape}` too, but as `{cartpole.obs_dtype}`.
-- **FrozenLake**'s observation is a single number (which square), so its batch is
-  `{lake.obs_shape}`: one number per copy and no second axis.
-- A **Dict** observation is batched key by key: {
-            ", ".join(f"`{key}` → `{shape}`" for key, shape in as_dict.obs_shape.items())
-        }.
-- Rewards are always `{burgerbot.reward_shape}` `{burgerbot.reward_dtype}`, and `terminated`
-  / `truncated` are `{burgerbot.terminated_dtype}`: one per copy.
-- `batch_space` and the real vector envs {"agree on every row" if agree else "**disagree**"}.
-"""
-    )
-    with st.expander("Full repr of each batched observation space"):
-        for row in rows:
-            st.caption(f"{row.env} ({row.vector_env})")
-            st.code(row.batched_observation_repr, language="text")
+def script_tabs(scripts: Sequence[tuple[str, ScriptRun, ScriptRun | None, str]]) -> None:
+    """Scripts side by side as tabs, each full width: (tab label, run, compared with, name)."""
+    for tab, (_, run, compare_with, name) in zip(
+        st.tabs([label for label, *_ in scripts]), scripts, strict=True
+    ):
+        with tab:
+            show_run(run, "", compare_with, name=name)
 
 
-def dtype_exercise(exercise: ScriptRun) -> None:
-    """Section 2: the exercise's script, what it printed, and what the dtypes mean."""
-    left, right = st.columns(2)
-    with left:
-        st.code(exercise.code, language="python", wrap_lines=True)
-    with right:
-        st.caption("It printed:")
-        st.code(exercise.output, language="text", wrap_lines=True)
-        bb_dtype = exercise.values.get("burgerbot_obs.dtype", "?")
-        cp_dtype = exercise.values.get("cartpole_obs.dtype", "?")
-        st.markdown(
-            f"BurgerBot's batch is **{bb_dtype}** (whole numbers: grid cells, headings, sensor "
-            f"levels). CartPole's is **{cp_dtype}** (positions and speeds). Neural-network "
-            "libraries usually want float32, so a policy network for BurgerBot typically "
-            "converts first: `obs.astype(np.float32)`."
+def spaces_section(rows: Sequence[SpaceRow], num_envs: int) -> None:
+    """What reset/step returned and the spaces behind them (tabs), then the rows in words."""
+    *bullets, agreement = spaces_bullets(rows, num_envs)
+    returned, spaces, reprs = st.tabs(
+        ["What `reset` and `step` returned", "The spaces behind them", "Full reprs"]
+    )
+    with returned:
+        st.dataframe(returns_frame(rows), hide_index=True, width="stretch")
+    with spaces:
+        st.caption(
+            "One copy's space, what `gymnasium.vector.utils.batch_space(single, N)` predicts "
+            "for the batch, and whether the vector env's own `observation_space` / "
+            f"`action_space` are the same. {agreement}"
         )
+        st.dataframe(spaces_frame(rows), hide_index=True, width="stretch")
+    with reprs:
+        for row in rows:
+            st.caption(f"{row.env} ({vector_env_label(row.vector_env)})")
+            st.code(row.batched_observation_repr, language="text")
+    st.markdown("\n".join(f"- {bullet}" for bullet in bullets))
 
 
-def other_envs_outcomes(outcomes: Mapping[str, CapturedError | None]) -> None:
-    """Mistake 3: what the same (N, 1) actions did to each other vector env."""
+def factory_mistake(demo: Demo) -> None:
+    """Mistake 1, one of the lesson's common issues."""
+    runs = demo.runs
+    st.write(
+        f"A {term_link('factory')} such as `make_env(seed)` takes arguments and returns a "
+        "function with no arguments (a *thunk*) that builds the env. The "
+        f"{term_link('vector-env')} calls each item of its list with no arguments, so the list "
+        "must hold what `make_env(seed)` returns, not `make_env` itself."
+    )
+    error = runs["defaults"].error
+    st.caption(
+        "The third tab: this project's `burgerbot.factories.make_env` has a default for every "
+        "argument, so calling it with no arguments works and the vector env receives a "
+        "*function* where it expected an env"
+        + (f": {error.type} at `{error.where}`." if error else ".")
+    )
+    script_tabs(
+        [
+            ("❌ `make_env` itself in the list", runs["wrong"], None, "factory mistake"),
+            ("✅ `make_env(seed)` in the list", runs["fixed"], runs["wrong"], "factory fixed"),
+            ("❌ a factory with defaults", runs["defaults"], None, "factory defaults mistake"),
+        ]
+    )
+
+
+def scalar_mistake(demo: Demo) -> None:
+    """Mistake 2, the lesson's other common issue."""
+    runs = demo.runs
+    wrong, fixed = (runs[key].values.get("obs.shape") for key in ("wrong", "fixed"))
+    st.write(
+        "If each env returns one plain number, stacking N of them gives shape `(N,)`, not "
+        "`(N, k)`, and code written for `(N, k)` (such as `obs[:, 0]`) fails. Either make the "
+        "env return an array of shape `(k,)`, or write the code for `(N,)` batches. "
+        f"Here the batch came back as **`{wrong}`** with the mistake and **`{fixed}`** fixed."
+    )
+    script_tabs(
+        [
+            ("❌ `observation()` returns an `int`", runs["wrong"], None, "scalar obs mistake"),
+            (
+                "✅ it returns an array of shape `(2,)`",
+                runs["fixed"],
+                runs["wrong"],
+                "scalar fixed",
+            ),
+        ]
+    )
+
+
+def _outcomes(outcomes: Mapping[str, CapturedError | None]) -> None:
     for name, outcome in outcomes.items():
         if outcome is None:
             st.warning(f"{name}: no error. The wrong actions were accepted silently.", icon="⚠️")
         else:
-            st.error(f"{name}: **{outcome.type}** at `{outcome.where}`", icon="🚫")
-            st.code(outcome.headline, language="text", wrap_lines=True)
-
-
-def async_demo(demo: Demo) -> None:
-    """Mistake 5: the scripts, how many workers each left running, and why ``with`` fails."""
-    runs, facts = demo.runs, demo.facts
-    wrong, fixed = st.columns(2)
-    with wrong:
-        show_run(runs["wrong"], "❌ `close()` only at the end")
-        st.markdown(workers_line(runs["wrong"], "after the crash"))
-        left_open = runs["wrong"].values.get("alive_after_close", [])
-        st.markdown(f"After the page called `envs.close()`: **{len(left_open)}**")
-    with fixed:
-        finally_tab, closing_tab = st.tabs(["✅ try / finally", "✅ with closing(...)"])
-        with finally_tab:
-            show_run(runs["fixed_finally"], "", runs["wrong"])
-            st.markdown(workers_line(runs["fixed_finally"], "after the crash"))
-        with closing_tab:
-            show_run(runs["fixed_closing"], "", runs["wrong"])
-            st.markdown(workers_line(runs["fixed_closing"], "after the crash"))
-        st.info(
-            "The KeyError from mistake 4 is left in the fixed scripts on purpose: the fix is "
-            "not about avoiding every crash, it is that a crash no longer leaves workers "
-            "running.",
-            icon="💡",
-        )
-    st.markdown("**Why not simply `with AsyncVectorEnv(...) as envs:`?**")
-    code_side, answer_side = st.columns(2)
-    with code_side:
-        show_run(runs["with"], "")
-    with answer_side:
-        st.markdown(
-            f"In the installed gymnasium, `AsyncVectorEnv` defines `__enter__`: "
-            f"**{facts['async_has_enter']}**."
-            + (
-                " So a vector env cannot open a `with` block by itself. "
-                "`contextlib.closing(...)` (the second ✅ tab) wraps it in one that calls "
-                "`close()` at the end, or use `try`/`finally`."
-                if not facts["async_has_enter"]
-                else " So the `with` block works and closes the env at its end."
+            st.error(
+                f"{name}: **{outcome.type}** at `{outcome.where}`:\n\n`` {outcome.headline} ``",
+                icon="🚫",
             )
-        )
-    if facts["async_has_del"]:
+
+
+def actions_mistake(demo: Demo, num_envs: int) -> None:
+    """Mistake 3: actions of shape (N, 1), then the same actions given to other vector envs."""
+    runs = demo.runs
+    st.write(
+        f"`step` wants one action per {term_link('sub-environment')}: shape `({num_envs},)`. "
+        f"A policy network can easily give `({num_envs}, 1)` instead (one column). "
+        "`SyncVectorEnv` does not check the shape: it hands row *i* (an array holding one "
+        "number) to env *i*, and what happens next depends on that env (third tab)."
+    )
+    wrong, fixed, elsewhere = st.tabs(
+        ["❌ actions of shape `(N, 1)`", "✅ `actions.reshape(N)` first", "Other vector envs"]
+    )
+    with wrong:
+        show_run(runs["wrong"], name="action shape mistake")
+    with fixed:
+        show_run(runs["fixed"], "", runs["wrong"], name="action shape fixed")
+    with elsewhere:
+        outcomes = runs["elsewhere"].values.get("outcomes", {})
+        _outcomes(outcomes)
+        sync_errors = [runs["wrong"].error] + [
+            error for name, error in outcomes.items() if name.startswith("SyncVectorEnv")
+        ]
+        native = [error for name, error in outcomes.items() if "BurgerBotVectorEnv" in name]
         st.caption(
-            "Gymnasium's `AsyncVectorEnv` also stops its workers when Python deletes the "
-            "object (it has a `__del__`), but only once nothing refers to it any more. After "
-            "a crash the variable `envs` still refers to it (in a notebook, until you delete it "
-            "or restart the kernel), which is why the workers were still running above."
+            "The Sync errors come from inside one sub-environment and "
+            + ("mention a shape" if shape_mentioned(sync_errors) else "never mention a shape")
+            + "; the native `BurgerBotVectorEnv` (this project's, not Gymnasium's) "
+            + (
+                "checks the whole batch and names the shape it expected."
+                if shape_mentioned(native)
+                else "does not name the shape either."
+            )
+            + " `envs.action_space.contains(actions)` tells before stepping."
         )
+        show_run(runs["elsewhere"], "The script that gave these:", name="actions elsewhere")
+
+
+def final_obs_mistake(demo: Demo, gymnasium_version: str) -> None:
+    """Mistake 4: the lesson's ``infos["final_observation"]``, changed in gymnasium 1.0."""
+    runs = demo.runs
+    keys = runs["wrong_same_step"].output.partition("infos keys: ")[2].strip()
+    wrong_runs = (runs["wrong_same_step"], runs["wrong_next_step"])
+    gone = all(run.error is not None and run.error.type == "KeyError" for run in wrong_runs)
+    st.markdown(
+        f"{VERDICTS['changed'].badge()} Gymnasium 0.29 (the lesson's) put the "
+        f"{term_link('final-observation')} of an ending episode in "
+        f'`infos["final_observation"]`. The installed gymnasium {gymnasium_version} '
+        + (
+            f"writes no such key in either mode below (`SAME_STEP` gives `{keys or 'no keys'}`). "
+            if gone
+            else "still wrote it in one of the modes below. "
+        )
+        + "In `SAME_STEP` mode the last observation is in `final_obs` (masked by "
+        "`_final_obs`); in the default `NEXT_STEP` mode the ending step returns it in `obs` "
+        f"itself, and the *next* step does the {term_link('autoreset', 'auto-reset')}."
+    )
+    script_tabs(
+        [
+            ("❌ `SAME_STEP`, the old key", runs["wrong_same_step"], None, "final obs same step"),
+            ("❌ `NEXT_STEP`, the old key", runs["wrong_next_step"], None, "final obs next step"),
+            (
+                "✅ `SAME_STEP`: `final_obs`",
+                runs["fixed_same_step"],
+                runs["wrong_same_step"],
+                "final obs same step fixed",
+            ),
+            (
+                "✅ `NEXT_STEP`: read `obs`",
+                runs["fixed_next_step"],
+                runs["wrong_next_step"],
+                "final obs next step fixed",
+            ),
+        ]
+    )

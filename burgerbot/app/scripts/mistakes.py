@@ -1,21 +1,20 @@
 """The scripts the "Shapes, dtypes and common mistakes" page shows and runs, as they run.
 
-Every function returns a self-contained script (gymnasium, numpy and burgerbot only).
-``burgerbot.app.views.mistakes`` executes exactly these strings to capture what the installed
-libraries do, and the tests run them again as separate Python processes.
+Every function returns a whole script (gymnasium, numpy and burgerbot only); one that stops
+with an error on purpose names it on its first line (`fails_header`). ``burgerbot.app.views.
+mistakes`` executes exactly these strings to capture what the installed libraries do, and the
+tests run each of them from a file, as a learner would. The AsyncVectorEnv scripts are in
+``mistakes_async``.
 """
 
 from __future__ import annotations
 
+from burgerbot.app.scripts import fails_header
+
 __all__ = [
-    "ASYNC_NUM_ENVS",
     "action_shape_fixed",
     "action_shape_other_envs",
     "action_shape_wrong",
-    "async_fixed_closing",
-    "async_fixed_finally",
-    "async_with_statement",
-    "async_wrong",
     "dtype_exercise",
     "factory_fixed",
     "factory_with_defaults_wrong",
@@ -27,9 +26,6 @@ __all__ = [
     "scalar_obs_wrong",
     "spaces_script",
 ]
-
-ASYNC_NUM_ENVS = 2
-"""The Async demos always use 2 workers: enough to count, cheap to start."""
 
 
 def _with_n(template: str, num_envs: int) -> str:
@@ -49,14 +45,10 @@ from burgerbot.factories import make_env
 from burgerbot.wrappers import BurgerBotDictObservation
 
 N = __N__
-makers = {
-    "BurgerBot": make_env(),
-    "CartPole-v1": lambda: gym.make("CartPole-v1"),
-    "FrozenLake-v1": lambda: gym.make("FrozenLake-v1"),
-    "BurgerBot, Dict observation": BurgerBotDictObservation,
-}
-for name, make_one in makers.items():
-    envs = SyncVectorEnv([make_one for _ in range(N)])
+
+
+def describe(name, envs):
+    \"\"\"Reset, take one step with sampled actions, print the batches' shapes and dtypes.\"\"\"
     try:
         expected = batch_space(envs.single_observation_space, N)
         obs, infos = envs.reset(seed=0)
@@ -67,22 +59,26 @@ for name, make_one in makers.items():
             dtype = {key: str(value.dtype) for key, value in obs.items()}
         else:
             shape, dtype = obs.shape, str(obs.dtype)
-        print(name)
+        print(f"{name} in {type(envs).__name__}")
         print("  obs:", shape, dtype, "| same as batch_space:", envs.observation_space == expected)
         print("  rewards:", rewards.shape, rewards.dtype, "| terminated:", terminated.dtype)
     finally:
         envs.close()
 
-native = BurgerBotVectorEnv(N)
-try:
-    obs, infos = native.reset(seed=0)
-    native.action_space.seed(0)
-    obs, rewards, terminated, truncated, infos = native.step(native.action_space.sample())
-    print("BurgerBotVectorEnv (native)")
-    print("  obs:", obs.shape, obs.dtype)
-    print("  rewards:", rewards.shape, rewards.dtype, "| terminated:", terminated.dtype)
-finally:
-    native.close()
+
+makers = {
+    "BurgerBot": make_env(),
+    "CartPole-v1": lambda: gym.make("CartPole-v1"),
+    "FrozenLake-v1": lambda: gym.make("FrozenLake-v1"),
+    "BurgerBot, Dict observation": BurgerBotDictObservation,
+}
+for name, make_one in makers.items():
+    describe(name, SyncVectorEnv([make_one for _ in range(N)]))
+
+# Natively batched: Gymnasium's own CartPoleVectorEnv, and this project's BurgerBotVectorEnv
+# (not part of Gymnasium).
+describe("CartPole-v1", gym.make_vec("CartPole-v1", N, vectorization_mode="vector_entry_point"))
+describe("BurgerBot", BurgerBotVectorEnv(N))
 """
 
 
@@ -147,7 +143,7 @@ envs.close()
 def factory_wrong(num_envs: int) -> str:
     """Give SyncVectorEnv the factory itself: it calls it with no arguments."""
     line = "envs = SyncVectorEnv([make_env for _ in range(N)])  # the factory itself"
-    return _with_n(_FACTORY.replace("__LIST__", line), num_envs)
+    return fails_header("TypeError") + _with_n(_FACTORY.replace("__LIST__", line), num_envs)
 
 
 def factory_fixed(num_envs: int) -> str:
@@ -159,7 +155,7 @@ def factory_fixed(num_envs: int) -> str:
 _FACTORY_WITH_DEFAULTS = """
 from gymnasium.vector import SyncVectorEnv
 
-from burgerbot.factories import make_env  # make_env(max_steps=150, render_mode=None)
+from burgerbot.factories import make_env  # every argument has a default
 
 N = __N__
 envs = SyncVectorEnv([make_env for _ in range(N)])  # the factory itself, again
@@ -168,7 +164,7 @@ envs = SyncVectorEnv([make_env for _ in range(N)])  # the factory itself, again
 
 def factory_with_defaults_wrong(num_envs: int) -> str:
     """The same slip with a factory whose arguments all have defaults."""
-    return _with_n(_FACTORY_WITH_DEFAULTS, num_envs)
+    return fails_header("AttributeError") + _with_n(_FACTORY_WITH_DEFAULTS, num_envs)
 
 
 # --- Mistake 2: a scalar observation -----------------------------------------------------
@@ -221,7 +217,9 @@ _SCALAR_FIXED_BODY = '''\
 
 def scalar_obs_wrong(num_envs: int) -> str:
     """An env returning one plain int: the batch is (N,) and (N, k) code breaks."""
-    return _with_n(_SCALAR.replace("__BODY__", _SCALAR_WRONG_BODY), num_envs)
+    return fails_header("IndexError") + _with_n(
+        _SCALAR.replace("__BODY__", _SCALAR_WRONG_BODY), num_envs
+    )
 
 
 def scalar_obs_fixed(num_envs: int) -> str:
@@ -256,7 +254,7 @@ _ACTION_FIX = "    actions = actions.reshape(N)  # one action per env: shape (N,
 
 def action_shape_wrong(num_envs: int) -> str:
     """Step a SyncVectorEnv of BurgerBots with actions of shape (N, 1)."""
-    return _with_n(_ACTIONS.replace("__FIX__", ""), num_envs)
+    return fails_header("TypeError") + _with_n(_ACTIONS.replace("__FIX__", ""), num_envs)
 
 
 def action_shape_fixed(num_envs: int) -> str:
@@ -346,7 +344,9 @@ _FINAL_OBS_NEXT_STEP_BODY = """\
 def final_obs_wrong(num_envs: int, mode: str = "SAME_STEP") -> str:
     """Read ``infos["final_observation"]`` when an episode ends (``mode``: AutoresetMode name)."""
     code = _FINAL_OBS.replace("__MODE__", mode).replace("__STEPS__", "4")
-    return _with_n(code.replace("__BODY__", _FINAL_OBS_WRONG_BODY), num_envs)
+    return fails_header("KeyError") + _with_n(
+        code.replace("__BODY__", _FINAL_OBS_WRONG_BODY), num_envs
+    )
 
 
 def final_obs_fixed_same_step(num_envs: int) -> str:
@@ -359,70 +359,3 @@ def final_obs_fixed_next_step(num_envs: int) -> str:
     """NEXT_STEP (the default): the ending step's ``obs`` is the last observation."""
     code = _FINAL_OBS.replace("__MODE__", "NEXT_STEP").replace("__STEPS__", "5")
     return _with_n(code.replace("__BODY__", _FINAL_OBS_NEXT_STEP_BODY), num_envs)
-
-
-# --- Mistake 5: an AsyncVectorEnv left open ----------------------------------------------
-
-_ASYNC_HEADER = """\
-import numpy as np
-from gymnasium.vector import AsyncVectorEnv
-
-from burgerbot.factories import make_env
-
-"""
-
-# The loop crashes on purpose (mistake 4's KeyError): what matters is what happens next.
-_ASYNC_LOOP = """\
-obs, infos = envs.reset(seed=0)
-for step in range(1, 4):
-    obs, rewards, terminated, truncated, infos = envs.step(np.zeros(2, dtype=np.int64))
-    if terminated.any():
-        final = infos["final_observation"]  # KeyError, as in mistake 4
-"""
-
-_ASYNC_BUILD = 'AsyncVectorEnv([make_env() for _ in range(2)], context="spawn")'
-
-
-def _indent(code: str) -> str:
-    return "".join("    " + line if line.strip() else line for line in code.splitlines(True))
-
-
-def async_wrong() -> str:
-    """Close only at the end: a crash in between skips ``close()``."""
-    return (
-        _ASYNC_HEADER
-        + f"envs = {_ASYNC_BUILD}  # starts 2 worker processes\n"
-        + _ASYNC_LOOP
-        + "envs.close()  # never reached\n"
-    )
-
-
-def async_with_statement() -> str:
-    """Try the ``with`` statement on the vector env itself."""
-    return (
-        _ASYNC_HEADER
-        + f"with {_ASYNC_BUILD} as envs:\n"
-        + _indent("obs, infos = envs.reset(seed=0)\n")
-    )
-
-
-def async_fixed_finally() -> str:
-    """``try``/``finally``: ``close()`` runs however the block ends."""
-    return (
-        _ASYNC_HEADER
-        + f"envs = {_ASYNC_BUILD}  # starts 2 worker processes\n"
-        + "try:\n"
-        + _indent(_ASYNC_LOOP)
-        + "finally:\n"
-        + "    envs.close()  # runs even though the loop raised\n"
-    )
-
-
-def async_fixed_closing() -> str:
-    """``contextlib.closing`` gives any object with ``close()`` a ``with`` block."""
-    return (
-        "from contextlib import closing\n\n"
-        + _ASYNC_HEADER
-        + f"with closing({_ASYNC_BUILD}) as envs:\n"
-        + _indent(_ASYNC_LOOP)
-    )

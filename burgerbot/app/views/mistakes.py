@@ -1,15 +1,16 @@
 """Common vector-env mistakes, each a script run live on the installed gymnasium and numpy.
 
-The mistakes are the scripts in ``burgerbot.app.scripts.mistakes``, executed exactly as the
+Mistakes 1-4 are the scripts in ``burgerbot.app.scripts.mistakes``, executed exactly as the
 page shows them by `burgerbot.app.script_runner.run_script`, which captures what they print
-and the error they raise. The spaces table is in ``mistakes_spaces``, the Async worker demo
-(mistake 5) in ``mistakes_workers``.
+and the error they raise (the tests check that a file run of each gives the same). The spaces
+table is in ``mistakes_spaces``; the Async mistakes 5 and 6, which only a file run shows
+truly, in ``mistakes_workers``.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,11 +18,12 @@ import numpy as np
 
 from burgerbot.app.script_runner import CapturedError, ScriptRun, run_script
 from burgerbot.app.scripts import mistakes as snippets
-from burgerbot.app.settings import IntSetting
+from burgerbot.app.settings import ChoiceSetting, IntSetting
 
 __all__ = [
-    "ASYNC_NUM_ENVS",
+    "MISTAKES",
     "SPECS",
+    "SYNC_MISTAKES",
     "Demo",
     "action_shape_mistake",
     "changed_lines",
@@ -30,10 +32,42 @@ __all__ = [
     "final_obs_mistake",
     "line_ranges",
     "scalar_obs_mistake",
+    "shape_mentioned",
+    "shape_pattern",
 ]
 
-SPECS = (IntSetting("n", "N: number of sub-environments", default=4, low=1, high=64),)
-ASYNC_NUM_ENVS = snippets.ASYNC_NUM_ENVS
+MISTAKES = {
+    "factory": "1 · factory, not thunk",
+    "scalar": "2 · scalar observation",
+    "actions": "3 · actions (N, 1)",
+    "final_obs": "4 · final_observation",
+    "async": "5 · Async left open",
+    "main_guard": "6 · spawn, no main guard",
+}
+"""Key (as in the URL: ``?mistake=async``) -> the label the page's selector shows."""
+
+SPECS = (
+    IntSetting("n", "N: number of sub-environments", default=4, low=1, high=64),
+    ChoiceSetting("mistake", "Mistake", "factory", tuple(MISTAKES)),
+)
+
+
+def shape_pattern(shape: tuple[int, ...], num_envs: int) -> str:
+    """A batch's shape with its first axis written as N, as the page's prediction offers it.
+
+    Example:
+        >>> shape_pattern((4,), 4), shape_pattern((4, 2), 4), shape_pattern((3, 4), 4)
+        ('(N,)', '(N, 2)', '(3, 4)')
+    """
+    if not shape or shape[0] != num_envs:
+        return str(tuple(shape))
+    rest = ", ".join(str(size) for size in shape[1:])
+    return f"(N, {rest})" if rest else "(N,)"
+
+
+def shape_mentioned(errors: Sequence[CapturedError | None]) -> bool:
+    """Whether any of these error messages mentions a shape."""
+    return any(error is not None and "shape" in error.message for error in errors)
 
 
 def changed_lines(before: str, after: str) -> list[int]:
@@ -163,3 +197,12 @@ def final_obs_mistake(num_envs: int) -> Demo:
             ),
         }
     )
+
+
+SYNC_MISTAKES: dict[str, Callable[[int], Demo]] = {
+    "factory": factory_mistake,
+    "scalar": scalar_obs_mistake,
+    "actions": action_shape_mistake,
+    "final_obs": final_obs_mistake,
+}
+"""The mistakes that run inside this process in milliseconds (1-4), by key."""

@@ -19,6 +19,7 @@ from burgerbot.wrappers import BurgerBotDictObservation
 
 __all__ = [
     "ENV_MAKERS",
+    "NATIVE_MAKERS",
     "SpaceRow",
     "returns_frame",
     "short_space",
@@ -120,20 +121,35 @@ ENV_MAKERS: dict[str, Callable[[], gym.Env]] = {
 """The environments of the spaces table, each stacked N times in a SyncVectorEnv."""
 
 
+NATIVE_MAKERS: dict[str, Callable[[int], VectorEnv]] = {
+    "CartPole-v1": lambda n: gym.make_vec(
+        "CartPole-v1", num_envs=n, vectorization_mode="vector_entry_point"
+    ),
+    "BurgerBot": BurgerBotVectorEnv,
+}
+"""Natively batched vector envs: Gymnasium's own CartPoleVectorEnv, and this project's
+BurgerBotVectorEnv (not part of Gymnasium)."""
+
+
 def spaces_table(num_envs: int) -> list[SpaceRow]:
-    """Batch each env's spaces with ``batch_space`` and with a real vector env of ``num_envs``."""
+    """Batch each env's spaces with ``batch_space`` and with a real vector env of ``num_envs``.
+
+    One row per env of `ENV_MAKERS` in a SyncVectorEnv, then one per natively batched env.
+    """
     rows = []
-    for name, make_one in ENV_MAKERS.items():
-        envs = SyncVectorEnv([make_one for _ in range(num_envs)])
+    builders = [
+        *(
+            (name, lambda make_one=make_one: SyncVectorEnv([make_one] * num_envs))
+            for name, make_one in ENV_MAKERS.items()
+        ),
+        *((name, lambda make=make: make(num_envs)) for name, make in NATIVE_MAKERS.items()),
+    ]
+    for name, build in builders:
+        envs = build()
         try:
             rows.append(_measure(name, envs, num_envs))
         finally:
             envs.close()
-    native = BurgerBotVectorEnv(num_envs)
-    try:
-        rows.append(_measure("BurgerBot", native, num_envs))
-    finally:
-        native.close()
     return rows
 
 

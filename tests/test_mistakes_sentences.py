@@ -1,0 +1,167 @@
+"""The mistakes page's sentences follow the data they are computed from, whichever way it goes."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from burgerbot.app.script_runner import CapturedError, ScriptRun
+from burgerbot.app.views import mistakes as m
+from burgerbot.app.views import mistakes_sentences as s
+from burgerbot.app.views import mistakes_workers as w
+from burgerbot.app.views.mistakes_spaces import SpaceRow, spaces_table
+
+N = 4
+
+
+def row(env: str, vector_env: str = "SyncVectorEnv", **changes) -> SpaceRow:
+    base = SpaceRow(
+        env=env,
+        vector_env=vector_env,
+        single_observation_space="MultiDiscrete([7 7 4 3])",
+        batched_observation_space="Box(shape=(4, 4), dtype=int64)",
+        batched_observation_repr="...",
+        space_kinds="MultiDiscrete → Box",
+        obs_shape=(N, 4),
+        obs_dtype="int64",
+        reward_shape=(N,),
+        reward_dtype="float64",
+        terminated_dtype="bool",
+        truncated_dtype="bool",
+        single_action_space="Discrete(4)",
+        batched_action_space="MultiDiscrete([4 4 4 4])",
+        action_shape=(N,),
+        spaces_agree=True,
+    )
+    return replace(base, **changes)
+
+
+def rows(**overrides) -> list[SpaceRow]:
+    """A table like the page's; ``overrides`` maps "env|vector env" to changed fields."""
+    table = [
+        row("BurgerBot"),
+        row("CartPole-v1", space_kinds="Box → Box", obs_dtype="float32"),
+        row("FrozenLake-v1", obs_shape=(N,), space_kinds="Discrete → MultiDiscrete"),
+        row("BurgerBot, Dict observation", obs_shape={"cell": (N, 2)}, space_kinds="Dict → Dict"),
+        row("CartPole-v1", "CartPoleVectorEnv", obs_dtype="float32"),
+        row("BurgerBot", "BurgerBotVectorEnv"),
+    ]
+    for key, changes in overrides.items():
+        env, vector_env = key.split("|")
+        table = [
+            replace(r, **changes) if (r.env, r.vector_env) == (env, vector_env) else r
+            for r in table
+        ]
+    return table
+
+
+def test_the_rewards_sentence_follows_the_dtypes_both_ways():
+    same = s.rewards_sentence(rows())
+    assert "`float64` from every vector env here" in same and "depends" not in same
+    mixed = s.rewards_sentence(
+        rows(**{"CartPole-v1|CartPoleVectorEnv": {"reward_dtype": "float32"}})
+    )
+    assert "depends on the vector env" in mixed
+    assert "`float32` from `CartPoleVectorEnv`" in mixed
+    assert "`float64` from `SyncVectorEnv`, `BurgerBotVectorEnv`" in mixed
+    assert "every vector env" not in mixed
+
+
+def test_the_live_table_says_the_batched_cartpole_differs():
+    live = spaces_table(2)
+    text = " ".join(s.spaces_bullets(live, 2))
+    by_env = {(r.env, r.vector_env): r.reward_dtype for r in live}
+    if len(set(by_env.values())) > 1:
+        assert "depends on the vector env" in text
+    assert f"`{by_env[('CartPole-v1', 'CartPoleVectorEnv')]}` from" in text
+
+
+@pytest.mark.parametrize(
+    ("lake_shape", "truth"), [((N,), "(N,)"), ((N, 1), "(N, 1)"), ((N, 16), "(N, 16)")]
+)
+def test_the_predictions_truth_is_read_from_the_frozenlake_row(lake_shape, truth):
+    table = rows(**{"FrozenLake-v1|SyncVectorEnv": {"obs_shape": lake_shape}})
+    assert s.shape_truth(table, N) == truth
+    assert truth in s.SHAPE_OPTIONS
+    explanation = s.shape_explanation(table, N)
+    assert f"`{lake_shape}`" in explanation
+    assert ("no second axis" in explanation) == (lake_shape == (N,))
+
+
+def test_the_live_frozenlake_batch_is_one_of_the_options():
+    assert s.shape_truth(spaces_table(3), 3) == "(N,)"
+
+
+def test_bullets_follow_shapes_kinds_and_agreement():
+    bullets = s.spaces_bullets(rows(), N)
+    assert "gives a **`Box`**, not a bigger MultiDiscrete" in bullets[0]
+    assert "as well" in bullets[1] and "`float32`" in bullets[1]
+    assert bullets[-1].endswith("agree on every row.")
+    changed = rows(
+        **{
+            "BurgerBot|SyncVectorEnv": {"space_kinds": "MultiDiscrete → MultiDiscrete"},
+            "CartPole-v1|SyncVectorEnv": {"obs_shape": (N, 5)},
+            "FrozenLake-v1|SyncVectorEnv": {"spaces_agree": False},
+        }
+    )
+    bullets = s.spaces_bullets(changed, N)
+    assert "not a bigger" not in bullets[0]
+    assert "as well" not in bullets[1] and f"`{(N, 5)}`" in bullets[1]
+    assert "**disagree**" in bullets[-1]
+
+
+def test_takeaways_read_shapes_and_dtypes_from_the_rows():
+    bullets = s.takeaways(rows(**{"CartPole-v1|SyncVectorEnv": {"obs_dtype": "float64"}}), N)
+    assert 3 <= len(bullets) <= 5
+    assert "`(N, 4)` for BurgerBot, `(N,)` for a scalar" in bullets[0]
+    assert "CartPole `float64`" in bullets[1] and "rewards `float64`" in bullets[1]
+    mixed = rows(**{"CartPole-v1|CartPoleVectorEnv": {"reward_dtype": "float32"}})
+    assert "`float32` or `float64`, by vector env" in s.takeaways(mixed, N)[1]
+
+
+def test_shape_helpers():
+    assert m.shape_pattern((7, 2), 7) == "(N, 2)" and m.shape_pattern((2,), 7) == "(2,)"
+    shape_error = CapturedError("ValueError", "must have shape (4,)", "", (), "")
+    other = CapturedError("TypeError", "only 0-dimensional arrays", "", (), "")
+    assert m.shape_mentioned([other, None, shape_error])
+    assert not m.shape_mentioned([other, None])
+
+
+# --- Mistake 5's worker sentences ---------------------------------------------------------
+
+
+def run(**values) -> ScriptRun:
+    return ScriptRun("code", "", None, values)
+
+
+def demo_runs(kept=(11, 12), after_exit=(), fixed_kept=(), daemon=True):
+    inside = {"worker_pids": [11, 12], "daemon": [daemon, daemon]}
+    return {
+        "wrong": run(**inside, alive_after_script=list(kept), left_after_exit=list(after_exit)),
+        "fixed_finally": run(alive_after_script=list(fixed_kept), left_after_exit=[]),
+        "fixed_closing": run(alive_after_script=[], left_after_exit=[]),
+        "with": run(left_after_exit=[]),
+    }
+
+
+def test_leak_sentences_follow_the_counts_both_ways():
+    usual = w.leak_sentences(demo_runs(), {"async_has_del": True})
+    assert "no script left a worker behind" in usual[0] and "daemon" in usual[0]
+    assert "kept 2 of its 2 workers" in usual[1] and "`AsyncVectorEnv.__del__`" in usual[1]
+    assert "__del__" not in w.leak_sentences(demo_runs(), {"async_has_del": False})[1]
+    assert "Both ✅ versions closed" in usual[2]
+    odd = w.leak_sentences(demo_runs(kept=(), after_exit=(11,), fixed_kept=(13,), daemon=False))
+    assert "1 worker process outlived the script" in odd[0]
+    assert "kept none of its 2 workers" in odd[1]
+    assert "still left 1 worker running" in odd[2]
+    unknown = demo_runs()
+    unknown["with"] = run(left_after_exit=None)
+    assert "could not be counted" in w.leak_sentences(unknown)[0]
+
+
+def test_workers_frame_counts_each_way():
+    frame = w.workers_frame(demo_runs(kept=(11,), after_exit=(11, 12)))
+    assert frame.iloc[0].tolist()[2:] == ["2", "1"]
+    assert frame.iloc[1].tolist()[2:] == ["0", "0"]
+    assert len(frame) == 3
