@@ -105,3 +105,24 @@ def test_the_notebook_is_valid_nbformat_and_holds_the_script_unchanged():
     nbformat.validate(notebook)
     assert notebook.cells[1].source == code.rstrip("\n")
     assert json.loads(text)["cells"][0]["source"][0] == "# Pi\n"
+
+
+def _changing_quiz_app():
+    import streamlit as st
+
+    from burgerbot.app import learning
+
+    options = ["1", "2"] if st.session_state.get("big") else ["3", "4"]
+    learning.prediction("demo_change", "How many?", options)
+    learning.check("demo_change", options[0], "The first one.")
+    st.checkbox("big", key="big")
+
+
+def test_a_prediction_whose_options_changed_is_asked_again_not_checked_against_new_truth():
+    app = AppTest.from_function(_changing_quiz_app).run()
+    app.radio(key="demo_change_choice").set_value("3").run()
+    app.button(key="demo_change_lock").click().run()
+    assert "Your prediction was right" in app.success[0].value
+    app.checkbox(key="big").check().run()
+    assert not app.success and not app.warning
+    assert app.radio(key="demo_change_choice").value is None

@@ -114,6 +114,16 @@ TERMS: dict[str, Term] = {
         "Stable-Baselines3's own vector env classes (DummyVecEnv, SubprocVecEnv). SB3's "
         "algorithms accept these, not Gymnasium's vector envs.",
     ),
+    "sample-efficiency": Term(
+        "sample efficiency",
+        "How many transitions (env-steps) an agent needs before it learns; fewer is more "
+        "sample-efficient. Wall-clock speed is a different question.",
+    ),
+    "greedy-policy": Term(
+        "greedy policy",
+        "A policy that always takes the action with the highest estimated value, with no "
+        "random exploration.",
+    ),
     "dtype": Term(
         "dtype",
         "The numpy element type of an array, such as int64 or float32. A batch keeps the dtype "

@@ -56,6 +56,11 @@ def prediction(
     ``pid`` names the question across the session (use ``"<page>_<question>"``).
     """
     locked = _predictions().get(pid)
+    if locked is not None and locked.choice not in options:
+        # The options changed under the same question (new settings): ask again.
+        del _predictions()[pid]
+        st.session_state.pop(f"{pid}_choice", None)
+        locked = None
     with st.container(border=True, key=f"prediction_{pid}"):
         st.markdown(f"**🔮 Predict first.** {question}")
         if help:
