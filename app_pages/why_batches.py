@@ -2,26 +2,28 @@
 
 from __future__ import annotations
 
-import inspect
-
 import pandas as pd
 import streamlit as st
 
 from burgerbot import buffers, training
-from burgerbot.app import ui
+from burgerbot.app import learning, measured, ui
 from burgerbot.app.caps import CAPS
+from burgerbot.app.glossary import term_link
 from burgerbot.app.panels.why_batches import (
     buffer_controls,
     buffer_panel,
     results_panel,
     training_controls,
 )
-from burgerbot.app.scripts.why_batches import buffer_script, training_script
+from burgerbot.app.scripts.why_batches import buffer_script, q_learning_script, training_script
+from burgerbot.app.views import why_batches_learn as learn
 from burgerbot.app.views.why_batches import SPECS, resolve_settings
+from burgerbot.app.views.why_batches_cost import plain_step_microseconds
 from burgerbot.training import QLearningConfig
 
 PAGE = "why_batches"
 STARTED = f"_{PAGE}_started_runs"
+PACKAGES = ("numpy", "gymnasium")
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -31,8 +33,8 @@ def buffer_frame(batch_size: int, num_envs: int, seed: int, mode: str) -> pd.Dat
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def training_results(
-    num_envs_list: tuple[int, ...], env_steps: int, seeds: int, first_seed: int
-) -> dict[str, pd.DataFrame]:
+    num_envs_list: tuple[int, ...], env_steps: int, seeds: int, first_seed: int, _by: str = ""
+) -> tuple[dict, measured.Measured]:
     # The bar lives inside the cached function: a cache hit replays it and clears it again.
     # Leaving the page raises from the bar's update, which ends the run.
     bar = st.empty()
@@ -40,32 +42,36 @@ def training_results(
     def report(fraction: float, message: str) -> None:
         bar.progress(min(1.0, max(0.0, fraction)), text=f"{message} ({fraction:.0%})")
 
-    try:
+    def train() -> dict:
+        plain_us = plain_step_microseconds()
         runs = training.compare_num_envs(
             num_envs_list,
             seeds=range(first_seed, first_seed + seeds),
             config=QLearningConfig(env_steps=env_steps),
             progress=report,
         )
+        return {
+            "summary": training.summarise_runs(runs),
+            "per_run": training.runs_frame(runs),
+            "curves": training.curves_frame(runs),
+            "plain_us": plain_us,
+        }
+
+    try:
+        return measured.measure(train, PACKAGES, _by)
     finally:
         bar.empty()
-    return {
-        "summary": training.summarise_runs(runs),
-        "per_run": training.runs_frame(runs),
-        "curves": training.curves_frame(runs),
-    }
 
 
+visit = measured.Visit.begin(st.session_state)
 frame = ui.PageFrame(
     PAGE,
     SPECS,
     title="Why batches help",
     intro=(
-        "An on-policy method such as PPO works in rounds: collect a batch of transitions with "
-        "the current policy, learn from the whole batch, throw it away, repeat. One environment "
-        "gives one transition per `step()` call. N environments give N per call, so the same "
-        "batch takes N times fewer calls. This page shows what that batch looks like, then "
-        "trains a small agent with different N and measures what the batching really buys."
+        "You will learn how many `step()` calls N environments need to fill one training "
+        "batch, and what batching buys when an agent learns: more transitions per second; "
+        "whether it also saves transitions, your own training run shows."
     ),
     topics=[
         "When vectorisation helps: PPO collects a batch per update",
@@ -83,63 +89,89 @@ batch, train = frame.resolve(
 
 # --- 1. The rollout buffer -------------------------------------------------------------------
 st.header("1. One batch, fewer step() calls")
+st.markdown(
+    f"An on-policy method such as PPO collects a batch of {term_link('transition', 'transitions')}"
+    f" with its current policy, learns from it, throws it away, repeats. Each "
+    f"{term_link('step-call')} of a {term_link('vector-env')} gives one transition per env."
+)
 buffer_controls(frame.key)
 frame.settings_done()
 
+pid = learn.calls_pid(batch.batch_size, batch.num_envs)
+learning.prediction(
+    pid,
+    learn.calls_question(batch.batch_size, batch.num_envs),
+    learn.calls_options(batch.batch_size, batch.num_envs),
+)
 layout = buffers.buffer_layout(batch.batch_size, batch.num_envs)
 try:
     rollout = buffer_frame(batch.batch_size, batch.num_envs, batch.seed, batch.mode)
 except Exception as error:  # the page keeps working; the message says what broke
     st.error(f"Could not run the rollout: {type(error).__name__}: {error}")
     st.stop()
+calls = int(rollout["step"].max())
 buffer_panel(rollout, layout, batch)
+learning.check(
+    pid,
+    learn.calls_truth(rollout),
+    learn.calls_explanation(batch.batch_size, batch.num_envs, calls),
+)
 st.info(
-    "**Same batch, same information.** More envs do not put more transitions in a batch: "
-    "they fill it in fewer `step()` calls, and the batch holds pieces of more episodes at "
-    "different stages (more varied data per update). The saving is per-call work: "
-    "Python overhead, and waiting for the policy network once per call instead of once per "
-    "transition.\n\n"
-    "In Stable-Baselines3, PPO's `n_steps` (2048 by default) counts `step()` calls *per env*: "
-    "the batch is `n_steps x n_envs`. To keep 2048 transitions with 4 envs you would set "
-    "`n_steps=512`.",
+    "**Same batch, fewer calls.** More envs do not put more transitions in a batch: they "
+    "fill it in fewer `step()` calls, with pieces of more episodes at different stages. In "
+    "Stable-Baselines3, PPO's `n_steps` (2048 by default) counts calls *per env*: the batch "
+    "is `n_steps x n_envs`, so 2,048 transitions with 4 envs means `n_steps=512`.",
     icon="📦",
 )
 ui.code_expander(
     buffer_script(batch.batch_size, batch.num_envs, batch.seed, batch.mode),
     label="Code: this batch as a script you can run",
+    name="the rollout buffer",
 )
 
 # --- 2. Training -------------------------------------------------------------------------------
 st.header("2. Does batching make learning faster?")
 st.write(
-    "A small experiment you can run: **tabular Q-learning** on BurgerBot. The robot's state "
-    "is its (row, col, heading): 7 x 7 x 4 = 196 states, 4 actions, so the whole policy is "
-    "a 196 x 4 table of values. N robots step together in one `BurgerBotVectorEnv`; "
-    "after every `step()` call, the table learns from all N new transitions at once "
-    "(if several robots made the same move from the same state, they count as one update). "
-    "Each robot explores: 1 action in 10 is random."
+    "Tabular Q-learning on BurgerBot, once per NUM_ENVS with the same seeds: N robots step "
+    f"together in one `BurgerBotVectorEnv` (this project's {term_link('native')}, not "
+    "Gymnasium's), and the table learns from all N transitions after every call. A run "
+    "has learned the task from the first check after which its greedy policy reaches the "
+    "goal every time."
 )
-st.write(
-    "After every ~100 env-steps the page follows the table's best action from the start "
-    "(the *greedy policy*). BurgerBot is deterministic, so one try says whether the policy "
-    "reaches the goal. A run has learned the task **reliably** from the first check after "
-    "which the greedy policy reaches the goal every time."
-)
+with st.expander("How the experiment works"):
+    st.markdown(
+        "- The robot's state is its (row, col, heading): 7 x 7 x 4 = 196 states, 4 actions, "
+        "so the whole policy is a 196 x 4 table of values.\n"
+        "- Each robot explores: 1 action in 10 is random. If several robots made the same "
+        "move from the same state in one call, they count as one update (towards the mean "
+        "of their targets).\n"
+        "- Every round(100 ÷ N) `step()` calls (at least one: about every 100 env-steps) the "
+        "page follows the table's best action from the start (the *greedy policy*). "
+        "BurgerBot is deterministic, so one try says whether the policy reaches the goal.\n"
+        f"- In NEXT_STEP {term_link('autoreset')} mode the call after an episode ends only "
+        f"resets that robot: those rows are {term_link('mask', 'masked')} out of the update."
+    )
 training_controls(frame.key, train.num_envs_list, CAPS)
 
 chosen = list(train.num_envs_list)
 started: set = st.session_state.setdefault(STARTED, set())
+results = None
 if not chosen:
     st.warning("Pick at least one NUM_ENVS to train.")
 else:
     st.caption(
         f"{train.runs} run{'s' if train.runs > 1 else ''}: NUM_ENVS "
         f"{', '.join(map(str, chosen))} x seeds {train.first_seed}.."
-        f"{train.first_seed + train.seeds - 1}, {train.env_steps:,} env-steps each."
+        f"{train.first_seed + train.seeds - 1}, {train.env_steps:,} env-steps each"
+        + (
+            " (rounded up to whole step() calls)."
+            if any(train.env_steps % n for n in chosen)
+            else "."
+        )
     )
     if st.button("Start training", key=f"{PAGE}_train", type="primary", icon="▶️"):
         try:
-            training_results(*train.key)
+            training_results(*train.key, _by=visit.visitor)
             started.add(train.key)
         except Exception as error:  # the page keeps working; the message says what broke
             st.error(f"Training failed: {type(error).__name__}: {error}")
@@ -147,19 +179,34 @@ else:
         st.info("Press **Start training** to run the experiment with these settings.", icon="👆")
 
 if chosen and train.key in started:
-    results_panel(training_results(*train.key))
+    results, record = training_results(*train.key, _by=visit.visitor)
+    results_panel(results, record.caption("Trained", visit=visit))
 
-st.info(
-    "BurgerBot is tiny: a step costs less than a microsecond, so most of the time goes into "
-    "per-call overhead, which is exactly what batching shares out. For a neural-network "
-    "method the policy runs once per call on a whole batch too, which is where the speed-up "
-    "from vector envs usually comes from.",
-    icon="💡",
-)
-with st.expander("The training code this page runs: `burgerbot.training.train_q_learning`"):
-    st.code(inspect.getsource(training.train_q_learning), language="python")
 if chosen:
+    with st.expander("The training loop, written out (one run)", icon="🐍"):
+        st.caption(
+            f"What `burgerbot.training.train_q_learning` does for NUM_ENVS={chosen[0]}, seed "
+            f"{train.first_seed}: the same random numbers, so the same result as the page's "
+            "run. Save it and run `python file.py`."
+        )
+        learning.script_block(
+            q_learning_script(chosen[0], train.env_steps, train.first_seed),
+            name="the Q-learning loop",
+        )
     ui.code_expander(
         training_script(chosen, train.env_steps, train.seeds, train.first_seed),
         label="Code: this experiment as a script you can run",
+        name="the training comparison",
     )
+
+resets = int((rollout["event"] == "reset").sum()) if batch.mode == "NEXT_STEP" else None
+frame.takeaways(
+    learn.takeaways(
+        batch.batch_size,
+        batch.num_envs,
+        calls,
+        resets,
+        None if results is None else results["summary"],
+        None if results is None else results["per_run"],
+    )
+)

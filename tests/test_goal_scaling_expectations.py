@@ -62,9 +62,9 @@ def test_try_this_suggests_a_native_sweep_that_fits_and_expects_20_goals():
     settings = ScalingSettings(DEFAULT_NUM_ENVS)
     suggestion = try_this(settings, rate=2.7e-5)
     assert suggestion.num_envs == (4, 8) and suggestion.backend == "native"
-    assert suggestion.budget == "per_env" and 1 <= suggestion.seeds <= 5
+    assert suggestion.budget == "per_env" and 1 <= suggestion.seeds <= 3
     assert 2.7e-5 * suggestion.env_steps_for(4) >= 20
     assert check_budget(suggestion) is None
-    tight = Caps(max_sweep_env_steps=3 * suggestion.planned_env_steps // suggestion.seeds)
-    assert try_this(settings, 2.7e-5, tight).seeds == 3
+    tight = Caps(max_sweep_env_steps=2 * suggestion.planned_env_steps // suggestion.seeds)
+    assert try_this(settings, 2.7e-5, tight).seeds == 2
     assert try_this(settings, 2.7e-5, Caps(max_sweep_env_steps=1000)) is None

@@ -11,14 +11,18 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from page_apptest import open_app_page, texts
+from shown_scripts import assert_script_behaves
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as app_test_module
 
 from burgerbot.app.caps import CAPS
-from burgerbot.app.scripts.goal_scaling import snippet_for
+from burgerbot.app.scripts.goal_scaling import exercise_answer_script, snippet_for
 from burgerbot.app.views.goal_scaling import ScalingSettings
 from burgerbot.app.views.goal_scaling_agreement import comparison_settings
 from burgerbot.app.views.goal_scaling_expectations import measure_goal_rate
+from burgerbot.app.views.goal_scaling_lesson import goal_bucket, run_lesson
+from burgerbot.app.views.goal_scaling_reading import budget_reading
+from burgerbot.app.views.goal_scaling_summary import summarise
 from burgerbot.experiments import goal_scaling
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,8 +69,8 @@ def media_files(monkeypatch) -> list:
 
 
 def page_downloads(app: AppTest) -> list:
-    """The page's own download buttons (the sidebar's library download is every page's)."""
-    return [b for b in app.get("download_button") if b.key != "library_wheel"]
+    """The page's CSV download (not the library's or the scripts' .py/.ipynb downloads)."""
+    return [b for b in app.get("download_button") if b.key == f"{PAGE}_download"]
 
 
 def download_text(app: AppTest, stores: list) -> str:
@@ -108,9 +112,11 @@ def test_a_sweep_shows_the_chart_the_table_and_the_csv(media_files):
     assert table["NUM_ENVS"].tolist() == [1, 4]
     assert table["env-steps per run"].tolist() == [300, 1200]
     means = expected.groupby("num_envs")["episodes"].mean().tolist()
-    assert table["mean episodes"].tolist() == pytest.approx(means)
-    titles = [spec["title"] for spec in charts(app)]
-    assert titles == ["Goals reached per run", "Finished episodes per run"]
+    episodes = next(d.value for d in app.dataframe if "mean episodes" in d.value.columns)
+    assert episodes["mean episodes"].tolist() == pytest.approx(means, abs=0.05)
+    titles = [spec["layer"][1]["encoding"]["y"]["title"] for spec in charts(app)]
+    assert titles == ["Goals reached per run", "Finished episodes per run (log scale)"]
+    assert "**Goals reached per run**" in texts(app.markdown)
     markdown = texts(app.markdown)
     assert "**Sync** took" in markdown
     assert "Did goals double?" not in markdown  # no N with 2N among 1 and 4
@@ -152,9 +158,11 @@ def test_every_control_changes_the_sweep(media_files):
     assert "previous settings" not in texts(app.info)
     table = summary(app)
     assert table["env-steps per run"].tolist() == [1000, 1000]  # 4 x 250 and 8 x 125
-    assert "goal counts stay level" in texts(app.markdown)
-    assert app.query_params["budget"] == "total" and app.query_params["total"] == "1000"
+    # The sentence about level counts is read off this sweep's own numbers.
     csv = pd.read_csv(io.StringIO(download_text(app, media_files)))
+    reading = budget_reading(summarise(csv, rate=measure_goal_rate().rate), "total")
+    assert "**same total env-steps**" in reading and reading in texts(app.markdown)
+    assert app.query_params["budget"] == "total" and app.query_params["total"] == "1000"
     assert csv["steps_per_env"].tolist() == [250, 250, 250, 125, 125, 125]
 
 
@@ -249,3 +257,66 @@ def test_a_tiny_total_budget_is_raised_to_the_largest_num_envs():
     assert app.number_input(key=KEY["total"]).value == 64
     settings = replace(ScalingSettings((4, 64), seeds=1, budget="total"), total_env_steps=64)
     assert snippet_for(settings).strip() in [c.value.strip() for c in app.code]
+
+
+# --- The learner's path: prediction, verdict, exercise, takeaways ---------------------------
+
+PID = f"{PAGE}_goals"
+
+
+@pytest.mark.parametrize("seed", [0, 11])
+def test_the_goal_prediction_is_checked_against_the_lessons_live_run(seed):
+    app = open_page()
+    app.number_input(key=f"{PAGE}_lesson_seed").set_value(seed).run()
+    truth = goal_bucket(run_lesson(seed).goals[4])  # the library's own run, not the page's
+    wrong = next(option for option in app.radio(key=f"{PID}_choice").options if option != truth)
+    app.radio(key=f"{PID}_choice").set_value(wrong).run()
+    click(app, f"{PID}_lock")
+    assert f"You predicted {wrong}; the live run gave {truth}." in texts(app.warning)
+    app.radio(key=f"{PID}_choice").set_value(truth).run()
+    click(app, f"{PID}_lock")
+    assert f"**Your prediction was right:** {truth}." in texts(app.success)
+    assert f"With seed {seed}, 4 envs x 500 steps" in texts(app.success)
+    assert "Predictions: 1 made, 1 of 1 checked right" in texts(app.sidebar.caption)
+
+
+def test_the_lessons_goal_claim_is_true_but_not_visible_and_the_page_ends_with_takeaways():
+    app = open_page()
+    markdown = texts(app.markdown)
+    assert ":blue-badge[🔬 True, not visible as set up]" in markdown
+    assert "both runs show 0 goals" in markdown
+    assert app.subheader[-1].value == "Key takeaways"
+    rate = measure_goal_rate()
+    assert f"once per {1 / rate.rate:,.0f} env-steps" in markdown
+    assert f"your run with seed 0 gave {run_lesson(0).goals[4]}" in markdown
+
+
+def test_the_exercise_answer_is_hidden_then_a_whole_script_that_answers_it(tmp_path):
+    app = open_page()
+    answer = exercise_answer_script()
+    assert answer.strip() not in [c.value.strip() for c in app.code]
+    app.toggle(key=f"{PAGE}_exercise_1_answer").set_value(True).run()
+    assert answer.strip() in [c.value.strip() for c in app.code]
+    out = assert_script_behaves(answer, tmp_path / "answer")
+    lesson = goal_scaling([4, 8], 500, seeds=[0], backend="native")
+    for n, goals in zip(lesson["num_envs"], lesson["goals"], strict=True):
+        assert f"{n} envs x 500 steps = {n * 500:,} env-steps: {goals} goals" in out
+    found = re.findall(
+        r"(\d) envs: ([\d.]+) goals per run \(95% interval ([\d.]+) to ([\d.]+)\)", out
+    )
+    (_, mean4, _, high4), (_, mean8, low8, _) = found
+    assert float(high4) < float(low8)  # the intervals are apart: the doubling shows
+    assert 1.5 < float(mean8) / float(mean4) < 2.6
+    assert "The intervals are apart: roughly double, yes" in out
+    zeros = [float(z) for z in re.findall(r"showed 0 goals (\d+)% of the time", out)]
+    zeros += [float(z) for z in re.findall(r"and (\d+)% with 8", out)]
+    assert len(zeros) == 2 and all(z > 50 for z in zeros)
+
+
+def test_a_sweep_without_goals_says_how_likely_that_was():
+    app = open_page({"n": "1,2", "steps": "50", "seeds": "1"})
+    click(app, f"{PAGE}_run")
+    assert goal_scaling([1, 2], 50, seeds=[0], backend="sync")["goals"].sum() == 0
+    expected = measure_goal_rate().rate * 150
+    assert f"At the measured rate it expected {expected:.2f} goals in all" in texts(app.warning)
+    assert "on this server (" in texts(app.caption)  # when and where the rate was measured

@@ -16,6 +16,7 @@ import pytest
 from burgerbot.app.caps import Caps
 from burgerbot.app.charts import goal_scaling as scaling_charts
 from burgerbot.app.charts.goal_scaling import LAYERS, scaling_panel
+from burgerbot.app.charts.palette import OKABE_ITO
 from burgerbot.app.progress import ThrottledProgress
 from burgerbot.app.scripts import goal_scaling as scaling_snippets
 from burgerbot.app.scripts.goal_scaling import snippet_for
@@ -141,11 +142,15 @@ def test_scaling_panels_have_log2_x_named_layers_and_the_runs():
     points, bands = chart_data(frame, summarise(frame, rate=3e-5))
     goals = scaling_panel(points, bands, "goals").to_dict()
     episodes = scaling_panel(points, bands, "episodes").to_dict()
-    assert goals["title"] == "Goals reached per run"
-    assert episodes["title"] == "Finished episodes per run"
+    assert goals["layer"][1]["encoding"]["y"]["title"] == "Goals reached per run"
+    assert episodes["layer"][1]["encoding"]["y"]["title"].startswith("Finished episodes per run")
     for panel in (goals, episodes):
         expected, runs, interval, mean = panel["layer"]
-        assert runs["mark"]["type"] == "circle" and mean["mark"]["shape"] == "diamond"
+        # Okabe-Ito colours, and each mark told apart by its shape as well as its colour.
+        assert runs["mark"]["type"] == "point" and mean["mark"]["type"] == "point"
+        assert runs["encoding"]["shape"]["scale"]["range"][:2] == ["circle", "diamond"]
+        assert mean["encoding"]["shape"]["field"] == "layer"
+        assert set(runs["encoding"]["color"]["scale"]["range"]) <= set(OKABE_ITO)
         assert interval["mark"]["type"] == "rule" and expected["mark"]["type"] == "line"
         assert interval["encoding"]["y2"]["field"] == "high"
         assert runs["encoding"]["x"]["field"] == "x"

@@ -47,7 +47,7 @@ def test_defaults_show_the_lessons_numbers(page):
     assert shown["episodes that ended in it"] == f"{int(frame['ends_episode'].sum()):,}"
     resets = int((frame["event"] == "reset").sum())
     assert f"**{resets:,}** of them are NEXT_STEP reset steps" in texts(page.markdown)
-    assert "the first 128 of 512 step() calls for all 4 envs" in texts(page.markdown)
+    assert "the first 64 of 512 step() calls for all 4 envs" in texts(page.markdown)
     (heatmap,) = chart_specs(page)  # no training yet, so no curves
     assert heatmap["layer"][0]["mark"]["type"] == "rect"
     assert "Press **Start training**" in texts(page.info)
@@ -58,7 +58,7 @@ def test_defaults_show_the_lessons_numbers(page):
 def test_num_envs_batch_mode_and_seed_change_the_buffer(page):
     page.slider(key=KEY["n"]).set_value(16).run()
     assert metrics(page)["step() calls to fill the batch"] == "128"
-    assert "All 128 step() calls for all 16 envs." in texts(page.markdown)
+    assert "the first 64 of 128 step() calls for all 16 envs." in texts(page.markdown)
     assert page.query_params["n"] == "16"
 
     page.number_input(key=KEY["batch"]).set_value(1000).run()
@@ -77,7 +77,7 @@ def test_num_envs_batch_mode_and_seed_change_the_buffer(page):
 
     page.slider(key=KEY["n"]).set_value(256).run()
     assert "for the first 64 of 256 envs" in texts(page.markdown)
-    assert "at most 128 rows and 64 columns" in texts(page.caption)
+    assert "at most 64 rows and 64 columns" in texts(page.caption)
     (heatmap,) = chart_specs(page)
     assert heatmap["layer"][0]["encoding"]["x"]["scale"]["domain"] == [0, 64]
     assert buffer_layout(1000, 256).step_calls == 4
@@ -98,15 +98,19 @@ def test_training_runs_on_click_and_shows_curves_and_numbers():
     app.button(key=TRAIN).click().run()
     assert not app.exception, [e.value for e in app.exception]
     assert "Press **Start training**" not in texts(app.info)
-    (table,) = [df.value for df in app.dataframe if "NUM_ENVS" in df.value.columns]
+    (table,) = [df.value for df in app.dataframe if "runs that learned it" in df.value.columns]
     assert table["NUM_ENVS"].tolist() == [1, 8]
     assert table["runs that learned it"].tolist() == ["1 of 1", "1 of 1"]
     specs = chart_specs(app)
     x_fields = [spec["encoding"]["x"]["field"] for spec in specs[1:]]
     assert x_fields == ["env_steps", "seconds", "env_steps"]
     markdown = texts(app.markdown)
-    assert "**What batching bought here.** NUM_ENVS=8 collected" in markdown
-    assert "NUM_ENVS=1" in markdown
+    assert "**Throughput.** NUM_ENVS=8 collected" in markdown
+    assert "**Env-steps needed to learn**" in markdown and "NUM_ENVS=1 needed" in markdown
+    assert "**Where the time goes.** Per [env-step]" in texts(app.info)
+    assert "Trained just now, started by your visit" in texts(app.caption)
+    # The takeaways now read the training run too.
+    assert "In your run" in texts(app.markdown)
     assert "compare_num_envs(\n    [1, 8],\n    seeds=range(2, 3)" in texts(app.code)
 
     # Other settings: not trained yet. Back again: the cached results, without a click.
@@ -150,3 +154,38 @@ def test_bad_query_params_show_a_note(query, note, check):
         "seeds": app.number_input,
     }[name](key=KEY[name])
     assert widget.value == used
+
+
+def calls_keys(batch: int, n: int) -> tuple[str, str]:
+    pid = f"why_batches_calls_{batch}_{n}"
+    return f"{pid}_choice", f"{pid}_lock"
+
+
+@pytest.mark.parametrize(("batch", "n"), [(2048, 4), (1000, 16)])
+def test_the_calls_prediction_is_checked_right_and_wrong(batch, n):
+    app = open_page({"n": str(n), "batch": str(batch)})
+    choice, lock = calls_keys(batch, n)
+    truth = f"{buffer_layout(batch, n).step_calls:,}"  # from the library, not the page
+    wrong = next(option for option in app.radio(key=choice).options if option != truth)
+    assert "Lock in a prediction above" in texts(app.caption)
+
+    app.radio(key=choice).set_value(wrong).run()
+    app.button(key=lock).click().run()
+    assert f"You predicted {wrong}; the live run gave {truth}." in texts(app.warning)
+    assert "Predictions: 1 made, 0 of 1 checked right" in texts(app.sidebar.caption)
+
+    app.radio(key=choice).set_value(truth).run()
+    app.button(key=lock).click().run()
+    assert f"**Your prediction was right:** {truth}." in texts(app.success)
+    assert "Predictions: 1 made, 1 of 1 checked right" in texts(app.sidebar.caption)
+    assert not app.exception
+
+
+def test_the_key_takeaways_end_the_page_and_follow_the_batch():
+    app = open_page({"n": "16", "mode": "SAME_STEP"})
+    assert app.subheader[-1].value == "Key takeaways"
+    bullets = texts(app.markdown)
+    calls = buffer_layout(2048, 16).step_calls
+    assert f"2,048 with 16 envs took {calls}." in bullets
+    assert "SAME_STEP mode" in bullets
+    assert not app.exception

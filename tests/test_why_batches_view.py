@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from shown_scripts import assert_script_behaves
 
 from burgerbot.app.caps import Caps
+from burgerbot.app.charts.palette import OKABE_ITO, SHAPES
 from burgerbot.app.charts.why_batches import (
     EVENT_LABELS,
     buffer_cells,
@@ -18,7 +20,7 @@ from burgerbot.app.charts.why_batches import (
     buffer_heatmap,
     learning_curve,
 )
-from burgerbot.app.scripts.why_batches import buffer_script, training_script
+from burgerbot.app.scripts.why_batches import buffer_script, q_learning_script, training_script
 from burgerbot.app.views import why_batches as why_view
 from burgerbot.app.views.why_batches import (
     MAX_DRAWN_ENVS,
@@ -29,7 +31,14 @@ from burgerbot.app.views.why_batches import (
     resolve_settings,
 )
 from burgerbot.buffers import buffer_layout, rollout_buffer
-from burgerbot.training import QLearningConfig, compare_num_envs, curves_frame, summarise_runs
+from burgerbot.training import (
+    QLearningConfig,
+    compare_num_envs,
+    curves_frame,
+    reliable_point,
+    summarise_runs,
+    train_q_learning,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS = {spec.key: spec.default for spec in why_view.SPECS}
@@ -80,15 +89,16 @@ def test_buffer_drawing_caps_the_drawing_not_the_batch():
     assert (wide.step_calls, drawn.drawn_envs, drawn.drawn_steps) == (64, MAX_DRAWN_ENVS, 64)
     tall = buffer_drawing(buffer_layout(2048, 1))
     assert (tall.drawn_envs, tall.drawn_steps, tall.clipped) == (1, MAX_DRAWN_STEPS, True)
-    assert not buffer_drawing(buffer_layout(2048, 16)).clipped  # 128 calls x 16 envs: all drawn
+    assert not buffer_drawing(buffer_layout(1024, 16)).clipped  # 64 calls x 16 envs: all drawn
 
 
 @pytest.mark.parametrize(
     ("batch", "n", "text"),
     [
-        (2048, 16, "All 128 step() calls for all 16 envs."),
+        (2048, 16, "Drawn: the first 64 of 128 step() calls for all 16 envs."),
+        (1024, 16, "All 64 step() calls for all 16 envs."),
         (1000, 256, "All 4 step() calls for the first 64 of 256 envs."),
-        (100, 1, "All 100 step() calls for the single env."),
+        (64, 1, "All 64 step() calls for the single env."),
     ],
 )
 def test_drawn_text_says_what_the_picture_shows(batch, n, text):
@@ -101,22 +111,23 @@ def test_drawn_text_says_what_the_picture_shows(batch, n, text):
 
 def test_buffer_heatmap_draws_the_capped_cells_and_the_episode_ends():
     frame = rollout_buffer(batch_size=2048, num_envs=4, seed=0)
-    cells = buffer_cells(frame, drawn_envs=4, drawn_steps=128)
-    assert len(cells) == 4 * 128 and cells["step"].max() == 128
+    cells = buffer_cells(frame, drawn_envs=4, drawn_steps=MAX_DRAWN_STEPS)
+    assert len(cells) == 4 * MAX_DRAWN_STEPS and cells["step"].max() == MAX_DRAWN_STEPS
     assert set(cells["what happened"]) <= set(EVENT_LABELS.values())
-    spec = buffer_heatmap(frame, 4, 128).to_dict()
+    spec = buffer_heatmap(frame, 4, MAX_DRAWN_STEPS).to_dict()
     rects, ends = spec["layer"]
     assert rects["mark"]["type"] == "rect" and ends["mark"]["type"] == "rule"
     assert rects["encoding"]["x"]["field"] == "x0" and rects["encoding"]["x2"]["field"] == "x1"
     assert ends["encoding"]["y"]["field"] == "y1"  # the line runs under the ending cell
     assert rects["encoding"]["y"]["scale"]["reverse"] is True  # step() call 1 at the top
     assert rects["encoding"]["color"]["scale"]["domain"] == list(EVENT_LABELS.values())
+    assert set(rects["encoding"]["color"]["scale"]["range"]) <= set(OKABE_ITO)
     assert ends["transform"] == [{"filter": "datum.ends_episode"}]
     data = next(iter(spec["datasets"].values()))
-    assert len(data) == 512 and sum(row["ends_episode"] for row in data) == int(
+    assert len(data) == 4 * MAX_DRAWN_STEPS and sum(row["ends_episode"] for row in data) == int(
         cells["ends_episode"].sum()
     )
-    width, height = buffer_chart_size(4, 128)
+    width, height = buffer_chart_size(4, MAX_DRAWN_STEPS)
     assert width > spec["width"] and height > spec["height"]  # room for axes and legend
 
 
@@ -134,6 +145,10 @@ def test_learning_curve_encodings(x, scale):
     assert spec["encoding"]["x"].get("scale", {}).get("type") == scale
     assert spec["encoding"]["y"]["field"] == "reaches_goal"
     assert spec["encoding"]["color"]["field"] == "num_envs"
+    # Colour-blind safe colours, and a marker shape per NUM_ENVS as well.
+    assert spec["encoding"]["color"]["scale"]["range"] == list(OKABE_ITO[:2])
+    assert spec["encoding"]["shape"]["field"] == "num_envs"
+    assert spec["encoding"]["shape"]["scale"]["range"] == list(SHAPES[:2])
     rows = next(iter(spec["datasets"].values()))
     assert {row["num_envs"] for row in rows} == {1, 4}
     with pytest.raises(ValueError, match="`x`"):
@@ -175,3 +190,21 @@ def test_training_script_prints_the_page_summary():
             value = expected[column]
             assert (text == "<NA>") if pd.isna(value) else float(text) == value
     assert re.search(r"env-steps per second: \[\d+, \d+\]", out)
+
+
+@pytest.mark.parametrize(
+    ("n", "env_steps", "seed"), [(4, 5_000, 0), (1, 3_000, 2), (16, 5_000, 2), (1, 100, 0)]
+)
+def test_the_q_learning_loop_written_out_learns_what_the_library_learns(
+    n, env_steps, seed, tmp_path
+):
+    """The page's whole script, run from a file, gives train_q_learning's own result."""
+    out = assert_script_behaves(q_learning_script(n, env_steps, seed), tmp_path / "q")
+    run = train_q_learning(n, QLearningConfig(env_steps=env_steps, seed=seed))
+    point = reliable_point(run.curve)
+    if point is None:
+        assert "not learned: the greedy policy still misses the goal" in out
+    else:
+        steps, calls = int(point["env_steps"]), int(point["step_calls"])
+        assert f"learned at {steps:,} env-steps ({calls:,} step() calls)" in out
+    assert f"NUM_ENVS={n}, seed {seed}, " in out

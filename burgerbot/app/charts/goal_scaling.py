@@ -7,20 +7,24 @@ from collections.abc import Sequence
 import altair as alt
 import pandas as pd
 
-__all__ = ["LAYERS", "METRIC_TITLES", "scaling_panel"]
+from burgerbot.app.charts.palette import OKABE_ITO
+
+__all__ = ["LAYERS", "LAYER_SHAPES", "METRIC_TITLES", "scaling_panel"]
 
 METRIC_TITLES = {
     "goals": "Goals reached per run",
     "episodes": "Finished episodes per run",
 }
 
-# What each mark is: the legend names them, in this order, with these colours.
+# What each mark is: the legend names them, in this order, with these Okabe-Ito colours...
 LAYERS = {
-    "one run (one seed)": "#f28e2b",
-    "mean over the seeds": "#1f2d3d",
-    "95% interval of the mean": "#1f2d3d",
-    "expected if counts grow with env-steps": "#4e79a7",
+    "one run (one seed)": OKABE_ITO[0],  # orange
+    "mean over the seeds": OKABE_ITO[7],  # black
+    "95% interval of the mean": OKABE_ITO[7],
+    "expected if counts grow with env-steps": OKABE_ITO[3],  # blue, dashed
 }
+# ...and these shapes, so no two marks differ by colour alone.
+LAYER_SHAPES = dict(zip(LAYERS, ("circle", "diamond", "stroke", "stroke"), strict=True))
 _POINT, _MEAN, _INTERVAL, _EXPECTED = LAYERS
 
 
@@ -32,10 +36,15 @@ def _panel(
     log_y: bool,
 ) -> alt.LayerChart:
     """One metric's layers: expected line, one dot per run, the interval and the mean."""
+    # Under the plot in two columns: the chart shares its row with the other metric's.
+    legend = alt.Legend(title=None, orient="bottom", columns=2, labelLimit=0, symbolSize=80)
     colour = alt.Color(
+        "layer:N", scale=alt.Scale(domain=list(LAYERS), range=list(LAYERS.values())), legend=legend
+    )
+    shape = alt.Shape(
         "layer:N",
-        scale=alt.Scale(domain=list(LAYERS), range=list(LAYERS.values())),
-        legend=alt.Legend(title=None, orient="right", labelLimit=0),
+        scale=alt.Scale(domain=list(LAYER_SHAPES), range=list(LAYER_SHAPES.values())),
+        legend=legend,
     )
     x_axis = alt.Axis(values=list(x_values), format="d", title="NUM_ENVS (log scale, base 2)")
     x_scale = alt.Scale(type="log", base=2, nice=False, padding=14)
@@ -49,11 +58,12 @@ def _panel(
     metric_bands = bands[bands["metric"] == metric]
     runs = (
         alt.Chart(metric_points)
-        .mark_circle(size=36, opacity=0.55)
+        .mark_point(size=36, opacity=0.7, filled=True)
         .encode(
             x=x_points,
             y=y,
             color=colour,
+            shape=shape,
             tooltip=[
                 alt.Tooltip("num_envs:Q", title="NUM_ENVS"),
                 alt.Tooltip("seed:Q", title="seed"),
@@ -93,18 +103,19 @@ def _panel(
     )
     mean = (
         alt.Chart(metric_bands.assign(layer=_MEAN))
-        .mark_point(shape="diamond", size=110, filled=True)
+        .mark_point(size=110, filled=True)
         .encode(
             x=x_bands,
             y=alt.Y("mean:Q", scale=y_scale, title=title),
             color=colour,
+            shape=shape,
             tooltip=summary_tooltip,
         )
     )
     return alt.layer(expected, runs, interval, mean).properties(
-        # Streamlit fits the whole chart (title and axes too) into this height.
-        title=METRIC_TITLES[metric],
-        height=380,
+        # Streamlit fits the whole chart (axes and legend too) into this height. The page
+        # writes the chart's title above it (a title inside the chart got clipped).
+        height=400,
     )
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from burgerbot.app.charts.palette import OKABE_ITO, SHAPES
+
 __all__ = [
     "CURVE_METRICS",
     "EVENT_COLOURS",
@@ -27,14 +29,20 @@ EVENT_LABELS = {
 }
 """What each ``event`` of `burgerbot.experiments.rollout` means, with its reward."""
 
+_ORANGE, _SKY, _GREEN, _BLUE, _VERMILLION, _PURPLE, _YELLOW, _BLACK = OKABE_ITO
+
 EVENT_COLOURS = {
-    "move": "#a5d6a7",
-    "turn_or_stop": "#e0e0e0",
-    "hit": "#e53935",
-    "goal": "#ffb300",
-    "truncated": "#8e24aa",
-    "reset": "#42a5f5",
+    "move": _GREEN,
+    "turn_or_stop": _SKY,
+    "hit": _VERMILLION,
+    "goal": _PURPLE,
+    "truncated": _ORANGE,
+    "reset": _YELLOW,
 }
+"""Okabe-Ito colours, one per event (a heatmap's cells can only differ by colour; the
+tooltip and the table tab name each cell's event too)."""
+
+_CURVE_COLOURS = OKABE_ITO[:6]  # as many as NUM_ENVS values a comparison may hold
 
 CURVE_METRICS = {
     "reaches_goal": ("greedy policy reaches goal (% of seeds)", ".0%"),
@@ -152,7 +160,7 @@ def buffer_heatmap(frame: pd.DataFrame, drawn_envs: int, drawn_steps: int) -> al
     rects = base.mark_rect().encode(x=x, x2="x1:Q", y=y, y2="y1:Q", color=colour, tooltip=tooltip)
     boundaries = (
         base.transform_filter(alt.datum.ends_episode)
-        .mark_rule(color="#212121", strokeWidth=1.2)
+        .mark_rule(color=_BLACK, strokeWidth=1.2)
         .encode(x="x0:Q", x2="x1:Q", y="y1:Q")
     )
     return alt.layer(rects, boundaries).properties(width=width, height=height)
@@ -177,17 +185,26 @@ def learning_curve(
     else:
         x_enc = alt.X(
             "seconds:Q",
-            title="seconds of training (log scale: each grid line is 10x more)",
+            title="seconds of training (log scale)",
             scale=alt.Scale(type="log"),
         )
     y_scale = alt.Scale(domain=[0, 1]) if y_format.endswith("%") else alt.Scale()
+    sizes = sorted(int(n) for n in curves["num_envs"].unique())
+    colours = [_CURVE_COLOURS[i % len(_CURVE_COLOURS)] for i in range(len(sizes))]
+    shapes = [SHAPES[i % len(SHAPES)] for i in range(len(sizes))]
     return (
         alt.Chart(data)
-        .mark_line(point=alt.OverlayMarkDef(size=14), interpolate="step-after")
+        .mark_line(point=alt.OverlayMarkDef(size=40, filled=True), interpolate="step-after")
         .encode(
             x=x_enc,
             y=alt.Y(f"{y}:Q", title=y_title, scale=y_scale, axis=alt.Axis(format=y_format)),
-            color=alt.Color("num_envs:O", title="NUM_ENVS", scale=alt.Scale(scheme="viridis")),
+            # Colour and marker shape both tell the NUM_ENVS apart (one legend for both).
+            color=alt.Color(
+                "num_envs:O", title="NUM_ENVS", scale=alt.Scale(domain=sizes, range=colours)
+            ),
+            shape=alt.Shape(
+                "num_envs:O", title="NUM_ENVS", scale=alt.Scale(domain=sizes, range=shapes)
+            ),
             tooltip=[
                 alt.Tooltip("num_envs:O", title="NUM_ENVS"),
                 alt.Tooltip("env_steps:Q", title="env-steps", format=","),
@@ -212,16 +229,21 @@ def ppo_episode_chart(episodes: pd.DataFrame, window: int = 20) -> alt.LayerChar
     base = alt.Chart(data).encode(
         x=alt.X("env_steps:Q", title="env-steps collected when the episode ended")
     )
-    dots = base.mark_circle(size=18, opacity=0.45).encode(
+    outcomes = ["did not", "reached the goal"]
+    dots = base.mark_point(size=24, opacity=0.6, filled=True).encode(
         y=alt.Y("return:Q", title="episode return"),
+        # Colour and shape both tell the outcomes apart.
         color=alt.Color(
+            "outcome:N", title="Episode", scale=alt.Scale(domain=outcomes, range=[_SKY, _ORANGE])
+        ),
+        shape=alt.Shape(
             "outcome:N",
             title="Episode",
-            scale=alt.Scale(domain=["did not", "reached the goal"], range=["#90a4ae", "#ffb300"]),
+            scale=alt.Scale(domain=outcomes, range=["circle", "triangle-up"]),
         ),
         tooltip=["episode:Q", "env_steps:Q", "return:Q", "length:Q", "outcome:N"],
     )
-    line = base.mark_line(color="#1e88e5", strokeWidth=2).encode(
+    line = base.mark_line(color=_BLACK, strokeWidth=2).encode(
         y="average:Q", tooltip=[alt.Tooltip("average:Q", title=f"mean of last {window}")]
     )
     return alt.layer(dots, line).properties(height=280)

@@ -7,8 +7,10 @@ from collections.abc import Mapping
 import pandas as pd
 import streamlit as st
 
+from burgerbot.app import learning
 from burgerbot.app.caps import CAPS
-from burgerbot.app.charts.goal_scaling import scaling_panel
+from burgerbot.app.charts.goal_scaling import METRIC_TITLES, scaling_panel
+from burgerbot.app.glossary import term_link
 from burgerbot.app.labels import backend_label
 from burgerbot.app.settings import powers_of_two
 from burgerbot.app.views.goal_scaling import (
@@ -28,12 +30,14 @@ from burgerbot.app.views.goal_scaling_expectations import (
     lesson_expectations,
     try_this,
 )
+from burgerbot.app.views.goal_scaling_reading import budget_reading, rate_reading
 from burgerbot.app.views.goal_scaling_summary import (
     chart_data,
     doubling_verdict,
     summarise,
     to_csv,
 )
+from burgerbot.statistics import poisson_zero_chance
 
 __all__ = [
     "agreement_panel",
@@ -69,7 +73,11 @@ def _apply_settings(key: Mapping[str, str], settings: ScalingSettings) -> None:
 
 
 def expectations_panel(
-    rate: GoalRate, settings: ScalingSettings, key: Mapping[str, str], button_key: str
+    rate: GoalRate,
+    settings: ScalingSettings,
+    key: Mapping[str, str],
+    button_key: str,
+    measured_caption: str = "",
 ) -> None:
     """Section 1: the measured rate, the lesson's expected goals and the "try this" button.
 
@@ -78,14 +86,18 @@ def expectations_panel(
         settings: The page's current settings (the suggestion keeps their total budget).
         key: The settings' widget keys, which the "try this" button fills in.
         button_key: The "try this" button's key.
+        measured_caption: When and where the rate was measured.
     """
     low, high = rate.interval
     st.markdown(
-        f"Just now, {rate.source} took {rate.env_steps:,} env-steps and reached the goal "
-        f"**{rate.goals}** times: about **one goal every {rate.steps_per_goal:,.0f} "
-        f"env-steps** (rate {rate.rate:.2e} per env-step; 95% interval "
-        f"{low:.2e} to {high:.2e}). It took {rate.seconds:.1f} s."
+        f"{rate.source[0].upper() + rate.source[1:]} took {rate.env_steps:,} "
+        f"{term_link('env-step', 'env-steps')} "
+        f"and reached the goal **{rate.goals}** times: about **one goal every "
+        f"{rate.steps_per_goal:,.0f} env-steps** (rate {rate.rate:.2e} per env-step; 95% "
+        f"interval {low:.2e} to {high:.2e}). It took {rate.seconds:.1f} s."
     )
+    if measured_caption:
+        st.caption(measured_caption)
     lesson = lesson_expectations(rate.rate)
     four, eight = lesson.itertuples(index=False)
     both_zero = four.p_zero * eight.p_zero
@@ -105,15 +117,16 @@ def expectations_panel(
         delta_arrow="off",
     )
     cboth.metric("Chance that both runs show 0 goals", percent(both_zero))
-    st.markdown(
-        f"4 envs × {LESSON_STEPS} steps is {four.env_steps:,} env-steps, so you expect "
-        f"{four.expected_goals:.3f} goals. Goal counts follow a Poisson distribution, so "
-        f"the chance of seeing **none** is exp(−{four.expected_goals:.3f}) = "
-        f"{percent(four.p_zero)}. With 8 envs the expected count doubles, but it is still "
-        f"tiny, and {percent(both_zero)} of the time you compare 0 with 0. "
-        '**"Roughly double" is true of the expected count; 500 steps are far too few '
-        "to see it.**"
-    )
+    with st.expander("The maths: expected goals and the chance of none"):
+        st.markdown(
+            f"4 envs × {LESSON_STEPS} steps is {four.env_steps:,} env-steps, so you expect "
+            f"rate × env-steps = {four.expected_goals:.3f} goals. A count of rare, independent "
+            "events is close to a Poisson distribution, so the chance of seeing **none** is "
+            f"exp(−{four.expected_goals:.3f}) = {percent(four.p_zero)}. With 8 envs the "
+            f"expected count doubles to {eight.expected_goals:.3f}; the chance that both "
+            f"runs show 0 is {percent(four.p_zero)} × {percent(eight.p_zero)} = "
+            f"{percent(both_zero)}."
+        )
     suggestion = try_this(settings, rate.rate)
     if suggestion is not None:
         with st.container(border=True):
@@ -123,7 +136,8 @@ def expectations_panel(
                 f"about **{steps:,} steps per env** ({4 * steps:,} env-steps). Then 8 envs "
                 f"expect about {2 * TARGET_GOALS}. A Poisson count of {TARGET_GOALS} "
                 f"usually lands within ±{2 * TARGET_GOALS**0.5:.0f} of it, so doubling "
-                "becomes visible. Sync would be slow here: the button picks native."
+                "should become visible. Sync would be slow here: the button picks native "
+                "(`BurgerBotVectorEnv`, this project's class)."
             )
             st.button(
                 f"Set up: NUM_ENVS 4 and 8, {steps:,} steps per env, {suggestion.seeds} "
@@ -132,11 +146,6 @@ def expectations_panel(
                 on_click=_apply_settings,
                 args=(key, suggestion),
             )
-    st.caption(
-        "An env-step is one step of one robot: a step() call with N envs makes N env-steps. "
-        "In gymnasium's default auto-reset mode, the step() call after an episode ends only "
-        "resets that robot; those calls count as env-steps too, as in the lesson's loop."
-    )
 
 
 def sweep_controls(settings: ScalingSettings, key: Mapping[str, str]) -> None:
@@ -156,9 +165,10 @@ def sweep_controls(settings: ScalingSettings, key: Mapping[str, str]) -> None:
         format_func=BACKEND_LABELS.get,
         horizontal=True,
         help=(
-            "Both give identical counts for the same seeds (checked in section 4). Sync steps "
-            "each robot in a Python loop; native moves them all with numpy arrays. Async gives "
-            "the same counts too, but starts a process per env: see the Sync vs Async page."
+            "Both give identical counts for the same seeds (checked below). Sync steps each "
+            "robot in a Python loop; native (BurgerBotVectorEnv, this project's class, not "
+            "Gymnasium's) moves them all with numpy arrays. Async starts a process per env: "
+            "see the Sync vs Async page."
         ),
     )
     col_budget, col_steps, col_total, col_seeds = st.columns([3, 2, 2, 3])
@@ -213,7 +223,7 @@ def sweep_plan(settings: ScalingSettings, rate: GoalRate | None) -> None:
         return
     expected = expectations(settings, rate.rate)
     zero_runs = f"runs with 0 goals (of {settings.seeds})"
-    with st.expander("Expected goals per run for these settings", expanded=True):
+    with st.expander("Expected goals per run for these settings"):
         st.dataframe(
             expected.rename(
                 columns={
@@ -246,11 +256,13 @@ def _line_rate(frame: pd.DataFrame, rate: GoalRate | None) -> tuple[GoalRate | N
             f"{line_rate.steps_per_goal:,.0f}"
         )
     if rate is not None and rate.goals > 0:
+        expected = rate.rate * env_steps
         st.warning(
-            f"This sweep saw **no goal at all** in {env_steps:,} env-steps, which is what the "
-            "numbers above predict for short runs. The dashed line uses the rate measured "
-            f"with the longer native run instead (one goal every {rate.steps_per_goal:,.0f} "
-            "env-steps)."
+            f"This sweep saw **no goal at all** in {env_steps:,} env-steps. At the measured "
+            f"rate it expected {expected:.2f} goals in all, and 0 comes up "
+            f"{percent(poisson_zero_chance(expected))} of the time. The dashed line uses the "
+            f"rate of the longer native run instead (one goal every "
+            f"{rate.steps_per_goal:,.0f} env-steps)."
         )
         return rate, "the longer native run's rate, as this sweep saw no goal"
     return None, ""
@@ -259,7 +271,7 @@ def _line_rate(frame: pd.DataFrame, rate: GoalRate | None) -> tuple[GoalRate | N
 def results_panel(
     last: SweepResult, settings: ScalingSettings, rate: GoalRate | None, download_key: str
 ) -> None:
-    """Section 3: the last sweep's charts, verdict, summary table and CSV download."""
+    """Section 3: the last sweep's charts (with their tables), what they show, and the CSV."""
     if last.settings != settings:
         st.info(
             f"These results are for the previous settings ({last.settings.describe()}). "
@@ -270,38 +282,36 @@ def results_panel(
     st.markdown(show_time(last))
     summary = summarise(runs, line_rate.rate if line_rate is not None else 0.0)
     points, bands = chart_data(runs, summary)
-    for metric in ("goals", "episodes"):
-        st.altair_chart(scaling_panel(points, bands, metric), width="stretch")
+    seeds = last.settings.seeds
+    left, right = st.columns(2)
+    left.markdown(f"**{METRIC_TITLES['goals']}**")
+    right.markdown(f"**{METRIC_TITLES['episodes']}**")
+    with left:
+        learning.chart_with_table(
+            scaling_panel(points, bands, "goals"), _goal_table(summary, seeds)
+        )
+    with right:
+        learning.chart_with_table(scaling_panel(points, bands, "episodes"), _episode_table(summary))
     st.caption(
-        "Each orange dot is one run (one seed), moved a little sideways so equal counts "
-        "don't hide each other. The dark diamond is the mean over the seeds; the dark bar "
-        "its 95% interval. For goals the interval is the exact Poisson (Garwood) interval "
-        "of the total goals over the seeds, divided by the number of seeds: it is honest "
-        "even when every run saw 0. For episodes it is the mean ± 1.96 standard errors "
-        "across seeds. The dashed blue line is what you expect if counts grow in "
-        f"proportion to env-steps ({rate_text}; for episodes, the sweep's episode rate). "
+        "Dots: one run each (one seed), moved a little sideways so equal counts stay visible. "
+        "Diamond and bar: the mean over the seeds and its 95% interval. Dashed line: counts "
+        f"in proportion to env-steps ({rate_text}; for episodes, the sweep's episode rate). "
         "NUM_ENVS is on a log scale: each tick is double the one before."
     )
+    with st.expander("How the 95% intervals are computed"):
+        st.markdown(
+            "- **Goals:** the exact Poisson (Garwood) interval of the total goals over the "
+            "seeds, divided by the number of seeds. It stays honest when every run saw 0.\n"
+            "- **Episodes:** the mean ± 1.96 standard errors across seeds (none with one seed).\n"
+            "- Two NUM_ENVS *clearly differ* when their intervals do not overlap."
+        )
     verdict = doubling_verdict(summary)
     if verdict:
         st.markdown(f"**Did goals double?** {verdict}")
-    if last.settings.budget == "total":
-        st.markdown(
-            "With the **same total env-steps** for every NUM_ENVS, the goal counts stay "
-            "level: what matters is how many env-steps you collect, not how many envs "
-            "collect them."
-        )
-    else:
-        st.markdown(
-            "With the **same steps per env**, doubling NUM_ENVS doubles the env-steps, so "
-            "the *expected* goals double. Episodes are plentiful, so they visibly double; "
-            "goals are rare, so short runs mostly show 0 and the noise hides the doubling."
-        )
-    _summary_table(summary, last.settings.seeds)
-    st.caption(
-        "Goals per 100k env-steps stays about the same for every NUM_ENVS: each env-step has "
-        "the same small chance of a goal, however many envs share the step() call."
-    )
+    st.markdown(budget_reading(summary, last.settings.budget))
+    rates = rate_reading(runs)
+    if rates:
+        st.caption(rates)
     st.download_button(
         "Download the data behind the chart (CSV, one row per run)",
         data=to_csv(runs),
@@ -312,43 +322,34 @@ def results_panel(
     )
 
 
-def _summary_table(summary: pd.DataFrame, seeds: int) -> None:
-    """One row per NUM_ENVS: mean goals with their interval, expected goals and episodes."""
-    shown = summary.assign(
-        interval=[f"{lo:.3g} to {hi:.3g}" for lo, hi in summary[["goals_low", "goals_high"]].values]
+def _goal_table(summary: pd.DataFrame, seeds: int) -> pd.DataFrame:
+    """One row per NUM_ENVS: mean goals with their interval, expected goals, rate."""
+    return pd.DataFrame(
+        {
+            "NUM_ENVS": summary["num_envs"],
+            "env-steps per run": summary["env_steps"].round().astype(int),
+            "mean goals": summary["mean_goals"].round(4),
+            "95% interval": [
+                f"{lo:.3g} to {hi:.3g}" for lo, hi in summary[["goals_low", "goals_high"]].values
+            ],
+            "expected": summary["expected_goals"].round(4),
+            f"runs with 0 (of {seeds})": summary["zero_goal_runs"],
+            "goals per 100k env-steps": summary["goals_per_100k_env_steps"].round(2),
+        }
     )
-    st.dataframe(
-        shown[
-            [
-                "num_envs",
-                "env_steps",
-                "mean_goals",
-                "interval",
-                "expected_goals",
-                "zero_goal_runs",
-                "goals_per_100k_env_steps",
-                "mean_episodes",
-            ]
-        ].rename(
-            columns={
-                "num_envs": "NUM_ENVS",
-                "env_steps": "env-steps per run",
-                "mean_goals": "mean goals",
-                "interval": "95% interval",
-                "expected_goals": "expected",
-                "zero_goal_runs": f"runs with 0 (of {seeds})",
-                "goals_per_100k_env_steps": "goals per 100k env-steps",
-                "mean_episodes": "mean episodes",
-            }
-        ),
-        hide_index=True,
-        column_config={
-            "mean goals": st.column_config.NumberColumn(format="%.3g"),
-            "expected": st.column_config.NumberColumn(format="%.3g"),
-            "env-steps per run": st.column_config.NumberColumn(format="localized"),
-            "goals per 100k env-steps": st.column_config.NumberColumn(format="%.2f"),
-            "mean episodes": st.column_config.NumberColumn(format="localized"),
-        },
+
+
+def _episode_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """One row per NUM_ENVS: mean finished episodes with their interval and expectation."""
+    return pd.DataFrame(
+        {
+            "NUM_ENVS": summary["num_envs"],
+            "env-steps per run": summary["env_steps"].round().astype(int),
+            "mean episodes": summary["mean_episodes"].round(1),
+            "95% low": summary["episodes_low"].round(1),
+            "95% high": summary["episodes_high"].round(1),
+            "expected": summary["expected_episodes"].round(1),
+        }
     )
 
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 import streamlit as st
 
+from burgerbot.app import learning
 from burgerbot.app.caps import Caps
-from burgerbot.app.charts.why_batches import buffer_chart_size, buffer_heatmap, learning_curve
+from burgerbot.app.charts.why_batches import buffer_cells, buffer_heatmap, learning_curve
+from burgerbot.app.glossary import term_link
 from burgerbot.app.views.why_batches import (
     AUTORESET_CHOICES,
     BUFFER_SPECS,
@@ -19,13 +22,24 @@ from burgerbot.app.views.why_batches import (
     BufferSettings,
     batch_counts_text,
     buffer_drawing,
-    comparison_text,
     drawn_text,
     summary_table,
 )
+from burgerbot.app.views.why_batches_cost import cost_text
+from burgerbot.app.views.why_batches_reading import comparison_text
 from burgerbot.buffers import BufferLayout
 
 __all__ = ["buffer_controls", "buffer_panel", "results_panel", "training_controls"]
+
+CURVE_COLUMNS = {
+    "num_envs": "NUM_ENVS",
+    "env_steps": "env-steps",
+    "step_calls": "step() calls",
+    "seconds": "seconds (mean)",
+    "reaches_goal": "share of seeds whose greedy policy reaches the goal",
+    "greedy_return": "greedy return (mean)",
+    "goal_rate": "training episodes at goal (last 100, mean)",
+}
 
 
 def buffer_controls(key: Mapping[str, str]) -> None:
@@ -44,7 +58,10 @@ def buffer_controls(key: Mapping[str, str]) -> None:
         max_value=BUFFER_SPECS[1].high,
         step=64,
         key=key["batch"],
-        help="The batch size PPO learns from in one update. 2048 is a common default.",
+        help=(
+            "Transitions PPO collects before each update (its rollout). Stable-Baselines3's "
+            "default is n_steps=2048 per env."
+        ),
     )
     col_mode.radio(
         "Auto-reset mode",
@@ -59,7 +76,7 @@ def buffer_controls(key: Mapping[str, str]) -> None:
 
 
 def buffer_panel(frame: pd.DataFrame, layout: BufferLayout, settings: BufferSettings) -> None:
-    """The filled batch: its counts, then the buffer as a heatmap, then what is in it."""
+    """The filled batch: its counts, the buffer as a heatmap (and a table), what is in it."""
     num_envs, batch_size = settings.num_envs, settings.batch_size
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("step() calls to fill the batch", f"{layout.step_calls:,}")
@@ -76,21 +93,22 @@ def buffer_panel(frame: pd.DataFrame, layout: BufferLayout, settings: BufferSett
 
     drawing = buffer_drawing(layout)
     st.markdown(
-        f"**The buffer, filled by a random BurgerBot agent.** Each small box is one transition. "
-        f"Row *t* holds what the *t*-th `step()` call returned, column *i* what env *i* did. "
-        f"A black line under a box means that env's episode ended there; the next box below "
-        f"starts a new episode. {drawn_text(layout, drawing)}"
+        f"**The {term_link('rollout')}, filled by a random BurgerBot agent.** Each box is one "
+        f"{term_link('transition')}: row *t* is what the *t*-th `step()` call returned, column "
+        f"*i* what env *i* did. A black line under a box: that env's episode ended there. "
+        f"{drawn_text(layout, drawing)}"
     )
     if drawing.clipped:
         st.caption(
             f"To keep the page fast the picture shows at most {MAX_DRAWN_STEPS} rows and "
             f"{MAX_DRAWN_ENVS} columns; the numbers above and below count the whole batch."
         )
-    chart_width, chart_height = buffer_chart_size(drawing.drawn_envs, drawing.drawn_steps)
-    st.altair_chart(
+    cells = buffer_cells(frame, drawing.drawn_envs, drawing.drawn_steps)
+    learning.chart_with_table(
         buffer_heatmap(frame, drawing.drawn_envs, drawing.drawn_steps),
-        width=chart_width,
-        height=chart_height,
+        cells[["step", "env", "action", "reward", "what happened", "episode"]].rename(
+            columns={"step": "step() call", "episode": "episode of this env"}
+        ),
     )
     st.markdown(batch_counts_text(frame["event"].value_counts(), layout.collected, settings.mode))
 
@@ -125,8 +143,12 @@ def training_controls(key: Mapping[str, str], chosen: tuple[int, ...], caps: Cap
     )
 
 
-def results_panel(results: Mapping[str, pd.DataFrame]) -> None:
-    """When each NUM_ENVS learned the task: the table, what it says, and the learning curves."""
+def results_panel(results: Mapping[str, Any], measured_caption: str) -> None:
+    """When each NUM_ENVS learned the task: the table, what it says, and the learning curves.
+
+    ``results`` holds the training frames (``summary``, ``per_run``, ``curves``) and
+    ``plain_us``, a plain env's microseconds per step measured just before training.
+    """
     summary, per_run, curves = results["summary"], results["per_run"], results["curves"]
     st.subheader("When did each NUM_ENVS learn the task?")
     whole = st.column_config.NumberColumn(format="%.0f")
@@ -142,36 +164,48 @@ def results_panel(results: Mapping[str, pd.DataFrame]) -> None:
         },
     )
     st.caption(
-        "Medians over the seeds that learned it. *Seconds* are training time on this "
-        "(shared) machine, without the greedy checks, so they change from run to run; "
-        "everything else is the same every time for the same settings."
+        "Medians over the seeds that learned it. *Seconds* are training time on this shared "
+        "machine, without the greedy checks, so they change from run to run; everything else "
+        f"is the same every time for the same settings. {measured_caption}"
     )
-    text = comparison_text(summary)
+    text = comparison_text(summary, per_run)
     if text:
         st.markdown(text)
     if not (summary["reached"] > 0).any():
         st.warning("No run learned the task in these env-steps. Try more env-steps per run.")
+    speeds = dict(zip(summary["num_envs"].astype(int), summary["env_steps_per_s"], strict=True))
+    cost = cost_text(speeds, results["plain_us"])
+    if cost:
+        st.info(f"**Where the time goes.** {cost}", icon="💡")
 
+    table = curves.rename(columns=CURVE_COLUMNS)
     left, right = st.columns(2)
     with left:
         st.markdown("**Per env-step** (sample efficiency)")
-        st.altair_chart(learning_curve(curves, "env_steps"), width="stretch")
-        st.caption(
-            "Each point: the share of seeds whose greedy policy reaches the goal after that "
-            "many transitions. Lines further left learn from fewer transitions."
+        learning.chart_with_table(
+            learning_curve(curves, "env_steps"),
+            table,
+            caption=(
+                "Each point: the share of seeds whose greedy policy reaches the goal after "
+                "that many transitions. Lines further left learn from fewer transitions."
+            ),
         )
     with right:
         st.markdown("**Per second of training** (what you wait for)")
-        st.altair_chart(learning_curve(curves, "seconds"), width="stretch")
-        st.caption(
-            "The same checks against the training time it took to get there. Lines further "
-            "left learn sooner on the clock."
+        learning.chart_with_table(
+            learning_curve(curves, "seconds"),
+            table,
+            caption="The same checks against the training time it took to get there.",
         )
     with st.expander("Each run, seed by seed"):
         st.dataframe(per_run, hide_index=True)
     with st.expander("Another view: how often the exploring robots themselves reach the goal"):
-        st.altair_chart(learning_curve(curves, "env_steps", "goal_rate"), width="stretch")
-        st.caption(
-            "Share of the last 100 finished training episodes that reached the goal. It stays "
-            "below 100% because 1 action in 10 is random, and a random forward can hit a wall."
+        learning.chart_with_table(
+            learning_curve(curves, "env_steps", "goal_rate"),
+            table,
+            caption=(
+                "Share of the last 100 finished training episodes that reached the goal. It "
+                "stays below 100% because 1 action in 10 is random, and a random forward can "
+                "hit a wall."
+            ),
         )

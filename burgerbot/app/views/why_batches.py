@@ -25,7 +25,6 @@ __all__ = [
     "TrainingSettings",
     "batch_counts_text",
     "buffer_drawing",
-    "comparison_text",
     "drawn_text",
     "plan_training",
     "resolve_settings",
@@ -35,8 +34,8 @@ __all__ = [
 MAX_DRAWN_ENVS = 64
 """The buffer heatmap draws at most this many envs (columns)..."""
 
-MAX_DRAWN_STEPS = 128
-"""...and at most this many ``step()`` calls (rows): at most 8,192 cells in the browser."""
+MAX_DRAWN_STEPS = 64
+"""...and at most this many ``step()`` calls (rows): at most 4,096 cells in the browser."""
 
 AUTORESET_CHOICES = ("NEXT_STEP", "SAME_STEP")
 
@@ -188,7 +187,7 @@ def drawn_text(layout: BufferLayout, drawing: BufferDrawing) -> str:
         >>> from burgerbot.buffers import buffer_layout
         >>> layout = buffer_layout(2048, 4)
         >>> drawn_text(layout, buffer_drawing(layout))
-        'Drawn: the first 128 of 512 step() calls for all 4 envs.'
+        'Drawn: the first 64 of 512 step() calls for all 4 envs.'
     """
     num_envs = layout.num_envs
     shown = (
@@ -241,46 +240,3 @@ def summary_table(summary: pd.DataFrame) -> pd.DataFrame:
             "env-steps per second": summary["env_steps_per_s"],
         }
     )
-
-
-def comparison_text(summary: pd.DataFrame) -> str | None:
-    """What the smallest and largest NUM_ENVS that learned the task say, in numbers."""
-    learned = summary[summary["reached"] > 0]
-    if len(learned) < 2:
-        return None
-    small, large = learned.iloc[0], learned.iloc[-1]
-    n_small, n_large = int(small["num_envs"]), int(large["num_envs"])
-    speed = large["env_steps_per_s"] / small["env_steps_per_s"]
-    steps_ratio = large["env_steps"] / small["env_steps"]
-    steps_pair = f"{large['env_steps']:,.0f} vs {small['env_steps']:,.0f} env-steps"
-    if steps_ratio > 1.15:
-        sample = (
-            f"It needed **{steps_ratio:.1f}x** the env-steps of NUM_ENVS={n_small} ({steps_pair})."
-        )
-    elif steps_ratio < 1 / 1.15:
-        sample = (
-            f"This time it needed fewer env-steps than NUM_ENVS={n_small} ({steps_pair}). "
-            "With few seeds that is luck more than a rule: try more seeds."
-        )
-    else:
-        sample = f"It needed about as many env-steps as NUM_ENVS={n_small} ({steps_pair})."
-    if large["seconds"] > 0 and small["seconds"] > 0:
-        clock = small["seconds"] / large["seconds"]
-        clock_text = (
-            f"**{clock:.1f}x less** wall-clock time"
-            if clock >= 1
-            else f"**{1 / clock:.1f}x more** wall-clock time"
-        )
-    else:
-        clock_text = "too little time to measure"
-    return f"""
-**What batching bought here.** NUM_ENVS={n_large} collected **{speed:.1f}x** as many
-env-steps per second as NUM_ENVS={n_small}: one `step()` call and one table update handle
-{n_large} transitions, so the per-call cost is shared.
-
-**What it did not buy.** {sample} Transitions collected side by side are not worth more than
-transitions collected one after another; in a deterministic world where every robot starts
-on the same square, many of them are repeats.
-
-**Net effect:** NUM_ENVS={n_large} learned the task in {clock_text} than NUM_ENVS={n_small}.
-"""

@@ -1,0 +1,190 @@
+"""The "Goal scaling" sentences follow the sweep's numbers and their spread, both ways."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from burgerbot.app.views.goal_scaling_lesson import (
+    GOAL_OPTIONS,
+    VISIBLE_GOALS,
+    LessonRun,
+    check_explanation,
+    goal_bucket,
+    lesson_verdict,
+    run_lesson,
+    takeaways,
+)
+from burgerbot.app.views.goal_scaling_reading import (
+    budget_reading,
+    level_reading,
+    rate_reading,
+    rise_reading,
+)
+from burgerbot.app.views.goal_scaling_summary import summarise
+from burgerbot.experiments import goal_scaling
+
+
+def sweep(
+    counts: dict[int, list[tuple[int, int]]], steps_per_env: int | None = 500
+) -> pd.DataFrame:
+    """A sweep table: for each NUM_ENVS, (goals, episodes) per seed.
+
+    ``steps_per_env=None`` gives every NUM_ENVS the same 20,000 env-steps (the total budget).
+    """
+    rows = []
+    for n, runs in counts.items():
+        env_steps = n * steps_per_env if steps_per_env else 20_000
+        for seed, (goals, episodes) in enumerate(runs):
+            rows.append(
+                {
+                    "num_envs": n,
+                    "seed": seed,
+                    "env_steps": env_steps,
+                    "goals": goals,
+                    "episodes": episodes,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+# Same steps per env: rare goals (mostly 0) and plentiful, doubling episodes.
+SHORT = sweep(
+    {
+        4: [(0, 180), (0, 185), (1, 178), (0, 182)],
+        8: [(0, 360), (0, 365), (0, 358), (1, 362)],
+        16: [(0, 720), (1, 722), (0, 716), (0, 725)],
+    }
+)
+# The "Try this" kind of sweep: plenty of goals, clearly doubling.
+LONG = sweep(
+    {
+        4: [(19, 70_000), (21, 70_100), (20, 69_900)],
+        8: [(41, 140_000), (38, 140_200), (40, 139_800)],
+    }
+)
+
+
+def test_rise_reading_when_goals_hide_and_episodes_show_the_rise():
+    summary = summarise(SHORT, rate=2.7e-5)
+    episodes = rise_reading(summary, "episodes")
+    assert episodes.startswith("Every step up in NUM_ENVS gave clearly more finished episodes")
+    goals = rise_reading(summary, "goals")
+    assert "**cannot show** goals rising" in goals
+    assert "9 of 12 runs saw no goal at all" in goals
+
+
+def test_rise_reading_when_doubling_is_plain_to_see():
+    goals = rise_reading(summarise(LONG, rate=2.7e-5), "goals")
+    assert goals.startswith("Going from NUM_ENVS 4 to 8 gave clearly more goals")
+    assert "cannot show" not in goals and "0 of 6 runs saw no goal" in goals
+
+
+def test_rise_reading_names_the_steps_that_rise_and_those_that_cannot_tell():
+    mixed = sweep(
+        {
+            1: [(0, 45)] * 3,
+            2: [(0, 90)] * 2 + [(1, 90)],
+            64: [(20, 2900), (22, 2910), (19, 2890)],
+        }
+    )
+    text = rise_reading(summarise(mixed, rate=2.7e-5), "goals")
+    assert "Goals clearly rose at 2 → 64" in text
+    assert "at 1 → 2 the intervals overlap" in text
+
+
+def test_rise_reading_reports_a_clear_drop_as_chance_not_a_rule():
+    drop = sweep({4: [(40, 100), (42, 100)], 8: [(10, 200), (11, 200)]})
+    text = rise_reading(summarise(drop, rate=2.7e-5), "goals")
+    assert "gave clearly *fewer* goals" in text and "one comparison in 20" in text
+    single_seed = sweep({4: [(0, 180)], 8: [(0, 360)]})
+    assert "With one seed there is no interval" in rise_reading(
+        summarise(single_seed, 2.7e-5), "episodes"
+    )
+    assert rise_reading(summarise(sweep({4: [(0, 1)]}), 2.7e-5), "goals") is None
+
+
+def test_level_reading_both_ways():
+    level = sweep({4: [(1, 1800), (0, 1830)], 64: [(0, 1810), (1, 1820)]}, steps_per_env=None)
+    summary = summarise(level, rate=2.7e-5)
+    assert level_reading(summary, "goals") == (
+        "Goals stay level: one value fits inside every NUM_ENVS's 95% interval."
+    )
+    assert level_reading(summary, "episodes").startswith("Finished episodes stay level")
+    apart = sweep({4: [(1, 1800), (0, 1810)], 256: [(0, 1500), (1, 1510)]}, steps_per_env=None)
+    text = level_reading(summarise(apart, rate=2.7e-5), "episodes")
+    assert "do **not** stay level: NUM_ENVS 4's interval" in text
+    assert "lies wholly above NUM_ENVS 256's" in text
+
+
+def test_budget_reading_follows_the_budget_and_the_data():
+    per_env = budget_reading(summarise(SHORT, 2.7e-5), "per_env")
+    assert "**same steps per env**" in per_env and "**cannot show** goals rising" in per_env
+    assert "cannot show" not in budget_reading(summarise(LONG, 2.7e-5), "per_env")
+    total = sweep({4: [(1, 1800), (0, 1830)], 64: [(0, 1810), (1, 1820)]}, steps_per_env=None)
+    text = budget_reading(summarise(total, 2.7e-5), "total")
+    assert "**same total env-steps**" in text and "Goals stay level" in text
+    lonely = budget_reading(summarise(sweep({4: [(0, 1)]}), 2.7e-5), "total")
+    assert "nothing to compare" in lonely
+
+
+def test_rate_reading_both_ways():
+    assert "agree for every NUM_ENVS" in rate_reading(LONG)
+    uneven = sweep({4: [(60, 1)], 8: [(2, 1)]}, steps_per_env=None)
+    text = rate_reading(uneven)
+    assert "differ here: NUM_ENVS 4's interval" in text and "above NUM_ENVS 8's" in text
+    assert rate_reading(sweep({4: [(0, 1)]})) is None
+
+
+def test_the_readings_follow_a_real_sweep():
+    frame = goal_scaling([4, 8], 500, seeds=range(6), backend="native")
+    summary = summarise(frame, rate=2.7e-5)
+    lows, highs = summary["goals_low"].tolist(), summary["goals_high"].tolist()
+    apart = highs[0] < lows[1]
+    assert ("**cannot show** goals rising" in rise_reading(summary, "goals")) == (not apart)
+
+
+# --- The lesson's experiment ---------------------------------------------------------------
+
+
+def test_goal_bucket_covers_every_count_with_one_option():
+    assert [goal_bucket(g) for g in range(13)] == (
+        ["0"] + ["1 or 2"] * 2 + ["3 to 10"] * 8 + ["more than 10"] * 2
+    )
+    assert set(goal_bucket(g) for g in range(50)) == set(GOAL_OPTIONS)
+    with pytest.raises(ValueError):
+        goal_bucket(-1)
+
+
+def test_run_lesson_is_the_lessons_experiment():
+    run = run_lesson(seed=3)
+    frame = goal_scaling([4, 8], 500, seeds=[3], backend="sync")
+    assert run.goals == dict(zip(frame["num_envs"], frame["goals"], strict=True))
+    assert run.episodes == dict(zip(frame["num_envs"], frame["episodes"], strict=True))
+
+
+def test_check_explanation_follows_the_run():
+    none = check_explanation(LessonRun(0, {4: 0, 8: 0}, {4: 170, 8: 340}), rate=2.7e-5)
+    assert "reached the goal 0 times; 8 envs reached it 0 times" in none
+    assert "expect 0.054 goals in 2,000 env-steps: 0 comes up 95% of the time" in none
+    one = check_explanation(LessonRun(7, {4: 1, 8: 2}, {4: 170, 8: 340}), rate=None)
+    assert "With seed 7" in one and "goal 1 time;" in one and "reached it 2 times" in one
+    assert "expect" not in one
+
+
+def test_lesson_verdict_is_not_visible_at_the_lessons_size_and_holds_when_counts_are_large():
+    kind, why = lesson_verdict(2.7e-5)
+    assert kind == "not_visible"
+    assert "0.108 goals, twice the 0.054" in why and "both runs show 0 goals" in why
+    big_rate = VISIBLE_GOALS / 2000
+    kind, why = lesson_verdict(big_rate)
+    assert kind == "holds" and "one run each shows the doubling" in why
+    assert lesson_verdict(big_rate * 0.99)[0] == "not_visible"
+
+
+def test_takeaways_use_the_measured_rate_and_the_run():
+    run = LessonRun(2, {4: 1, 8: 0}, {4: 170, 8: 340})
+    bullets = takeaways(2.7e-5, run)
+    assert 3 <= len(bullets) <= 5
+    assert "once per 37,037 env-steps" in bullets[1] and "your run with seed 2 gave 1" in bullets[1]
+    assert len(takeaways(None, run)) == 3

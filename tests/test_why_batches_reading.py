@@ -1,0 +1,205 @@
+"""The "Why batches help" sentences follow the training numbers and their spread, both ways."""
+
+from __future__ import annotations
+
+import math
+from itertools import permutations
+
+import pandas as pd
+import pytest
+
+from burgerbot.app.views.why_batches_cost import cost_text, plain_step_microseconds
+from burgerbot.app.views.why_batches_learn import (
+    calls_explanation,
+    calls_options,
+    calls_truth,
+    takeaways,
+)
+from burgerbot.app.views.why_batches_reading import (
+    comparison_text,
+    needed_env_steps,
+    order_text,
+    sample_text,
+    separation_chance,
+    speed_text,
+)
+from burgerbot.buffers import buffer_layout, rollout_buffer
+from burgerbot.training import QLearningConfig, compare_num_envs, runs_frame, summarise_runs
+
+
+def per_run(needed: dict[int, list[float | None]]) -> pd.DataFrame:
+    """A runs_frame-like table: env-steps each seed needed (None: not learned)."""
+    rows = [
+        {"num_envs": n, "seed": s, "reached": v is not None, "env_steps": v}
+        for n, values in needed.items()
+        for s, v in enumerate(values)
+    ]
+    return pd.DataFrame(rows)
+
+
+def summary(rows: list[tuple[int, int, int, float | None, float, float]]) -> pd.DataFrame:
+    """num_envs, seeds, reached, median env-steps, seconds, env-steps per second."""
+    columns = ["num_envs", "seeds", "reached", "env_steps", "seconds", "env_steps_per_s"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+# --- The chance of a clean split by luck ----------------------------------------------------
+
+
+@pytest.mark.parametrize(("m", "n"), [(1, 1), (2, 3), (3, 3)])
+def test_separation_chance_counts_the_orders_that_split_cleanly(m, n):
+    orders = set(permutations("a" * m + "b" * n))
+    clean = [o for o in orders if "".join(o) in ("a" * m + "b" * n, "b" * n + "a" * m)]
+    assert separation_chance(m, n) == pytest.approx(len(clean) / len(orders))
+    with pytest.raises(ValueError):
+        separation_chance(0, 3)
+
+
+# --- Env-steps needed: the sentence follows the seeds, each way ------------------------------
+
+
+def test_needed_env_steps_marks_runs_that_did_not_learn():
+    frame = per_run({1: [200, None], 4: [900]})
+    assert needed_env_steps(frame, 1) == [200.0, math.inf]
+
+
+def test_overlapping_seeds_cannot_tell_whichever_median_is_larger():
+    # The issue's numbers: medians 200 vs 384, but the seeds overlap.
+    text = sample_text([200, 200, 700], [288, 384, 3168], 1, 16)
+    assert "**cannot tell**" in text and "more env-steps than every" not in text
+    assert "200 to 700 env-steps over its 3 seeds" in text
+    assert "288 to 3,168 env-steps over its 3 seeds" in text
+    reverse = sample_text([288, 384, 3168], [200, 200, 700], 1, 16)
+    assert "**cannot tell**" in reverse
+
+
+@pytest.mark.parametrize(
+    ("small", "large", "word"),
+    [([100, 150, 200], [300, 400, 500], "more"), ([300, 400, 500], [100, 150, 200], "fewer")],
+)
+def test_a_clean_split_with_three_seeds_could_be_luck(small, large, word):
+    text = sample_text(small, large, 1, 16)
+    assert f"needed **{word}** env-steps" in text
+    assert "10% of the time" in text and "could well be luck" in text
+
+
+def test_a_clean_split_with_many_seeds_is_unlikely_luck():
+    small, large = list(range(100, 110)), list(range(500, 510))
+    text = sample_text(small, large, 2, 8)
+    assert "needed **more** env-steps" in text and "unlikely to be luck alone" in text
+    assert "0.00% of the time" in text  # 2 / C(20, 10) = 0.0011%
+
+
+def test_a_run_that_did_not_learn_counts_as_needing_more():
+    text = sample_text([200, 300], [math.inf, math.inf], 1, 4)
+    assert "NUM_ENVS=4 did not learn it with any of its 2 seeds" in text
+    assert "needed **more** env-steps" in text
+    mixed = sample_text([200, math.inf, 700], [300, 400, 500], 1, 4)
+    assert "200 to 700 env-steps with 2 of its 3 seeds (1 did not learn it)" in mixed
+    assert "**cannot tell**" in mixed
+    assert "(one seed)" in sample_text([200], [300], 1, 4)
+
+
+@pytest.mark.parametrize(
+    ("medians", "trend"),
+    [
+        ([200, 900, 384], "**not even in order**"),
+        ([200, 300, 384], "they rise with NUM_ENVS"),
+        ([900, 300, 200], "they fall with NUM_ENVS"),
+        ([300, 300, 300], "they are all the same"),
+    ],
+)
+def test_order_text_says_whether_the_medians_follow_num_envs(medians, trend):
+    rows = [(n, 3, 3, m, 0.1, 1000.0) for n, m in zip([1, 4, 16], medians, strict=True)]
+    text = order_text(summary(rows))
+    assert trend in text and f"{medians[1]:,} (NUM_ENVS=4)" in text
+    assert order_text(summary(rows[:2])) is None
+
+
+@pytest.mark.parametrize(
+    ("speed", "words"),
+    [(8.0, "**8.0x** as many"), (0.5, "**fewer** env-steps per second"), (1.05, "about as many")],
+)
+def test_speed_text_follows_the_ratio(speed, words):
+    text = speed_text(speed, 1, 16)
+    assert words in text
+    assert ("fixed cost is shared" in text) == (speed > 1.15)
+
+
+def test_comparison_text_reads_the_smallest_and_largest_that_learned():
+    table = summary(
+        [
+            (1, 3, 3, 200.0, 0.06, 3_000.0),
+            (4, 3, 3, 900.0, 0.10, 12_000.0),
+            (16, 3, 3, 384.0, 0.01, 32_000.0),
+            (64, 3, 0, None, None, 50_000.0),
+        ]
+    )
+    runs = per_run({1: [200, 200, 700], 4: [900, 200, 1200], 16: [288, 384, 3168]})
+    text = comparison_text(table, runs)
+    assert "NUM_ENVS=16 collected **10.7x**" in text
+    assert "**cannot tell**" in text and "**not even in order**" in text
+    assert "**6.0x less** wall-clock time" in text
+    slower = table.assign(seconds=[0.01, 0.1, 0.06, None])
+    assert "**6.0x more** wall-clock time" in comparison_text(slower, runs)
+    assert comparison_text(table.assign(reached=[3, 0, 0, 0]), runs) is None
+
+
+# --- Where the time goes: measured, both ways -----------------------------------------------
+
+
+def test_plain_step_costs_a_few_microseconds_not_less_than_one():
+    assert 0.3 < plain_step_microseconds(seconds=0.05) < 200
+
+
+def test_cost_text_follows_the_measured_costs():
+    shared = cost_text({1: 5_000.0, 16: 40_000.0}, plain_us=2.5)
+    assert "**200.0 µs** with NUM_ENVS=1 and **25.0 µs** with NUM_ENVS=16" in shared
+    assert "about 99% of each env-step's cost" in shared and "A batch shares" in shared
+    assert "16x the transitions for 2.0x the cost" in shared
+    flat = cost_text({1: 5_000.0, 16: 5_100.0}, plain_us=2.5)
+    assert "did **not** fall" in flat and "A batch shares" not in flat
+    env_bound = cost_text({1: 300_000.0, 16: 600_000.0}, plain_us=2.5)
+    assert "large part of the cost" in env_bound
+    assert "one `BurgerBotEnv`" in cost_text({4: 10_000.0}, plain_us=2.5)
+    assert cost_text({1: math.inf}, plain_us=2.5) is None
+
+
+# --- The prediction and the takeaways -------------------------------------------------------
+
+
+@pytest.mark.parametrize(("batch", "n"), [(2048, 4), (2048, 1), (1000, 16), (64, 256)])
+def test_the_calls_prediction_has_the_live_answer_among_four_options(batch, n):
+    options = calls_options(batch, n)
+    assert len(options) == len(set(options)) == 4
+    frame = rollout_buffer(batch, n, seed=0)
+    truth = calls_truth(frame)
+    assert truth in options
+    assert truth == f"{buffer_layout(batch, n).step_calls:,}"
+    explanation = calls_explanation(batch, n, buffer_layout(batch, n).step_calls)
+    assert ("extra" in explanation) == (batch % n != 0)
+
+
+def test_takeaways_follow_the_batch_and_the_training_run():
+    plain = takeaways(2048, 4, 512, 169)
+    assert len(plain) == 4 and "2,048 with 4 envs took 512" in plain[0]
+    assert "169 rows of this batch" in plain[2]
+    assert "SAME_STEP" in takeaways(2048, 4, 512, None)[2]
+    table = summary([(1, 3, 3, 200.0, 0.1, 1.0), (16, 3, 3, 384.0, 0.1, 1.0)])
+    overlap = takeaways(2048, 4, 512, 0, table, per_run({1: [200, 200, 700], 16: [288, 384, 3168]}))
+    assert len(overlap) == 5 and "overlapped" in overlap[-1]
+    more = takeaways(2048, 4, 512, 0, table, per_run({1: [100, 150], 16: [300, 400]}))
+    assert "needed more env-steps" in more[-1]
+    fewer = takeaways(2048, 4, 512, 0, table, per_run({1: [300, 400], 16: [100, 150]}))
+    assert "needed fewer env-steps" in fewer[-1]
+
+
+def test_training_is_the_same_every_time_but_for_the_clock():
+    """The page's caption: everything but the seconds repeats for the same settings."""
+    config = QLearningConfig(env_steps=1_000)
+    first, second = (
+        runs_frame(compare_num_envs([1, 4], seeds=[0, 1], config=config)) for _ in range(2)
+    )
+    timing = ["seconds", "env_steps_per_s"]
+    pd.testing.assert_frame_equal(first.drop(columns=timing), second.drop(columns=timing))
+    assert set(summarise_runs(compare_num_envs([4], seeds=[0], config=config))["num_envs"]) == {4}
