@@ -4,18 +4,28 @@ from __future__ import annotations
 
 import streamlit as st
 
-from burgerbot.app import ui
+from burgerbot.app import learning, ui
 from burgerbot.app.caps import CAPS
+from burgerbot.app.glossary import term_link
+from burgerbot.app.labels import VERDICTS
 from burgerbot.app.panels import sb3 as panels
 from burgerbot.app.script_runner import ScriptRun
 from burgerbot.app.scripts import sb3 as snippets
 from burgerbot.app.views.sb3 import INSTALL_COMMAND, PPO_N_STEPS, SPECS, invalid_calls, sb3_version
 from burgerbot.app.views.sb3_api import api_markdown, api_rows
+from burgerbot.app.views.sb3_learning import (
+    ACCEPTS_OPTIONS,
+    accepts_explanation,
+    accepts_truth,
+    takeaways,
+)
 from burgerbot.app.views.sb3_side_by_side import SideBySide, around_first_end, side_by_side
 from burgerbot.app.views.sb3_training import PPOResult, train_ppo
 
 PAGE = "sb3"
 STARTED = f"_{PAGE}_started_ppo"
+LESSON_ENVS = 4  # the lesson's PPO calls use 4 envs
+PREDICTION = f"{PAGE}_accepts_sync"
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -51,11 +61,15 @@ frame = ui.PageFrame(
     PAGE,
     SPECS,
     title="Stable-Baselines3 and vector environments",
+    intro=(
+        "You will learn how Stable-Baselines3 (SB3) runs several environments at once, how to "
+        "give PPO several BurgerBots, and where SB3's vector API differs from Gymnasium's."
+    ),
     topics=[
         "How Stable-Baselines3 uses vector envs: its own VecEnv wrapper",
         "make_vec_env builds one from a factory",
         "DummyVecEnv vs SubprocVecEnv",
-        "Where the lesson's SB3 calls no longer work",
+        "The lesson's two PPO calls that never worked",
     ],
     links=["Stable-Baselines3 vectorised envs", "Gymnasium vector API", "Auto-reset modes"],
 )
@@ -64,18 +78,51 @@ KEY = frame.key
 version = sb3_version()
 have_sb3 = version is not None
 panels.install_status(version)
-st.write(
-    "Stable-Baselines3 (SB3) is the library of the next lesson. Its algorithms, such as PPO, "
-    "always work on a batch of environments, but not Gymnasium's vector envs: SB3 has its "
-    "own vector-env classes, with an older API. This page shows the two side by side."
+st.markdown(
+    "SB3 is a library of ready-made algorithms such as PPO; the lesson says you will build its "
+    "vector envs with `make_vec_env` in lessons 12 and 13. PPO always trains on a "
+    f"{term_link('vector-env')}, collecting a {term_link('rollout')} from all copies at once. "
+    "The lesson gives PPO several envs in two ways."
+)
+learning.prediction(PREDICTION, "Does PPO accept a Gymnasium `SyncVectorEnv`?", ACCEPTS_OPTIONS)
+
+# --- 1. The lesson's calls -----------------------------------------------------------------------
+st.header("1. The lesson's PPO calls, run here")
+calls = None
+if have_sb3:
+    with st.spinner("Running the scripts (importing stable-baselines3 and torch)…"):
+        try:
+            calls = lesson_calls(LESSON_ENVS)
+        except Exception as error:  # the page keeps working; the message says what broke
+            st.error(f"Could not run the scripts: {type(error).__name__}: {error}")
+panels.lesson_calls(calls, LESSON_ENVS)
+if calls is not None:
+    vector_run = calls["gymnasium_vector"]
+    learning.check(PREDICTION, accepts_truth(vector_run), accepts_explanation(vector_run, version))
+else:
+    st.caption(
+        "🔮 Your prediction cannot be checked here: stable-baselines3 is not installed, so PPO "
+        f"was not tried. `{INSTALL_COMMAND}` and restart the app to check it live."
+    )
+learning.exercise(
+    f"{PAGE}_rewrite_ppo",
+    "rewrite the lesson's PPO call",
+    "The lesson wants each PPO update to learn from **2,048 transitions**, collected by **4** "
+    'BurgerBots in **512** `step()` calls, and writes `PPO("MlpPolicy", env, n_envs=4)`. '
+    "Write a whole script that builds the 4 envs with `make_vec_env`, sets `n_steps` so "
+    "that one update holds 2,048 transitions, trains for exactly one update, and prints the "
+    "rollout buffer's shape and how many `step()` calls it took (an SB3 `BaseCallback`'s "
+    "`_on_step` runs once per call).",
+    snippets.exercise_answer(LESSON_ENVS, 2048),
+    answer_name="the lesson's PPO call rewritten",
 )
 
-# --- 1. How SB3 vectorises ---------------------------------------------------------------------
-st.header("1. How SB3 vectorises")
+# --- 2. How SB3 vectorises -----------------------------------------------------------------------
+st.header("2. How SB3 vectorises")
 panels.how_sb3_vectorises()
 
-# --- 2. The two APIs ------------------------------------------------------------------------------
-st.header("2. Two vector-env APIs")
+# --- 3. The two APIs, side by side ---------------------------------------------------------------
+st.header("3. Two vector-env APIs, side by side")
 (n_spec, steps_spec, seed_spec, ppo_envs_spec, ppo_steps_spec) = SPECS
 c_n, c_steps, c_seed = st.columns(3)
 c_n.slider(n_spec.label, n_spec.low, n_spec.high, key=KEY["n"], help="Copies in each vector env.")
@@ -84,7 +131,7 @@ c_steps.slider(
     steps_spec.low,
     steps_spec.high,
     key=KEY["steps"],
-    help="How many step() calls the side-by-side run in section 3 makes.",
+    help="How many step() calls the side-by-side run makes.",
 )
 c_seed.number_input(seed_spec.label, seed_spec.low, seed_spec.high, step=1, key=KEY["seed"])
 num_envs = int(st.session_state[KEY["n"]])
@@ -92,64 +139,46 @@ steps = int(st.session_state[KEY["steps"]])
 seed = int(st.session_state[KEY["seed"]])
 frame.settings_done()
 
-st.write(
-    "The same questions, answered by each library. Cells marked *✓ live* were read from a "
-    f"run of the installed libraries on {num_envs} BurgerBots on this server; the others come "
-    "from each library's documentation."
-)
-with st.spinner("Importing stable-baselines3 and torch (slow the first time)…"):
-    try:
-        st.markdown(api_table(num_envs, have_sb3))
-    except Exception as error:  # the page keeps working; the message says what broke
-        st.error(f"Could not build the table: {type(error).__name__}: {error}")
+with st.expander("The two APIs, question by question (a table)", icon="📋"):
+    st.caption(
+        "Cells marked *✓ live* were read from a run of the installed libraries on "
+        f"{num_envs} BurgerBots on this server; the others come from each library's documentation."
+    )
+    with st.spinner("Importing stable-baselines3 and torch (slow the first time)…"):
+        try:
+            st.markdown(api_table(num_envs, have_sb3))
+        except Exception as error:  # the page keeps working; the message says what broke
+            st.error(f"Could not build the table: {type(error).__name__}: {error}")
 
-# --- 3. Side by side ------------------------------------------------------------------------------
-st.header("3. The same actions, side by side")
 runs = "SB3's `DummyVecEnv` and " if have_sb3 else ""
-st.write(
-    f"{runs}Gymnasium's `SyncVectorEnv` in two auto-reset modes get the same random actions "
-    f"for {steps} `step()` calls on {num_envs} BurgerBots. Below: one env around the first "
-    "moment an episode ends."
+st.markdown(
+    f"{runs}Gymnasium's `SyncVectorEnv` in two {term_link('autoreset', 'auto-reset')} modes: "
+    f"same random actions, {steps} calls, {num_envs} BurgerBots. {VERDICTS['changed'].badge()} "
+    "NEXT_STEP, Gymnasium's default, came with 1.0; the lesson's 0.29 reset inside the ending "
+    "call, as SB3 does."
 )
 try:
     result = compared(num_envs, steps, seed, have_sb3)
 except Exception as error:
     st.error(f"Could not run the comparison: {type(error).__name__}: {error}")
     result = None
-
 if result is not None:
     if have_sb3:
         panels.agreement(result)
-    panels.around_first_end(around_first_end(result), have_sb3)
-    code = snippets.side_by_side_script(num_envs, steps, seed)
-    with st.expander("Code: this comparison as a script you can run (needs stable-baselines3)"):
-        st.code(code, language="python")
+    panels.around_first_end(around_first_end(result, after=1), have_sb3)
+    with st.expander("Code: this comparison as a script you can run", icon="🐍"):
+        st.caption("Needs stable-baselines3, gymnasium and this project's `burgerbot` library.")
+        learning.script_block(
+            snippets.side_by_side_script(num_envs, steps, seed),
+            name="SB3 and Gymnasium side by side",
+        )
 
-# --- 4. The lesson's invalid calls -------------------------------------------------------------
-st.header("4. Two calls that do not work")
-st.write(
-    "Two ways of combining PPO with several environments look reasonable but fail with "
-    "today's SB3. The scripts below are exactly what runs."
-)
-if have_sb3:
-    with st.spinner("Running the scripts…"):
-        try:
-            calls = lesson_calls(num_envs)
-        except Exception as error:
-            st.error(f"Could not run the scripts: {type(error).__name__}: {error}")
-            calls = None
-    if calls is not None:
-        panels.lesson_calls(calls)
-else:
-    panels.lesson_calls_described(num_envs)
-
-# --- 5. Train PPO ------------------------------------------------------------------------------
-st.header("5. Train PPO on BurgerBot")
-st.write(
-    f"A short PPO run on the CPU: `n_envs` copies, `n_steps={PPO_N_STEPS}` `step()` calls "
-    "per env between two updates, so each update learns from "
-    f"`n_steps x n_envs` transitions. It is far too short to master BurgerBot; it shows the "
-    "pieces working together."
+# --- 4. Train PPO --------------------------------------------------------------------------------
+st.header("4. Train PPO on BurgerBot")
+st.markdown(
+    f"A short PPO run on the CPU, `n_steps={PPO_N_STEPS}` per env: each update learns from "
+    f"`n_steps x n_envs` {term_link('transition', 'transitions')}. Far too short to master "
+    "BurgerBot."
 )
 p_envs, p_steps = st.columns(2)
 p_envs.slider(ppo_envs_spec.label, ppo_envs_spec.low, ppo_envs_spec.high, key=KEY["ppo_envs"])
@@ -166,19 +195,13 @@ p_steps.number_input(
 )
 ppo_envs = int(st.session_state[KEY["ppo_envs"]])
 ppo_steps = int(st.session_state[KEY["ppo_steps"]])
-ppo_code = snippets.ppo_training_script(ppo_envs, PPO_N_STEPS, ppo_steps, seed)
 if not have_sb3:
-    st.info(
-        f"Training needs stable-baselines3: `{INSTALL_COMMAND}`. This is the script the "
-        "page would run:",
-        icon="📦",
-    )
-    st.code(ppo_code, language="python")
+    st.info(f"Training needs stable-baselines3: `{INSTALL_COMMAND}`.", icon="📦")
 else:
     st.caption(
         f"{ppo_envs} env{'s' if ppo_envs > 1 else ''} x {PPO_N_STEPS} steps = "
         f"{ppo_envs * PPO_N_STEPS:,} transitions per update; {ppo_steps:,} env-steps in all "
-        f"(seed {seed}, from section 2)."
+        f"(seed {seed}, from section 3)."
     )
     settings = (ppo_envs, ppo_steps, seed)
     started: set = st.session_state.setdefault(STARTED, set())
@@ -190,7 +213,10 @@ else:
             st.error(f"Training failed: {type(error).__name__}: {error}")
     if settings in started:
         panels.ppo_outcome(ppo_run(*settings))
-    else:
-        st.info("Press **Train PPO** to start.", icon="👆")
-    with st.expander("Code: this training run as a script you can run"):
-        st.code(ppo_code, language="python")
+with st.expander("Code: this training run as a script you can run", icon="🐍"):
+    learning.script_block(
+        snippets.ppo_training_script(ppo_envs, PPO_N_STEPS, ppo_steps, seed),
+        name="PPO on BurgerBot",
+    )
+
+frame.takeaways(takeaways(calls, result, version))

@@ -15,7 +15,9 @@ import pytest
 from page_apptest import open_app_page, texts
 from streamlit.testing.v1 import AppTest
 
+from burgerbot.app.scripts import sb3 as snippets
 from burgerbot.app.views.sb3 import INSTALL_COMMAND
+from burgerbot.app.views.sb3_learning import ACCEPTS_OPTIONS
 from burgerbot.app.views.sb3_side_by_side import side_by_side
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,7 +66,8 @@ def test_without_sb3_every_control_still_works(without_sb3):
     app = open_page()
     app.slider(key=KEY["n"]).set_value(2).run()
     assert "2 values: obs array (2, 4) int64" in texts(app.markdown)
-    assert "SyncVectorEnv([make_env() for _ in range(2)])" in texts(app.code)
+    assert "`SyncVectorEnv([make_env() for _ in range(2)])`" in texts(app.markdown)
+    assert "N, STEPS, SEED = 2, 30, 0" in texts(app.code)  # the side-by-side script follows
     app.slider(key=KEY["steps"]).set_value(60).run()
     app.number_input(key=KEY["seed"]).set_value(3).run()
     result = side_by_side(2, 60, 3, with_sb3=False)
@@ -107,19 +110,16 @@ def test_bad_query_params_show_a_note(without_sb3, query, note, key, used):
 @pytest.mark.sb3
 def test_with_sb3_everything_runs_live_and_ppo_trains(sb3):
     app = open_page({"ppo_envs": "2", "ppo_steps": "512"})
-    assert f"stable-baselines3 **{sb3.__version__}** is installed" in texts(app.success)
+    assert f"stable-baselines3 **{sb3.__version__}** is installed" in texts(app.caption)
     markdown = texts(app.markdown)
     assert "4 values: obs array (4, 4) int64, rewards array (4,) float32" in markdown
-    shown = metrics(app)
-    assert shown["SAME_STEP = SB3"] == "120 of 120"
-    assert shown["NEXT_STEP = SB3"] != "120 of 120"
-    assert "SAME_STEP mode behaves exactly like SB3" in markdown
+    assert "**SAME_STEP matched SB3 on 120 of 120** (step, env) pairs: same" in markdown
+    assert "**NEXT_STEP matched on 120 of 120**" not in markdown
     assert len(app.dataframe) == 3
     errors, codes = texts(app.error), texts(app.code)
-    assert "**TypeError**" in errors
-    assert "unexpected keyword argument 'n_envs'" in codes
-    assert "SyncVectorEnv" in codes and "transitions per update: 512" in codes
-    assert "Press **Train PPO** to start." in texts(app.info)
+    assert "**TypeError**" in errors and "unexpected keyword argument 'n_envs'" in errors
+    assert "SyncVectorEnv" in codes and "transitions per update: 8192" in codes
+    assert "training time" not in metrics(app)  # PPO trains only when asked
 
     app.button(key=TRAIN).click().run()
     assert not app.exception, [e.value for e in app.exception]
@@ -130,6 +130,77 @@ def test_with_sb3_everything_runs_live_and_ppo_trains(sb3):
     assert charts and charts[0]["layer"][0]["encoding"]["y"]["field"] == "return"
 
     app.slider(key=KEY["n"]).set_value(2).run()
-    assert metrics(app)["SAME_STEP = SB3"] == "60 of 60"
-    assert "transitions per update: 256" in texts(app.code)  # ppo_fixed with n_envs=2
+    assert "**SAME_STEP matched SB3 on 60 of 60**" in texts(app.markdown)
+    assert "4 values: obs array (2, 4) int64" in texts(app.markdown)
+    assert "transitions per update: 8192" in texts(app.code)  # the lesson's calls keep 4 envs
     assert metrics(app)["updates"] == "2"  # the PPO run is kept for its own settings
+
+
+# --- The learner's path: prediction, exercise, takeaways ------------------------------------------
+
+PREDICTION = "sb3_accepts_sync"
+
+
+def predict(app: AppTest, choice: str) -> AppTest:
+    app.radio(key=f"{PREDICTION}_choice").set_value(choice).run()
+    app.button(key=f"{PREDICTION}_lock").click().run()
+    assert not app.exception, [e.value for e in app.exception]
+    return app
+
+
+def takeaway_bullets(app: AppTest) -> str:
+    """The page's last markdown block, under its last heading "Key takeaways"."""
+    assert app.subheader[-1].value == "Key takeaways"
+    (bullets,) = [m.value for m in app.markdown if m.value.startswith("- ")][-1:]
+    return bullets
+
+
+def test_without_sb3_the_prediction_is_asked_and_says_it_cannot_be_checked(without_sb3):
+    app = predict(open_page(), ACCEPTS_OPTIONS[1])
+    captions = texts(app.caption)
+    assert f"Locked in: **{ACCEPTS_OPTIONS[1]}**" in captions
+    assert "Your prediction cannot be checked here: stable-baselines3 is not installed" in captions
+    assert "Your prediction was right" not in texts(app.success)
+    assert app.subheader[-1].value == "Key takeaways"
+    assert "(not run here: stable-baselines3 is not installed)" in takeaway_bullets(app)
+
+
+def test_the_exercise_answer_is_hidden_until_asked_for(without_sb3):
+    app = open_page()
+    answer = snippets.exercise_answer(4, 2048).strip()  # st.code drops the last newline
+    assert answer not in [code.value.strip() for code in app.code]
+    app.toggle(key="sb3_rewrite_ppo_answer").set_value(True).run()
+    assert answer in [code.value.strip() for code in app.code]
+
+
+def ppo_accepts_a_sync_vector_env() -> bool:
+    """Asked of the installed SB3 directly, not through the page."""
+    from gymnasium.vector import SyncVectorEnv
+    from stable_baselines3 import PPO
+
+    from burgerbot.factories import make_env
+
+    envs = SyncVectorEnv([make_env() for _ in range(2)])
+    try:
+        PPO("MlpPolicy", envs, device="cpu")
+    except Exception:
+        return False
+    finally:
+        envs.close()
+    return True
+
+
+@pytest.mark.sb3
+def test_with_sb3_a_right_and_a_wrong_prediction_are_checked_against_the_attempt(sb3):
+    truth = ACCEPTS_OPTIONS[0] if ppo_accepts_a_sync_vector_env() else ACCEPTS_OPTIONS[1]
+    (wrong,) = [option for option in ACCEPTS_OPTIONS if option != truth]
+    app = predict(open_page(), truth)
+    assert f"**Your prediction was right:** {truth}." in texts(app.success)
+    app = predict(app, wrong)
+    assert f"**You predicted {wrong}; the live run gave {truth}.**" in texts(app.warning)
+    bullets = takeaway_bullets(app)
+    assert f"On stable-baselines3 {sb3.__version__}: `PPO(..., n_envs=4)` raised TypeError" in (
+        bullets
+    )
+    assert "4 envs x 2048 = 8,192 transitions per update" in bullets
+    assert "like Gymnasium's SAME_STEP (120 of 120 pairs" in bullets

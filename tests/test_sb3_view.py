@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from shown_scripts import assert_script_behaves
 
 from burgerbot.app.charts.why_batches import ppo_episode_chart
 from burgerbot.app.scripts import sb3 as snippets
@@ -174,8 +175,8 @@ def test_sb3_matches_same_step_and_not_next_step(sb3):
 
 @pytest.mark.sb3
 @pytest.mark.parametrize(("num_envs", "steps", "seed"), [(4, 30, 0), (2, 60, 5)])
-def test_side_by_side_script_prints_the_page_numbers(sb3, num_envs, steps, seed):
-    out = run_script(snippets.side_by_side_script(num_envs, steps, seed))
+def test_side_by_side_script_prints_the_page_numbers(sb3, num_envs, steps, seed, tmp_path):
+    out = assert_script_behaves(snippets.side_by_side_script(num_envs, steps, seed), tmp_path)
     result = side_by_side(num_envs, steps, seed)
     assert f"episodes ended (SB3): {result.episodes_ended}\n" in out
     for name, mode in ((GYM_SAME_STEP, "SAME_STEP"), (GYM_NEXT_STEP, "NEXT_STEP")):
@@ -193,14 +194,16 @@ def test_the_lessons_invalid_calls_raise_and_the_fix_works(sb3):
     n_envs = calls["n_envs"]
     assert n_envs.error.type == "TypeError"
     assert "unexpected keyword argument 'n_envs'" in n_envs.error.message
-    assert n_envs.error.location == "<script>:6 in <module>"
+    assert n_envs.error.location == "<script>:7 in <module>"  # line 1 says it fails
     gym_vector = calls["gymnasium_vector"]
-    assert gym_vector.raised and "SyncVectorEnv" in gym_vector.error.message
+    assert gym_vector.error.type == snippets.GYMNASIUM_VECTOR_ERROR
+    assert "SyncVectorEnv" in gym_vector.error.message
     assert gym_vector.error.location.startswith("stable_baselines3/")
     fixed = calls["fixed"]
     assert not fixed.raised
     assert "env given to PPO: DummyVecEnv\nn_envs: 3\n" in fixed.output
-    assert "transitions per update: 384\n" in fixed.output
+    assert "n_steps (step() calls per env per update): 2048\n" in fixed.output
+    assert "rollout buffer: (2048, 3, 4)\ntransitions per update: 6144\n" in fixed.output
 
 
 @pytest.mark.sb3
@@ -247,8 +250,9 @@ def test_train_ppo_reports_progress_and_episodes(sb3):
 
 
 @pytest.mark.sb3
-def test_ppo_training_script_runs(sb3):
-    out = run_script(snippets.ppo_training_script(num_envs=2, n_steps=64, total_timesteps=256))
+def test_ppo_training_script_runs(sb3, tmp_path):
+    code = snippets.ppo_training_script(num_envs=2, n_steps=64, total_timesteps=256)
+    out = assert_script_behaves(code, tmp_path)
     assert re.search(r"trained 256 env-steps in [0-9.]+ s", out)
     assert re.search(
         r"greedy episode: return -?[0-9.]+ in \d+ steps, reached goal: (True|False)", out

@@ -5,10 +5,19 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from burgerbot.app import learning
 from burgerbot.app.charts.why_batches import ppo_episode_chart
+from burgerbot.app.glossary import term_link
+from burgerbot.app.labels import VERDICTS
 from burgerbot.app.script_runner import ScriptRun
 from burgerbot.app.scripts import sb3 as snippets
-from burgerbot.app.views.sb3 import INSTALL_COMMAND, PPO_N_STEPS
+from burgerbot.app.views.sb3 import INSTALL_COMMAND
+from burgerbot.app.views.sb3_learning import (
+    agreement_sentence,
+    n_envs_sentence,
+    n_steps_sentence,
+    printed,
+)
 from burgerbot.app.views.sb3_side_by_side import GYM_NEXT_STEP, GYM_SAME_STEP, SB3, SideBySide
 from burgerbot.app.views.sb3_training import PPOResult
 
@@ -18,9 +27,8 @@ __all__ = [
     "how_sb3_vectorises",
     "install_status",
     "lesson_calls",
-    "lesson_calls_described",
     "ppo_outcome",
-    "show_call",
+    "show_outcome",
 ]
 
 _AGREE_HELP = "(step, env) pairs where observation, reward and done flag are the same as SB3's."
@@ -30,7 +38,7 @@ _CAPTIONS = {
     'observation is in `infos[i]["terminal_observation"]`.',
     GYM_SAME_STEP: "Same as SB3, but the flags are `terminated` / `truncated` and "
     'the last observation is in `infos["final_obs"][i]`.',
-    GYM_NEXT_STEP: "Gymnasium's default: the ending step returns the last "
+    GYM_NEXT_STEP: "Gymnasium's default since 1.0: the ending step returns the last "
     "observation itself; the next call resets (reward 0, action ignored).",
 }
 
@@ -38,164 +46,146 @@ _CAPTIONS = {
 def install_status(version: str | None) -> None:
     """Whether SB3 is here: its version, or how to install it."""
     if version is not None:
-        st.success(
-            f"stable-baselines3 **{version}** is installed here: everything on this page runs "
-            "live.",
-            icon="✅",
+        st.caption(
+            f"✅ stable-baselines3 **{version}** is installed here: everything on this page runs "
+            "live."
         )
     else:
         st.info(
             "**stable-baselines3 is not installed here**, so the SB3 parts of this page are "
             "described, not run. The Gymnasium parts still run live. To run everything, install "
             "the optional extra (CPU-only torch: about 190 MB to download, 900 MB on disk) and "
-            "restart the app:\n\n"
-            f"```\n{INSTALL_COMMAND}\n```",
+            f"restart the app: `{INSTALL_COMMAND}`",
             icon="📦",
         )
 
 
-def how_sb3_vectorises() -> None:
-    """Section 1: make_vec_env, DummyVecEnv and SubprocVecEnv, with a short example."""
-    left, right = st.columns([1, 1])
-    with left:
-        st.markdown(
-            """
-- **`make_vec_env(make_env(), n_envs=4)`** takes the same kind of factory as Gymnasium
-  (a function with no arguments that builds one env), calls it 4 times and wraps every
-  copy in a `Monitor` (which records episode returns and lengths).
-- By default the copies go into a **`DummyVecEnv`**: all in this process, stepped one after
-  another. That is SB3's counterpart of Gymnasium's `SyncVectorEnv`, and the right choice
-  for a cheap env like BurgerBot.
-- With `vec_env_cls=SubprocVecEnv` each copy runs in its own worker process, like
-  Gymnasium's `AsyncVectorEnv`. It only pays off when one `step()` is expensive.
-- Even with `n_envs=1`, SB3 wraps a single env in a `DummyVecEnv`: its algorithms only ever
-  see vector envs.
-"""
-        )
-    with right:
-        st.code(
-            """from stable_baselines3 import PPO
-from stable_baselines3.common.env_util import make_vec_env
-from stable_baselines3.common.vec_env import SubprocVecEnv
-
-from burgerbot.factories import make_env
-
-# 4 copies in this process (a DummyVecEnv):
-vec_env = make_vec_env(make_env(), n_envs=4)
-# or 4 worker processes:
-# vec_env = make_vec_env(
-#     make_env(), n_envs=4, vec_env_cls=SubprocVecEnv
-# )
-model = PPO("MlpPolicy", vec_env)
-""",
-            language="python",
-        )
-
-
-def agreement(result: SideBySide) -> None:
-    """With SB3: how many (step, env) pairs each Gymnasium mode shares with SB3, and why."""
-    pairs = result.pairs
-    m1, m2, m3 = st.columns(3)
-    m1.metric("episodes that ended", result.episodes_ended)
-    m2.metric("SAME_STEP = SB3", f"{result.agree[GYM_SAME_STEP]} of {pairs}", help=_AGREE_HELP)
-    m3.metric("NEXT_STEP = SB3", f"{result.agree[GYM_NEXT_STEP]} of {pairs}", help=_AGREE_HELP)
-    first = result.first_difference[GYM_NEXT_STEP]
-    same_first = result.first_difference[GYM_SAME_STEP]
-    st.markdown(
-        (
-            "**SAME_STEP mode behaves exactly like SB3** on every pair: same "
-            "observations, rewards and episode ends."
-            if same_first is None
-            else f"SAME_STEP first differs from SB3 at step {same_first[0]}, env {same_first[1]}."
-        )
-        + (
-            f" **NEXT_STEP** first differs at step {first[0]} (env {first[1]}), where an "
-            "episode ends: it returns the episode's last observation there, while SB3 "
-            "already returns the next start. Its next call only resets that env and "
-            "ignores its action, so from then on that robot is one action behind."
-            if first is not None
-            else " NEXT_STEP matched too: no episode ended early enough to show a "
-            "difference. Try more steps."
-        )
-    )
-
-
-def around_first_end(
-    around: tuple[int, int, dict[str, pd.DataFrame]] | None, have_sb3: bool
-) -> None:
-    """One env around the first episode end: a table per library, each with what it shows."""
-    if around is None:
-        st.warning("No episode ended in this run: try more step() calls or another seed.")
-        return
-    end_step, end_env, tables = around
-    st.markdown(
-        f"**Env {end_env}, steps {max(1, end_step - 1)} to {end_step + 2}.** Its episode "
-        f"ends at step {end_step}. *obs* is what `step()` returned for this env; *last obs* "
-        "is the ended episode's final observation, where each library puts it."
-    )
-    for library, table in tables.items():
-        table_column, text_column = st.columns([3, 2], vertical_alignment="center")
-        with table_column:
-            st.markdown(f"**{library}**")
-            st.dataframe(table, hide_index=True)
-        text_column.markdown(_CAPTIONS[library])
-    if not have_sb3:
-        st.caption(
-            "With stable-baselines3 installed, a third table shows SB3's `DummyVecEnv` "
-            "on the same actions: it matches the SAME_STEP table row for row."
-        )
-
-
-def show_call(result: ScriptRun, title: str) -> None:
-    """A script as it ran: the code, then the error it raised or what it printed."""
-    st.markdown(title)
-    st.code(result.code, language="python")
+def show_outcome(result: ScriptRun) -> None:
+    """What a script did when the page ran it: the error it raised or what it printed."""
     if result.error is not None:
         error = result.error
-        st.error(f"It raised **{error.type}** at `{error.location}`:", icon="🚫")
-        st.code(error.headline, language="text", wrap_lines=True)
+        st.error(f"It raised **{error.type}** at `{error.location}`: `{error.headline}`", icon="🚫")
     else:
         st.success("It ran without an error and printed:", icon="✅")
         st.code(result.output, language="text")
 
 
-def lesson_calls(calls: dict[str, ScriptRun]) -> None:
-    """With SB3: the two invalid calls and the fix, as they ran."""
-    wrong_a, wrong_b = st.columns(2)
-    with wrong_a:
-        show_call(calls["n_envs"], "❌ **`n_envs` given to PPO**")
-        st.caption("PPO has no `n_envs` argument: the number of envs comes from the env.")
-    with wrong_b:
-        show_call(calls["gymnasium_vector"], "❌ **A Gymnasium `SyncVectorEnv` given to PPO**")
-        st.caption(
-            "SB3 checks the env's type. A Gymnasium vector env is neither an SB3 "
-            "`VecEnv` nor a single Gymnasium env, so SB3 falls back to its check for the "
-            "old `gym` package, whose message talks about OpenAI Gym: misleading, but "
-            "the fix is the same: give PPO an SB3 `VecEnv`."
-        )
-    show_call(calls["fixed"], "✅ **The fix: `make_vec_env(..., n_envs=N)`, then PPO**")
+def _call_tab(code: str, name: str, result: ScriptRun | None, without_sb3: str) -> None:
+    learning.script_block(code, name=name)
+    if result is None:
+        st.caption(without_sb3)
+    else:
+        show_outcome(result)
 
 
-def lesson_calls_described(num_envs: int) -> None:
-    """Without SB3: the same three scripts, with what they would do."""
-    wrong_a, wrong_b = st.columns(2)
-    with wrong_a:
-        st.markdown("❌ **`n_envs` given to PPO**")
-        st.code(snippets.n_envs_wrong(num_envs), language="python")
-        st.caption(
-            "PPO's constructor has no `n_envs` parameter, so Python raises a `TypeError` "
-            "about an unexpected keyword argument `n_envs`."
+def lesson_calls(calls: dict[str, ScriptRun] | None, num_envs: int) -> None:
+    """The lesson's two PPO calls and the fix, in tabs: as they ran, or (without SB3) as
+    scripts with what they do."""
+    never = VERDICTS["never_valid"].badge()
+    n_envs_tab, vector_tab, fixed_tab = st.tabs(
+        [
+            f"❌ PPO(..., n_envs={num_envs})",
+            "❌ A Gymnasium SyncVectorEnv given to PPO",
+            "✅ The fix: make_vec_env",
+        ]
+    )
+    with n_envs_tab:
+        sentence = (
+            n_envs_sentence(calls["n_envs"])
+            if calls
+            else "PPO's constructor has no `n_envs` parameter in any SB3 release, so Python "
+            "raises a `TypeError` about an unexpected keyword argument."
         )
-    with wrong_b:
-        st.markdown("❌ **A Gymnasium `SyncVectorEnv` given to PPO**")
-        st.code(snippets.gymnasium_vector_wrong(num_envs), language="python")
-        st.caption(
-            "SB3 only accepts its own `VecEnv` classes or a single Gymnasium env, so it "
-            "rejects this one with an error. Install stable-baselines3 to see the exact "
-            "message."
+        st.markdown(f"{never} {sentence}")
+        _call_tab(
+            snippets.n_envs_wrong(num_envs),
+            "the lesson's n_envs call",
+            calls and calls["n_envs"],
+            "Not run here (stable-baselines3 is not installed).",
         )
-    st.markdown("✅ **The fix: `make_vec_env(..., n_envs=N)`, then PPO**")
-    st.code(snippets.ppo_fixed(num_envs, PPO_N_STEPS), language="python")
+    with vector_tab:
+        st.markdown(
+            f"{never} PPO trains on SB3's own {term_link('vecenv', 'VecEnv')} classes and treats "
+            "any other env as *one* env: no release ever trained on a Gymnasium vector env as N "
+            "envs. Today's SB3 refuses it at once, with a message about the old OpenAI `gym` "
+            "package: misleading, but the fix is the same."
+        )
+        st.caption(
+            "With the lesson's gymnasium 0.29, stable-baselines3 2.3.2 built a model on it as "
+            "one env with a (4, 4) observation, which crashed as soon as it trained (checked "
+            "once for this app, not live here)."
+        )
+        _call_tab(
+            snippets.gymnasium_vector_wrong(num_envs),
+            "a SyncVectorEnv given to PPO",
+            calls and calls["gymnasium_vector"],
+            f"Not run here: stable-baselines3 2.9 stops with {snippets.GYMNASIUM_VECTOR_ERROR}.",
+        )
+    with fixed_tab:
+        if calls and not calls["fixed"].raised:
+            values = printed(calls["fixed"].output)
+            st.markdown(f"{VERDICTS['imprecise'].badge()} {n_steps_sentence(values)}")
+        else:
+            st.markdown(
+                f"{VERDICTS['imprecise'].badge()} The lesson's \"2048 steps in 512 calls with 4 "
+                "envs\": SB3's `n_steps` counts `step()` calls *per env* (its default 2048 gives "
+                "8,192 transitions with 4 envs); pass `n_steps=512` for the lesson's numbers."
+            )
+        _call_tab(
+            snippets.ppo_fixed(num_envs),
+            "the lesson's PPO call fixed",
+            calls and calls["fixed"],
+            "Not run here (stable-baselines3 is not installed).",
+        )
+
+
+def how_sb3_vectorises() -> None:
+    """make_vec_env, DummyVecEnv and SubprocVecEnv, with a short whole script."""
+    st.markdown(
+        f"""
+- **`make_vec_env(make_env(), n_envs=4)`** calls the thunk `make_env()` returns
+  ({term_link("factory", "factory")}) 4 times and wraps each copy in a `Monitor` (it records
+  episode returns and lengths).
+- By default the copies go into a **`DummyVecEnv`**: one process, stepped one after another,
+  like Gymnasium's `SyncVectorEnv`: the usual choice for a cheap env like BurgerBot.
+- **`vec_env_cls=SubprocVecEnv`**: one worker process per copy, like `AsyncVectorEnv`. The
+  workers start by importing your script again (as with {term_link("spawn", "spawn")}), hence
+  `if __name__ == "__main__":`.
+- Even one env is wrapped in a `DummyVecEnv`: SB3's algorithms only ever see vector envs.
+"""
+    )
+    with st.expander("Code: make_vec_env and PPO, as a whole script", icon="🐍"):
+        learning.script_block(snippets.make_vec_env_script(4), name="make_vec_env and PPO")
+
+
+def agreement(result: SideBySide) -> None:
+    """With SB3: how many (step, env) pairs each Gymnasium mode shares with SB3, and why."""
+    st.markdown(agreement_sentence(result), help=_AGREE_HELP)
+
+
+def around_first_end(
+    around: tuple[int, int, dict[str, pd.DataFrame]] | None, have_sb3: bool
+) -> None:
+    """One env around the first episode end: a tab per library, each with what it shows."""
+    if around is None:
+        st.warning("No episode ended in this run: try more step() calls or another seed.")
+        return
+    end_step, end_env, tables = around
+    shown = next(iter(tables.values()))["step"]
+    st.markdown(
+        f"**Env {end_env}, steps {shown.min()} to {shown.max()}**: its episode ends at step "
+        f"{end_step}. *obs* is what `step()` returned for this env; *last obs* is the ended "
+        f"episode's {term_link('final-observation')}, where each library puts it."
+    )
+    for tab, (library, table) in zip(st.tabs(list(tables)), tables.items(), strict=True):
+        with tab:
+            st.caption(_CAPTIONS[library])
+            st.dataframe(table, hide_index=True)
+    if not have_sb3:
+        st.caption(
+            "With stable-baselines3 installed, a third tab shows SB3's `DummyVecEnv` "
+            "on the same actions: it matches the SAME_STEP table row for row."
+        )
 
 
 def ppo_outcome(ppo: PPOResult) -> None:
@@ -209,18 +199,19 @@ def ppo_outcome(ppo: PPOResult) -> None:
         f"Plus {ppo.setup_seconds:.2f} s to build the network (and to import SB3 and torch, "
         "the first time). "
         f"stable-baselines3 {ppo.versions.get('stable-baselines3')}, torch "
-        f"{ppo.versions.get('torch')}, one CPU thread."
+        f"{ppo.versions.get('torch')}, one CPU thread, on this server."
     )
     if len(ppo.episodes):
-        st.altair_chart(ppo_episode_chart(ppo.episodes), width="stretch")
         episodes = ppo.episodes["return"]
         window = min(20, max(1, len(episodes) // 2))
         goals = int(ppo.episodes["reached_goal"].sum())
         first_mean, last_mean = episodes.head(window).mean(), episodes.tail(window).mean()
-        st.markdown(
-            f"Mean return of the first {window} episodes: **{first_mean:.1f}**; "
-            f"of the last {window}: **{last_mean:.1f}**. "
-            f"{goals} of {len(episodes)} training episodes reached the goal."
+        learning.chart_with_table(
+            ppo_episode_chart(ppo.episodes),
+            ppo.episodes,
+            caption=f"Mean return of the first {window} episodes: {first_mean:.1f}; of the "
+            f"last {window}: {last_mean:.1f}. {goals} of {len(episodes)} training episodes "
+            "reached the goal.",
         )
     outcome = "reaches the goal" if ppo.greedy_reaches_goal else "does not reach the goal"
     timed_out = not ppo.greedy_reaches_goal and ppo.greedy_steps >= 150
@@ -228,7 +219,7 @@ def ppo_outcome(ppo: PPOResult) -> None:
         f"Following the trained policy greedily from the start, the robot **{outcome}**: "
         f"return {ppo.greedy_return:.1f} after {ppo.greedy_steps} steps."
         + (
-            " The episode ran into the 150-step time limit: the policy no longer crashes, "
+            " The episode ran into the 150-step time limit: the policy avoids crashing, "
             "but it does not find the goal either."
             if timed_out
             else ""

@@ -1,20 +1,29 @@
-"""The scripts the "Stable-Baselines3" page shows; the invalid calls are run exactly as shown.
+"""The scripts the "Stable-Baselines3" page shows; the lesson's calls are run exactly as shown.
 
-Each function returns a self-contained script (stable-baselines3, gymnasium, numpy and
-burgerbot). ``burgerbot.app.views.sb3`` executes the invalid-call scripts to capture what the
-installed SB3 really raises; the tests run the others as separate Python processes and
-compare what they print with what the page computes.
+Each function returns a whole script (stable-baselines3, gymnasium, numpy and burgerbot) that
+runs when saved to a file and run with ``python file.py``; the two that fail on purpose say so
+on their first line (`burgerbot.app.scripts.fails_header`). ``burgerbot.app.views.sb3`` runs
+the lesson's calls to capture what the installed SB3 really does; the tests run every script
+as a separate Python process from a file.
 """
 
 from __future__ import annotations
 
+from burgerbot.app.scripts import fails_header
+
 __all__ = [
+    "GYMNASIUM_VECTOR_ERROR",
+    "exercise_answer",
     "gymnasium_vector_wrong",
+    "make_vec_env_script",
     "n_envs_wrong",
     "ppo_fixed",
     "ppo_training_script",
     "side_by_side_script",
 ]
+
+GYMNASIUM_VECTOR_ERROR = "ValueError"
+"""What stable-baselines3 2.x raises for a Gymnasium vector env (the tests check it)."""
 
 
 def _fill(template: str, **values: object) -> str:
@@ -30,7 +39,7 @@ from stable_baselines3 import PPO
 
 from burgerbot.env import BurgerBotEnv
 
-# The lesson's call: PPO has no `n_envs` argument.
+# The lesson's call: PPO has no `n_envs` argument (no SB3 release had one).
 model = PPO("MlpPolicy", BurgerBotEnv(), n_envs=__NUM_ENVS__)
 """
 
@@ -57,10 +66,12 @@ from burgerbot.factories import make_env
 # make_vec_env builds the copies (a DummyVecEnv unless vec_env_cls=SubprocVecEnv).
 vec_env = make_vec_env(make_env(), n_envs=__NUM_ENVS__, seed=0)
 try:
-    model = PPO("MlpPolicy", vec_env, n_steps=__N_STEPS__, device="cpu")
+    model = PPO("MlpPolicy", vec_env, device="cpu")  # PPO's default n_steps
     print("env given to PPO:", type(model.get_env()).__name__)
     print("n_envs:", model.n_envs)
     print("n_steps (step() calls per env per update):", model.n_steps)
+    # The rollout buffer holds (steps, envs, observation) for one update.
+    print("rollout buffer:", model.rollout_buffer.observations.shape)
     print("transitions per update:", model.n_steps * model.n_envs)
 finally:
     vec_env.close()
@@ -68,18 +79,88 @@ finally:
 
 
 def n_envs_wrong(num_envs: int = 4) -> str:
-    """The lesson's invalid ``PPO("MlpPolicy", env, n_envs=...)`` call."""
-    return _fill(_N_ENVS_WRONG, num_envs=int(num_envs))
+    """The lesson's ``PPO("MlpPolicy", env, n_envs=...)`` call: fails with a TypeError."""
+    return fails_header("TypeError") + _fill(_N_ENVS_WRONG, num_envs=int(num_envs))
 
 
 def gymnasium_vector_wrong(num_envs: int = 4) -> str:
-    """A Gymnasium ``SyncVectorEnv`` handed to PPO."""
-    return _fill(_GYMNASIUM_VECTOR_WRONG, num_envs=int(num_envs))
+    """A Gymnasium ``SyncVectorEnv`` handed to PPO: fails with `GYMNASIUM_VECTOR_ERROR`."""
+    code = _fill(_GYMNASIUM_VECTOR_WRONG, num_envs=int(num_envs))
+    return fails_header(GYMNASIUM_VECTOR_ERROR) + code
 
 
-def ppo_fixed(num_envs: int = 4, n_steps: int = 128) -> str:
-    """The working version: ``make_vec_env(..., n_envs=N)``, then PPO on that VecEnv."""
-    return _fill(_PPO_FIXED, num_envs=int(num_envs), n_steps=int(n_steps))
+def ppo_fixed(num_envs: int = 4) -> str:
+    """The working version: ``make_vec_env(..., n_envs=N)``, then PPO (default ``n_steps``)."""
+    return _fill(_PPO_FIXED, num_envs=int(num_envs))
+
+
+_MAKE_VEC_ENV = """
+from stable_baselines3 import PPO
+from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.vec_env import SubprocVecEnv
+
+from burgerbot.factories import make_env
+
+# The guard matters once you use SubprocVecEnv: each worker process starts by importing
+# this file again, and without the guard it would build workers of its own.
+if __name__ == "__main__":
+    # __N__ copies in this process (a DummyVecEnv):
+    vec_env = make_vec_env(make_env(), n_envs=__N__)
+    # or __N__ worker processes:
+    __SUBPROC__vec_env = make_vec_env(make_env(), n_envs=__N__, vec_env_cls=SubprocVecEnv)
+    model = PPO("MlpPolicy", vec_env, device="cpu")
+    print(type(vec_env).__name__, "with", vec_env.num_envs, "envs; PPO sees", model.n_envs)
+    vec_env.close()
+"""
+
+
+def make_vec_env_script(num_envs: int = 4, subprocess: bool = False) -> str:
+    """``make_vec_env`` with a DummyVecEnv (or, with ``subprocess``, a SubprocVecEnv), then PPO."""
+    code = _fill(_MAKE_VEC_ENV, n=int(num_envs))
+    return code.replace("__SUBPROC__", "" if subprocess else "# ")
+
+
+_EXERCISE_ANSWER = """
+from stable_baselines3 import PPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.env_util import make_vec_env
+
+from burgerbot.factories import make_env
+
+NUM_ENVS = __NUM_ENVS__
+TRANSITIONS_PER_UPDATE = __TRANSITIONS__
+N_STEPS = TRANSITIONS_PER_UPDATE // NUM_ENVS  # n_steps counts step() calls PER ENV
+
+
+class CountCalls(BaseCallback):
+    # SB3 calls _on_step once per step() call of the vector env.
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def _on_step(self) -> bool:
+        self.calls += 1
+        return True
+
+
+vec_env = make_vec_env(make_env(), n_envs=NUM_ENVS, seed=0)
+try:
+    model = PPO("MlpPolicy", vec_env, n_steps=N_STEPS, seed=0, device="cpu")
+    print("n_steps:", model.n_steps)
+    # (steps, envs, observation); training flattens it, so look before learn().
+    print("rollout buffer:", model.rollout_buffer.observations.shape)
+    counter = CountCalls()
+    model.learn(total_timesteps=TRANSITIONS_PER_UPDATE, callback=counter)  # one update
+finally:
+    vec_env.close()
+print("env-steps collected:", model.num_timesteps)
+print("step() calls:", counter.calls)
+"""
+
+
+def exercise_answer(num_envs: int = 4, transitions: int = 2048) -> str:
+    """The exercise's answer: the lesson's PPO call rewritten with make_vec_env and n_steps."""
+    return _fill(_EXERCISE_ANSWER, num_envs=int(num_envs), transitions=int(transitions))
 
 
 _SIDE_BY_SIDE = """

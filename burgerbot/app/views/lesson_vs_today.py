@@ -1,299 +1,358 @@
-"""Where the lesson and the installed libraries agree or differ, each checked by running it."""
+"""Where the lesson and the installed libraries agree or differ, each claim checked by a script.
+
+Every claim has a whole script (`burgerbot.app.scripts.lesson_vs_today`) that prints what it
+checks as ``name: value`` lines. The page runs that script as shown, and a pure function here
+judges the claim from what it printed: a verdict kind (`burgerbot.app.labels.VERDICTS`, plus
+the few kinds below for what a run cannot settle) and a sentence that follows the numbers.
+"""
 
 from __future__ import annotations
 
-import inspect
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
-import gymnasium as gym
-import numpy as np
+from burgerbot.app.labels import VERDICTS, Verdict
+from burgerbot.app.script_runner import run_script
+from burgerbot.app.scripts.lesson_vs_today import SCRIPTS
+from burgerbot.app.views.sb3_learning import printed  # the same `name: value` lines
 
-from burgerbot.app.script_runner import ScriptRun, run_script
-from burgerbot.app.scripts import sb3 as sb3_snippets
-from burgerbot.baseline import StraightforwardBurgerBot
-from burgerbot.env import BurgerBotEnv
-from burgerbot.factories import make_env
-from burgerbot.vector import BurgerBotVectorEnv
+__all__ = [
+    "CLAIMS",
+    "COUNT_OPTIONS",
+    "Claim",
+    "Outcome",
+    "count_explanation",
+    "count_truth",
+    "printed",
+    "run_claim",
+    "takeaways",
+    "verdict",
+]
 
-__all__ = ["CHECKS", "Check", "LessonCheck", "run_check"]
+OTHER_VERDICTS = {
+    "depends": Verdict(
+        "Depends on the machine", "⚙️", "gray", "The number depends on the computer it runs on."
+    ),
+    "not_confirmed": Verdict(
+        "Not confirmed here", "❔", "gray", "This run did not show what the lesson says."
+    ),
+    "not_run": Verdict("Not run here", "⚪", "gray", "A library it needs is not installed here."),
+}
+"""Outcomes that are not a judgement of the lesson (app-local: not kinds of disagreement)."""
+
+SB3_MISSING = (
+    "stable-baselines3 is not installed here. Install the optional extra "
+    "(`pip install -r requirements-sb3.txt`) to run this check."
+)
+ONE_MILLION = 1_000_000
 
 
-@dataclass
-class Check:
-    """The outcome of one live check."""
+def verdict(kind: str) -> Verdict:
+    """The label, icon and colour of a verdict kind (a lesson verdict or one of the others)."""
+    return VERDICTS.get(kind) or OTHER_VERDICTS[kind]
 
-    verdict: str  # "changed", "still true", "depends" (on the machine) or "not run"
-    facts: dict[str, Any] = field(default_factory=dict)
-    summary: str = ""
+
+Judgement = tuple[str, str]
+"""(verdict kind, the sentence saying what happened here)."""
+
+
+def judge_factory_pattern(v: Mapping[str, str]) -> Judgement:
+    shapes = [v["observations shape"], v["sampled actions shape"], v["rewards shape"]]
+    shapes.append(v["terminated shape"])
+    holds = shapes == ["(4, 4)", "(4,)", "(4,)", "(4,)"]
+    return (
+        "holds" if holds else "changed",
+        f"Observations {shapes[0]}, sampled actions {shapes[1]}, rewards {shapes[2]}, "
+        f"terminated {shapes[3]}: {'as the lesson says' if holds else 'not what the lesson says'}.",
+    )
+
+
+def judge_autoreset_timing(v: Mapping[str, str]) -> Judgement:
+    start, ending, after = (
+        v["first observation after a reset"],
+        v["ending call, env 0 obs"],
+        (v["next call, env 0 obs"]),
+    )
+    if ending == start:
+        return "holds", f"The ending call already returned the start observation {start}."
+    if after == start and float(v["next call, env 0 reward"]) == 0.0:
+        return "changed", (
+            f"The ending call returned {ending} (reward {v['ending call, env 0 reward']}), the "
+            f"episode's final observation, not the start {start}. The next call returned {after} "
+            "with reward 0.0: that call reset env 0 and ignored its action. Gymnasium 0.29 reset "
+            "inside the ending call; since 1.0 the default (NEXT_STEP) waits for the next one."
+        )
+    return "not_confirmed", f"The ending call returned {ending}, the next one {after}."
+
+
+def judge_final_observation_key(v: Mapping[str, str]) -> Judgement:
+    keys = {name.split()[0]: value for name, value in v.items() if "infos keys" in name}
+    listed = "; ".join(f"{mode}: {value}" for mode, value in keys.items())
+    if any("'final_observation'" in value for value in keys.values()):
+        return "holds", f"`infos` keys on the ending call: {listed}."
+    return "changed", (
+        f"`infos` keys on the ending call: {listed}. `final_observation` is gone (it was "
+        'gymnasium 0.29\'s key): in SAME_STEP mode the final observation is `infos["final_obs"]`; '
+        "in the default NEXT_STEP mode it is the `obs` the ending call returns."
+    )
+
+
+def judge_goal_counts(v: Mapping[str, str]) -> Judgement:
+    mean4, mean8 = float(v["N=4 mean goals per learner"]), float(v["N=8 mean goals per learner"])
+    zero4 = float(v["N=4 share of learners who saw 0 goals"])
+    zero8 = float(v["N=8 share of learners who saw 0 goals"])
+    ratio = float(v["ratio of the averages, 8 envs / 4 envs"])
+    low, high = float(v["95% interval low"]), float(v["95% interval high"])
+    doubles = low <= 2.0 <= high
+    average = (
+        f"Over 5,000 simulated learners, 8 envs gave {ratio:.2f}x the goals of 4 ({mean8:.3f} "
+        f"vs {mean4:.3f} per learner; 95% interval {low:.2f} to {high:.2f}): "
+        + ("doubling fits." if doubles else "doubling does not fit this run.")
+    )
+    seen = f" But {zero4:.0%} of learners with 4 envs and {zero8:.0%} with 8 saw 0 goals: one run "
+    if not doubles:
+        return "not_confirmed", average
+    if zero4 > 0.5 and zero8 > 0.5:
+        return "not_visible", average + seen + "almost never shows it."
+    return "holds", average + seen + "often shows it."
+
+
+def judge_speed(v: Mapping[str, str]) -> Judgement:
+    plain = float(v["straightforward BurgerBot, steps/s"])
+    table = float(v["BurgerBotEnv (table look-ups), steps/s"])
+    native = float(v["BurgerBotVectorEnv with 4096 envs, env-steps/s"])
+    rates = (
+        f"Steps a second in a plain loop here: {plain:,.0f} for a straightforward BurgerBot (as "
+        f"a learner writes it), {table:,.0f} for this app's table-driven `BurgerBotEnv`. This "
+        f"project's batched `BurgerBotVectorEnv` (not Gymnasium's): {native:,.0f} env-steps a "
+        "second at 4,096 envs."
+    )
+    if plain >= ONE_MILLION / 2:
+        return "holds", rates + " About a million, or more, as the lesson says."
+    return "depends", rates + " Below the lesson's million on this machine, now."
+
+
+def judge_sb3_n_envs(v: Mapping[str, str]) -> Judgement:
+    result = v["PPO(..., n_envs=4)"]
+    if result == "accepted":
+        return "holds", "PPO accepted `n_envs=4`."
+    return "never_valid", (
+        f"Here: `{result}`. PPO has no `n_envs` parameter, and no release had one (checked for "
+        "this app from stable-baselines3 0.6 to 2.9). Use `make_vec_env(make_env(), n_envs=4)`."
+    )
+
+
+def judge_sb3_gymnasium_vector(v: Mapping[str, str]) -> Judgement:
+    result = v["PPO(..., SyncVectorEnv)"]
+    if result.startswith("accepted"):
+        n_envs = int(result.rsplit("=", 1)[1])
+        if n_envs == 4:
+            return "holds", "PPO accepted the SyncVectorEnv as 4 envs."
+        return "never_valid", f"PPO built a model on it, but as {n_envs} env, not 4."
+    error = result.split(":", 1)[0]
+    return "never_valid", (
+        f"Here PPO refused it with `{error}`. SB3 trains on its own `VecEnv` classes and treats "
+        "any other env as *one* env, in every release: with the lesson's gymnasium 0.29, "
+        "stable-baselines3 2.3.2 built a one-env model on a (4, 4) observation that crashed as "
+        "soon as it trained (checked once for this app). Use `make_vec_env`."
+    )
+
+
+def judge_sb3_n_steps(v: Mapping[str, str]) -> Judgement:
+    default = int(v["PPO's default n_steps"])
+    calls = int(v[f"n_steps={default}, step() calls per update"])
+    transitions = int(v[f"n_steps={default}, transitions per update"])
+    lesson_calls = int(v["n_steps=512, step() calls per update"])
+    lesson_transitions = int(v["n_steps=512, transitions per update"])
+    if transitions == 2048:
+        return "holds", f"With the default n_steps={default}, an update holds 2,048 transitions."
+    return "imprecise", (
+        f"With PPO's default n_steps={default} and 4 envs, an update holds {transitions:,} "
+        f"transitions from {calls:,} `step()` calls: `n_steps` counts calls per env, as it always "
+        f"has. The lesson's numbers need n_steps=512: {lesson_transitions:,} transitions in "
+        f"{lesson_calls:,} calls."
+    )
 
 
 @dataclass(frozen=True)
-class LessonCheck:
-    """A claim of the lesson, and the function whose run tests it against installed versions."""
+class Claim:
+    """A claim of the lesson, the script that checks it, and how to judge what it printed."""
 
+    name: str
     topic: str
+    short: str
     lesson_says: str
-    run: Callable[[], Check]
+    judge: Callable[[Mapping[str, str]], Judgement]
     packages: tuple[str, ...] = ("gymnasium",)
-    script: Callable[[], str] | None = None
-    """A script the check runs as it is (shown instead of the check's own source)."""
 
     @property
-    def source(self) -> str:
-        """The code that runs, shown to the learner as it is."""
-        return self.script() if self.script else inspect.getsource(self.run)
+    def script(self) -> str:
+        """The whole script the page shows and runs."""
+        return SCRIPTS[self.name]
+
+    @property
+    def needs_sb3(self) -> bool:
+        return "stable-baselines3" in self.packages
 
 
-def run_check(check: LessonCheck) -> Check:
-    """Run one check; an unexpected error becomes a 'not run' outcome with its message."""
+@dataclass(frozen=True)
+class Outcome:
+    """What one claim's script did here, and the verdict drawn from it."""
+
+    kind: str
+    summary: str
+    output: str = ""
+    error: str | None = None
+
+
+def _sb3_available() -> bool:
+    # Looked up on each call so that tests can hide SB3 by patching views.sb3.sb3_available.
+    from burgerbot.app.views import sb3
+
+    return sb3.sb3_available()
+
+
+def run_claim(claim: Claim) -> Outcome:
+    """Run a claim's script as shown and judge it; whatever breaks becomes a 'not_run' outcome."""
+    if claim.needs_sb3 and not _sb3_available():
+        return Outcome("not_run", SB3_MISSING)
+    run = run_script(claim.script)
+    if run.error is not None:
+        return Outcome(
+            "not_run", f"The script stopped: {run.error.headline}", run.output, run.error.headline
+        )
     try:
-        return check.run()
-    except Exception as error:  # the page must keep working whatever a library does
-        return Check("not run", {"error": f"{type(error).__name__}: {error}"}, str(error))
+        kind, summary = claim.judge(printed(run.output))
+    except (KeyError, ValueError, IndexError, SyntaxError) as error:
+        return Outcome(
+            "not_run", f"Its output was not what the check expects ({error!r}).", run.output
+        )
+    return Outcome(kind, summary, run.output)
 
 
-def autoreset_timing() -> Check:
-    envs = gym.vector.SyncVectorEnv([make_env() for _ in range(2)])
-    try:
-        envs.reset(seed=0)
-        envs.step(np.array([1, 3]))  # env 0 turns to face north, env 1 stops
-        obs, rewards, terminated, truncated, infos = envs.step(np.array([0, 3]))  # into the wall
-        ending = {"obs": obs[0].tolist(), "reward": float(rewards[0]), "ended": bool(terminated[0])}
-        obs, rewards, terminated, truncated, infos = envs.step(np.array([0, 3]))  # the next call
-        after = {"obs": obs[0].tolist(), "reward": float(rewards[0]), "ended": bool(terminated[0])}
-    finally:
-        envs.close()
-    start = [0, 0, 1, 1]
-    changed = ending["obs"] != start and after["obs"] == start and after["reward"] == 0.0
-    summary = (
-        f"On the ending step env 0 returned {ending['obs']} (reward {ending['reward']}), its "
-        f"final observation, not a fresh start. The next call returned {after['obs']} with "
-        f"reward {after['reward']}: that call reset env 0 and ignored its action."
+COUNT_OPTIONS = ("none", "1 or 2", "3 or 4", "5 or more")
+"""Answers to "how many of the lesson's claims still hold?"."""
+
+
+def count_truth(outcomes: Sequence[Outcome]) -> str:
+    """Which of `COUNT_OPTIONS` the live checks gave.
+
+    >>> count_truth([Outcome("holds", ""), Outcome("changed", ""), Outcome("holds", "")])
+    '1 or 2'
+    """
+    held = sum(outcome.kind == "holds" for outcome in outcomes)
+    return COUNT_OPTIONS[min(3, (held + 1) // 2)]
+
+
+def _grouped(claims: Sequence[Claim], outcomes: Sequence[Outcome]) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {}
+    for claim, outcome in zip(claims, outcomes, strict=True):
+        groups.setdefault(outcome.kind, []).append(claim.short)
+    return groups
+
+
+def count_explanation(claims: Sequence[Claim], outcomes: Sequence[Outcome]) -> str:
+    """Which claims hold, and how many fell under each other verdict, in this run."""
+    groups = _grouped(claims, outcomes)
+    held = groups.pop("holds", [])
+    parts = [f"{len(names)} {verdict(kind).label.lower()}" for kind, names in groups.items()]
+    return (
+        f"{len(held)} of {len(claims)} hold as written here"
+        + (f" ({', '.join(held)})" if held else "")
+        + (f"; the others: {', '.join(parts)}." if parts else ".")
     )
-    return Check("changed" if changed else "still true", {"ending": ending, "next": after}, summary)
 
 
-def final_observation_key() -> Check:
-    keys = {}
-    for mode in ("NextStep", "SameStep"):
-        envs = gym.vector.SyncVectorEnv([make_env() for _ in range(2)], autoreset_mode=mode)
-        try:
-            envs.reset(seed=0)
-            envs.step(np.array([1, 3]))
-            *_, infos = envs.step(np.array([0, 3]))  # env 0 ends on this call
-            keys[mode] = sorted(infos)
-        finally:
-            envs.close()
-    has_old_key = any("final_observation" in k for k in keys.values())
-    summary = (
-        f"Keys of `infos` on the ending step: NEXT_STEP (the default) {keys['NextStep']}; "
-        f"SAME_STEP {keys['SameStep']}. `final_observation` is "
-        f"{'still there' if has_old_key else 'gone'}."
-    )
-    return Check("still true" if has_old_key else "changed", keys, summary)
+_ADVICE = {
+    "changed": "Read the final observation from `obs` of the ending call (NEXT_STEP), or set "
+    'SAME_STEP and read `infos["final_obs"]`',
+    "never_valid": "Build SB3's envs with `make_vec_env(make_env(), n_envs=4)`, then give them "
+    "to PPO",
+    "imprecise": "An update holds `n_steps x n_envs` transitions",
+    "not_visible": "One small run shows noise; compare averages over many runs",
+}
 
 
-def factory_pattern_with_cartpole() -> Check:
-    def make_cartpole(seed):
-        def thunk():
-            env = gym.make("CartPole-v1")
-            env.reset(seed=seed)
-            return env
-
-        return thunk
-
-    envs = gym.vector.SyncVectorEnv([make_cartpole(seed) for seed in range(4)])
-    try:
-        obs, infos = envs.reset(seed=0)
-        actions = envs.action_space.sample()
-        obs, rewards, terminated, truncated, infos = envs.step(actions)
-    finally:
-        envs.close()
-    facts = {
-        "obs": f"{obs.shape} {obs.dtype}",
-        "actions": f"{actions.shape} {actions.dtype}",
-        "rewards": f"{rewards.shape} {rewards.dtype}",
-        "terminated": f"{terminated.shape} {terminated.dtype}",
-    }
-    holds = obs.shape == (4, 4) and actions.shape == (4,) and rewards.shape == (4,)
-    summary = ", ".join(f"{name} {value}" for name, value in facts.items())
-    return Check("still true" if holds else "changed", facts, summary)
+def takeaways(claims: Sequence[Claim], outcomes: Sequence[Outcome]) -> list[str]:
+    """The page's "Key takeaways", one per verdict kind this run gave (at most 5)."""
+    groups = _grouped(claims, outcomes)
+    bullets = []
+    for kind in ("changed", "never_valid", "imprecise", "not_visible", "holds"):
+        if kind in groups:
+            advice = f" {_ADVICE[kind]}." if kind in _ADVICE else ""
+            bullets.append(f"**{verdict(kind).label}**: {', '.join(groups[kind])}.{advice}")
+    others = [name for kind in OTHER_VERDICTS for name in groups.get(kind, [])]
+    if others:
+        bullets.append(f"Not settled by this run: {', '.join(others)}.")
+    return bullets[:5]
 
 
-def goal_counts_at_lesson_scale() -> Check:
-    runs, steps = 400, 500  # 400 learners each run the experiment once
-    facts = {}
-    for num_envs in (4, 8):
-        # All runs at once: run r owns envs r*num_envs .. (r+1)*num_envs - 1.
-        envs = BurgerBotVectorEnv(runs * num_envs)
-        rng = np.random.default_rng(num_envs)
-        goals = np.zeros(runs * num_envs, dtype=np.int64)
-        envs.reset(seed=0)
-        for _ in range(steps):
-            _, rewards, _, _, _ = envs.step(rng.integers(0, 4, runs * num_envs))
-            goals += rewards == 50.0
-        envs.close()
-        per_run = goals.reshape(runs, num_envs).sum(axis=1)
-        facts[f"N={num_envs}"] = {
-            "mean goals": float(per_run.mean()),
-            "runs with 0 goals": float((per_run == 0).mean()),
-        }
-    n4, n8 = facts["N=4"], facts["N=8"]
-    summary = (
-        f"{runs} simulated learners each ran {steps} random steps. With 4 envs they averaged "
-        f"{n4['mean goals']:.3f} goals and {n4['runs with 0 goals']:.0%} saw none; with 8 envs "
-        f"{n8['mean goals']:.3f}, and {n8['runs with 0 goals']:.0%} saw none. Doubling holds "
-        "for the average, but one run almost always shows 0 goals for both."
-    )
-    mostly_zero = n4["runs with 0 goals"] > 0.5 and n8["runs with 0 goals"] > 0.5
-    return Check("changed" if mostly_zero else "still true", facts, summary)
-
-
-def speed_claim() -> Check:
-    def steps_per_second(env, actions):
-        env.reset(seed=0)
-        start = time.perf_counter()
-        for action in actions:
-            _, _, terminated, truncated, _ = env.step(action)
-            if terminated or truncated:
-                env.reset()
-        return len(actions) / (time.perf_counter() - start)
-
-    actions = np.random.default_rng(0).integers(0, 4, 100_000).tolist()
-    straightforward = steps_per_second(StraightforwardBurgerBot(), actions)
-    single = steps_per_second(BurgerBotEnv(), actions)
-    envs = BurgerBotVectorEnv(4096)
-    batch = np.random.default_rng(0).integers(0, 4, (200, 4096))
-    envs.reset(seed=0)
-    start = time.perf_counter()
-    for step_actions in batch:
-        envs.step(step_actions)
-    native = batch.size / (time.perf_counter() - start)
-    envs.close()
-    facts = {
-        "a straightforward BurgerBot, steps/s": straightforward,
-        "BurgerBotEnv (table look-ups), steps/s": single,
-        "BurgerBotVectorEnv N=4096, env-steps/s": native,
-    }
-    summary = (
-        f"On this server, in a plain loop: a straightforward BurgerBot (attributes, if/else "
-        f"and a sensor loop, as a learner would write it) {straightforward:,.0f} steps/s; this "
-        f"app's BurgerBotEnv, which steps by table look-up, {single:,.0f} steps/s. The "
-        f"natively batched version at 4,096 envs: {native:,.0f} env-steps/s."
-    )
-    return Check("still true" if straightforward >= 1e6 else "depends", facts, summary)
-
-
-SB3_MISSING = Check(
-    "not run",
-    {"stable-baselines3": None},
-    "stable-baselines3 is not installed here. Install the optional extra "
-    "(pip install -r requirements-sb3.txt) to run this check.",
-)
-
-
-def _run_sb3_script(script: str) -> ScriptRun | None:
-    # Imported here so that tests can hide SB3 by patching views.sb3.sb3_available.
-    from burgerbot.app.views.sb3 import sb3_available
-
-    return run_script(script) if sb3_available() else None
-
-
-def sb3_n_envs() -> Check:
-    result = _run_sb3_script(sb3_snippets.n_envs_wrong(4))
-    if result is None:
-        return SB3_MISSING
-    if result.error is None:
-        return Check("still true", {"error": None}, "PPO accepted n_envs=4.")
-    facts = {"error": result.error.headline}
-    return Check("changed", facts, f"PPO refused it: {facts['error']}")
-
-
-def sb3_gymnasium_vector_env() -> Check:
-    result = _run_sb3_script(sb3_snippets.gymnasium_vector_wrong(4))
-    if result is None:
-        return SB3_MISSING
-    if result.error is None:
-        facts = {"error": None, "where": None}
-        return Check("still true", facts, "PPO accepted a Gymnasium SyncVectorEnv.")
-    facts = {"error": result.error.headline, "where": result.error.location}
-    summary = (
-        f"PPO refused a Gymnasium SyncVectorEnv with {result.error.type}. SB3 needs its own "
-        "VecEnv: build one with make_vec_env (DummyVecEnv or SubprocVecEnv)."
-    )
-    return Check("changed", facts, summary)
-
-
-def sb3_transitions_per_update() -> Check:
-    result = _run_sb3_script(sb3_snippets.ppo_fixed(4, 2048))
-    if result is None:
-        return SB3_MISSING
-    if result.error is not None:
-        return Check("not run", {"error": result.error.message}, result.error.message)
-    lines = dict(line.rsplit(": ", 1) for line in result.output.splitlines() if ": " in line)
-    per_update = int(lines["transitions per update"])
-    facts = {"printed": lines}
-    summary = (
-        f"With 4 envs and PPO's default n_steps=2048, one update collects {per_update:,} "
-        "transitions: n_steps counts step() calls per environment, so 2,048 calls fill it."
-    )
-    return Check("changed" if per_update != 2048 else "still true", facts, summary)
-
-
-CHECKS = [
-    LessonCheck(
+CLAIMS = [
+    Claim(
+        "factory_pattern",
         "The factory pattern and batch shapes",
+        "the factory pattern and batch shapes",
         "A list of zero-argument callables goes into SyncVectorEnv; with 4 CartPoles, reset "
         "gives observations of shape (4, 4), a sampled action has shape (4,), and step gives "
         "4 rewards and 4 terminated flags.",
-        factory_pattern_with_cartpole,
+        judge_factory_pattern,
     ),
-    LessonCheck(
+    Claim(
+        "autoreset_timing",
         "When an episode ends, what does step() return?",
+        "auto-reset timing",
         "The observation returned on the ending step already belongs to the next episode: the "
         "environment has reset itself inside that same call.",
-        autoreset_timing,
+        judge_autoreset_timing,
     ),
-    LessonCheck(
+    Claim(
+        "final_observation_key",
         "Where is the last observation of an episode?",
+        '`infos["final_observation"]`',
         'It is kept in infos["final_observation"].',
-        final_observation_key,
+        judge_final_observation_key,
     ),
-    LessonCheck(
+    Claim(
+        "goal_counts",
         "Goal counts with 4 and 8 environments",
+        "goals doubling in 500 steps",
         "Run 500 random steps with 4 BurgerBots, then 8: the number of goals should roughly "
         "double.",
-        goal_counts_at_lesson_scale,
+        judge_goal_counts,
+        ("numpy",),
     ),
-    LessonCheck(
+    Claim(
+        "speed",
         "How fast is BurgerBot?",
+        "a million steps a second",
         "BurgerBot can step about a million times per second.",
-        speed_claim,
+        judge_speed,
         ("gymnasium", "numpy"),
     ),
-    LessonCheck(
+    Claim(
+        "sb3_n_envs",
         "Telling PPO how many environments to use",
+        "`PPO(..., n_envs=4)`",
         'Pass n_envs=4 to PPO: PPO("MlpPolicy", env, n_envs=4).',
-        sb3_n_envs,
+        judge_sb3_n_envs,
         ("stable-baselines3",),
-        lambda: sb3_snippets.n_envs_wrong(4),
     ),
-    LessonCheck(
+    Claim(
+        "sb3_gymnasium_vector",
         "Giving PPO a Gymnasium vector env",
+        "a `SyncVectorEnv` given to PPO",
         "Stable-Baselines3 is built on the vector-env pattern, so a vector env of N copies can "
         "be handed to PPO.",
-        sb3_gymnasium_vector_env,
+        judge_sb3_gymnasium_vector,
         ("stable-baselines3", "gymnasium"),
-        lambda: sb3_snippets.gymnasium_vector_wrong(4),
     ),
-    LessonCheck(
+    Claim(
+        "sb3_n_steps",
         "How many step() calls fill a PPO update",
+        "2048 steps in 512 calls",
         "PPO collects 2048 steps per update; with 4 envs that takes 512 step() calls.",
-        sb3_transitions_per_update,
+        judge_sb3_n_steps,
         ("stable-baselines3",),
-        lambda: sb3_snippets.ppo_fixed(4, 2048),
     ),
 ]
+"""The lesson's claims, in the lesson's order (the page shows them so)."""

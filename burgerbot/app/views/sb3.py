@@ -80,8 +80,8 @@ def load_sb3() -> ModuleType:
         ) from error
 
 
-def invalid_calls(num_envs: int = 4, n_steps: int = PPO_N_STEPS) -> dict[str, ScriptRun]:
-    """The lesson's two invalid PPO calls and the working one, run on the installed SB3.
+def invalid_calls(num_envs: int = 4) -> dict[str, ScriptRun]:
+    """The lesson's two PPO calls and the working one, run on the installed SB3 as shown.
 
     Keys: ``"n_envs"`` (``PPO(..., n_envs=N)``), ``"gymnasium_vector"`` (a
     ``SyncVectorEnv`` given to PPO) and ``"fixed"`` (``make_vec_env`` then PPO).
@@ -90,5 +90,5 @@ def invalid_calls(num_envs: int = 4, n_steps: int = PPO_N_STEPS) -> dict[str, Sc
     return {
         "n_envs": run_script(snippets.n_envs_wrong(num_envs)),
         "gymnasium_vector": run_script(snippets.gymnasium_vector_wrong(num_envs)),
-        "fixed": run_script(snippets.ppo_fixed(num_envs, n_steps)),
+        "fixed": run_script(snippets.ppo_fixed(num_envs)),
     }

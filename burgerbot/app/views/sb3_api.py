@@ -140,8 +140,8 @@ def api_rows(num_envs: int = 4, seed: int = 0, live_sb3: bool | None = None) -> 
         ),
         ApiRow(
             "When an ended copy resets",
-            "`NEXT_STEP` (default): on the *next* `step()` call, which ignores that copy's "
-            "action; `SAME_STEP` and `DISABLED` on request",
+            "`NEXT_STEP` (the default since gymnasium 1.0): on the *next* `step()` call, which "
+            "ignores that copy's action; `SAME_STEP` and `DISABLED` on request",
             "always on the same `step()` call that ended the episode",
         ),
         ApiRow(
@@ -152,7 +152,7 @@ def api_rows(num_envs: int = 4, seed: int = 0, live_sb3: bool | None = None) -> 
         ),
         ApiRow(
             "Can SB3's PPO use it?",
-            "no: PPO raises an error (see below)",
+            "no: SB3 refuses it (section 1)",
             "yes: this is the vector env SB3's algorithms are built on",
         ),
     ]
