@@ -120,7 +120,8 @@ learning.prediction(
 )
 st.write(
     "Build each vector env with 4 BurgerBots, reset it, make 1,000 `step()` calls with random "
-    f"actions, close it, and time each part. Async starts its 4 workers with {term_link('spawn', 'spawn')}: "
+    "actions, close it, and time each part. Async starts its 4 workers with "
+    f"{term_link('spawn', 'spawn')}: "
     "a fresh Python interpreter each, which takes a moment."
 )
 left, right = st.columns(2)

@@ -94,3 +94,14 @@ def test_every_page_opens_with_the_one_page_frame():
         assert source.count("ui.PageFrame(") == 1, f"{path.name} does not use ui.PageFrame once"
         for step in ("ui.load_settings(", "ui.sync_query_params(", "ui.show_notes("):
             assert step not in source, f"{path.name} repeats the preamble step {step}"
+
+
+def test_every_page_asks_for_a_prediction_and_ends_with_key_takeaways():
+    # The learner's path (issue 11): a prediction before the live reveal, takeaways at the end.
+    app = ROOT / "burgerbot" / "app"
+    for path in sorted((ROOT / "app_pages").glob("*.py")):
+        own = [path, *(app / "panels").glob(f"{path.stem}*.py")]
+        source = "\n".join(p.read_text() for p in own)
+        assert "learning.prediction(" in source, f"{path.name} asks for no prediction"
+        assert "learning.check(" in source, f"{path.name} never checks its prediction"
+        assert path.read_text().count("frame.takeaways(") == 1, f"{path.name}: no key takeaways"

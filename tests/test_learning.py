@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 
-import altair as alt
 import nbformat
-import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 

@@ -138,8 +138,10 @@ LESSON_FIXES = (
         "SB3's own VecEnv (`make_vec_env` builds a `DummyVecEnv`)",
         "sb3.py",
         "Stable-Baselines3",
-        "No Stable-Baselines3 release accepted Gymnasium's vector envs; its own reset on the "
-        'same step and keep the last observation in `infos[i]["terminal_observation"]`.',
+        "No Stable-Baselines3 release ever trained on a Gymnasium vector env as N envs (older "
+        "releases took it for one env with a batched observation and failed in training); "
+        "SB3's own VecEnvs reset on the same step and keep the last observation in "
+        '`infos[i]["terminal_observation"]`.',
     ),
 )
 """The lines whose wording is fixed; `lesson_goal_fix` gives the goal experiment's line."""

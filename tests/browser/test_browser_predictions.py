@@ -1,0 +1,39 @@
+"""On every page, a learner answers the page's first prediction in a real Chromium: the answer
+locks in, the sidebar counts it, and where the live run has already given the answer the page
+says whether it was right. Parametrised over `streamlit_app.PAGES`."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from app_driver import AppView, planned_pages
+
+pytestmark = pytest.mark.browser
+
+PAGES = planned_pages()
+
+
+@pytest.mark.parametrize("app_page", PAGES, ids=[page.stem for page in PAGES])
+def test_a_learner_answers_the_pages_first_prediction(view: AppView, app_page):
+    view.goto(app_page.url_path)
+    view.assert_no_exception()
+    sidebar = view.page.locator('[data-testid="stSidebar"]')
+    assert "Predictions: none yet" in sidebar.inner_text()
+    box = view.page.locator('[class*="st-key-prediction_"]').first
+    assert box.count(), f"{app_page.file} asks for no prediction"
+    assert "Predict first" in box.inner_text()
+    options = box.locator('[role="radiogroup"] label')
+    assert options.count() >= 2
+    view.act(options.first.click)
+    lock = box.get_by_role("button", name="Lock in")
+    assert lock.is_enabled()
+    view.act(lock.click)
+    view.assert_no_exception()
+    assert "Locked in:" in box.inner_text()
+    score = sidebar.inner_text()
+    assert re.search(r"Predictions: 1 made, [01] of [01] checked right", score), score
+    text = view.main_text()
+    if "of 1 checked right" in score:
+        assert "Your prediction was right" in text or "You predicted" in text
+    assert "Key takeaways" in text
