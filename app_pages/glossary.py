@@ -33,9 +33,11 @@ learning.check(
     "all robots with numpy at once.",
 )
 
-for slug, term in TERMS.items():
-    st.subheader(term.name, anchor=slug)
-    st.markdown(term.meaning)
+columns = st.columns(2, gap="large")
+for index, (slug, term) in enumerate(TERMS.items()):
+    with columns[index * 2 // len(TERMS)]:  # the first half on the left, the rest on the right
+        st.subheader(term.name, anchor=slug)
+        st.markdown(term.meaning)
 
 st.subheader("How the app judges the lesson's claims", anchor="verdicts")
 st.markdown("\n".join(f"- {v.badge()}: {v.meaning}" for v in VERDICTS.values()))
