@@ -14,7 +14,7 @@ import pytest
 from burgerbot.app.library_wheel import library_wheel
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.sweep]
 
 # Run from a folder outside the project: only an installed burgerbot can be imported there.
 USE_THE_LIBRARY = """

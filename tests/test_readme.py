@@ -50,3 +50,15 @@ def test_readme_names_every_library_module_in_its_layout_table():
     named = set(re.findall(r"`(\w+)`", library_row))
     modules = {m.name for m in pkgutil.iter_modules(burgerbot.__path__) if not m.ispkg}
     assert named == modules
+
+
+def test_ci_runs_every_tier_the_readme_lists():
+    section = README.split("## More tests", 1)[1].split("\n## ", 1)[0]
+    table = section.split("| command |", 1)[1].split("\n\n", 1)[0]
+    commands = re.findall(r"^\| `(.+?)`", table, flags=re.M)
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert len(commands) >= 5
+    for command in commands:
+        # The markers it selects (the oldest tier runs from its own venv's python).
+        selection = command.split("pytest", 1)[1].strip()
+        assert selection.startswith("-m ") and selection in ci, command

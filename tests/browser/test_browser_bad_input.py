@@ -125,6 +125,7 @@ def app_page(request):
 
 
 @pytest.mark.slow
+@pytest.mark.sweep
 def test_hostile_query_strings_apptest(app_page, report):
     """50+ bad query strings per page: no exception, a note whenever the URL was not used
     as given, only clean values mirrored back, and the values used are valid settings."""

@@ -1,0 +1,39 @@
+"""The Glossary page: every term has its anchor, the prediction is checked live, takeaways."""
+
+from __future__ import annotations
+
+import gymnasium
+import pytest
+from page_apptest import open_app_page, texts
+
+from burgerbot.app.glossary import TERMS, term_link
+
+PID = "glossary_not_gymnasium"
+
+
+def test_every_term_is_a_heading_with_the_anchor_the_pages_link_to():
+    app = open_app_page("app_pages/glossary.py", None, timeout=60)
+    anchors = {h.proto.anchor for h in app.subheader}
+    assert set(TERMS) <= anchors
+    assert "Key takeaways" in texts(app.subheader)
+    assert term_link("spawn").endswith("(glossary#spawn)")
+
+
+@pytest.mark.parametrize("right", [True, False])
+def test_the_prediction_is_checked_against_the_installed_gymnasium(right):
+    missing = [
+        n
+        for n in ("SyncVectorEnv", "AsyncVectorEnv", "BurgerBotVectorEnv")
+        if not hasattr(gymnasium.vector, n)
+    ]
+    truth = " and ".join(missing)
+    choice = truth if right else "SyncVectorEnv"
+    app = open_app_page("app_pages/glossary.py", None, timeout=60)
+    app.radio(key=f"{PID}_choice").set_value(choice).run()
+    app.button(key=f"{PID}_lock").click().run()
+    assert not app.exception
+    if right:
+        assert f"Your prediction was right:** {truth}" in texts(app.success)
+    else:
+        assert f"You predicted SyncVectorEnv; the live run gave {truth}." in texts(app.warning)
+    assert "1 made" in texts(app.sidebar.caption)
