@@ -183,11 +183,13 @@ def lesson_vs_today(view: AppView) -> float:
 
 
 def training_data(view: AppView) -> float:
-    """Switch the buffer to SAME_STEP: no row is marked as not a transition any more."""
-    assert "reset: not a transition" in view.main_text()
+    """Switch the buffer to SAME_STEP: the takeaways stop asking to mask reset rows out."""
+    assert "In NEXT_STEP mode the" in view.main_text()
     seconds = view.choose("training_data_mode", "SAME_STEP")
     assert "SAME_STEP" in str(view.query()), view.page.url
-    assert "reset: not a transition" not in view.main_text()
+    text = view.main_text()
+    assert "In SAME_STEP mode every row is a transition" in text
+    assert "In NEXT_STEP mode the" not in text
     return seconds
 
 
