@@ -101,15 +101,16 @@ def _vector_env_chunk(envs: gym.vector.VectorEnv, action_rows: np.ndarray) -> Ca
     return run_chunk
 
 
-def _run_for(run_chunk: Callable[[], int], seconds: float) -> tuple[int, float]:
-    """Run chunks until ``seconds`` have passed; return (step calls, seconds taken)."""
+def _run_for(run_chunk: Callable[[], int], seconds: float, min_calls: int = 0) -> tuple[int, float]:
+    """Run chunks until ``seconds`` have passed and ``min_calls`` were made; return (step
+    calls, seconds taken)."""
     clock = time.perf_counter
     calls = 0
     start = clock()
     while True:
         calls += run_chunk()
         elapsed = clock() - start
-        if elapsed >= seconds:
+        if elapsed >= seconds and calls >= min_calls:
             return calls, elapsed
 
 

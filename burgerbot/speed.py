@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 import os
 import platform
-import time
 from collections.abc import Callable, Sequence
 
 import gymnasium as gym
@@ -20,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from burgerbot import checks
+from burgerbot.bench import _run_for
 from burgerbot.env import BurgerBotEnv
 from burgerbot.factories import make_vector_env
 
@@ -103,18 +103,6 @@ class MLPPolicy:
         logits = self.logits(obs)
         noise = self.rng.gumbel(size=logits.shape)
         return np.argmax(logits + noise, axis=1).astype(np.int64)
-
-
-def _run_for(run_chunk: Callable[[], int], seconds: float, min_calls: int) -> tuple[int, float]:
-    """Run chunks until ``seconds`` have passed and ``min_calls`` were made: (calls, seconds)."""
-    clock = time.perf_counter
-    calls = 0
-    start = clock()
-    while True:
-        calls += run_chunk()
-        elapsed = clock() - start
-        if elapsed >= seconds and calls >= min_calls:
-            return calls, elapsed
 
 
 def _best_of(
