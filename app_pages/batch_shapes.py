@@ -12,10 +12,12 @@ from burgerbot.app import ui
 from burgerbot.app.caps import CAPS
 from burgerbot.app.glossary import term_link
 from burgerbot.app.panels.batch_shapes import (
+    actions_note,
     fail,
     guess_panel,
     latest_call_panel,
     play_one_step,
+    script_panel,
     settings_controls,
     spaces_panel,
     step_controls,
@@ -121,10 +123,12 @@ def live_view() -> None:
     step_controls(PAGE, slot, run, settings.seed, CAPS)
     if playing:
         play_one_step(slot, run, CAPS)
-    latest_call_panel(run, settings)
+    latest_call_panel(run, settings, history_key=f"{PAGE}_history")
 
 
+actions_note()
 live_view()
+script_panel(settings, run.steps)
 spaces_panel(envs, settings.num_envs)
 frame.takeaways(
     takeaways(

@@ -53,13 +53,16 @@ def test_step_clicks_redraw_the_live_view_and_nothing_else(app, calls, monkeypat
     app.button(key="batch_shapes_step10").click()
     rerun_fragment(app, monkeypatch)
     assert heading(app) == "Latest call: step 11 since the reset"
-    assert "STEPS = 11" in texts(app.code)  # the script follows the steps: it is live too
+    # The script stays outside the live view; the live view names the STEPS for its call.
+    assert "The script below gives this call with `STEPS = 11`." in texts(app.markdown)
+    assert not app.code
     assert all(calls[name] == 1 for name in OUTSIDE), calls
     assert all(calls[name] == 3 for name in INSIDE), calls
     # The run sent only the live view: the browser keeps the rest of the page as it was.
     assert not app.title and not app.number_input and not app.radio  # settings, predictions
     assert "Spaces: one env vs the whole batch" not in texts(app.markdown)
     assert "Key takeaways" not in texts(app.subheader)
+    assert [t.key for t in app.toggle] == ["batch_shapes_history"]  # recent calls: on demand
     assert [b.key for b in app.button] == [
         "batch_shapes_reset",
         "batch_shapes_step",

@@ -83,7 +83,7 @@ def test_first_view_shows_the_reset_batch_with_its_shape(app):
     assert app.title[0].value.startswith("Batch shapes")
     assert latest_heading(app) == "Latest call: reset"
     assert "shape `(4, 4)`, dtype `int64`" in markdown_text(app)
-    observations = app.dataframe[1].value
+    observations = app.dataframe[0].value
     assert list(observations.columns) == ["row", "col", "heading", "sensor"]
     assert observations.values.tolist() == [[0, 0, 1, 1]] * 4
     assert "`infos` is `{}`, an empty dict" in markdown_text(app)
@@ -96,7 +96,7 @@ def test_first_view_shows_the_reset_batch_with_its_shape(app):
 def test_step_once_step_x10_and_reset(app):
     click(app, "step")
     assert latest_heading(app) == "Latest call: step 1 since the reset"
-    step_table = app.dataframe[2].value
+    step_table = app.dataframe[1].value
     assert list(step_table.columns) == ["action", "reward", "terminated", "truncated"]
     assert len(step_table) == 4
     assert slot(app).state["run"].steps == 1
@@ -127,12 +127,12 @@ def test_switching_env_changes_shape_dtype_columns_and_infos(app):
     app.selectbox(key="batch_shapes_env").set_value("CartPole-v1")
     rerun(app)
     assert "shape `(4, 4)`, dtype `float32`" in markdown_text(app)
-    assert "pole angle" in list(app.dataframe[1].value.columns)
+    assert "pole angle" in list(app.dataframe[0].value.columns)
     assert "Pole angle per env" in markdown_text(app)
     app.selectbox(key="batch_shapes_env").set_value("FrozenLake-v1")
     rerun(app)
     assert "shape `(4,)`, dtype `int64`" in markdown_text(app)
-    assert list(app.dataframe[1].value.columns) == ["state"]
+    assert list(app.dataframe[0].value.columns) == ["state"]
     click(app, "step")
     infos = next(d.value for d in app.dataframe if "_prob" in d.value.columns)
     assert list(infos.columns) == ["prob", "_prob"] and infos["_prob"].all()
@@ -188,7 +188,7 @@ def test_async_budget_exhausted_shows_its_message(app):
 
 def test_seed_change_rebuilds_and_reseeds(app):
     click(app, "step")
-    first_actions = app.dataframe[2].value["action"].tolist()
+    first_actions = app.dataframe[1].value["action"].tolist()
     old = slot(app).env
     app.number_input(key="batch_shapes_seed").set_value(5)
     rerun(app)
@@ -197,7 +197,7 @@ def test_seed_change_rebuilds_and_reseeds(app):
     app.number_input(key="batch_shapes_seed").set_value(0)
     rerun(app)
     click(app, "step")
-    assert app.dataframe[2].value["action"].tolist() == first_actions  # same seed, same actions
+    assert app.dataframe[1].value["action"].tolist() == first_actions  # same seed, same actions
 
 
 def test_play_steps_on_every_run_of_the_live_view_until_paused(app):
@@ -373,3 +373,23 @@ def test_a_failing_step_shows_an_error_and_the_next_run_starts_afresh(app, monke
     rerun(app)
     assert not app.error and slot(app).env is not None and not slot(app).env.closed
     assert latest_heading(app) == "Latest call: reset"
+
+
+def test_shape_summary_and_recent_calls_on_demand(app):
+    # Each array's shape and dtype are a table under the call's line, made from the call.
+    assert "| observations | (4, 4) | int64 |" in markdown_text(app)
+    assert "| rewards |" not in markdown_text(app)  # a reset returns no rewards
+    click(app, "step")
+    click(app, "step")
+    assert "| rewards | (4,) | float64 |" in markdown_text(app)
+    assert "The script below gives this call with `STEPS = 2`." in markdown_text(app)
+    assert "STEPS = 2" in code(app)
+
+    def history():
+        return [d.value for d in app.dataframe if "call" in d.value.columns]
+
+    assert not history()  # drawn only when asked for: a click redraws the whole live view
+    app.toggle(key="batch_shapes_history").set_value(True)
+    rerun(app)
+    (calls,) = history()
+    assert calls["call"].tolist() == ["step #2", "step #1", "reset(seed=...)"]

@@ -15,6 +15,7 @@ from burgerbot.app import learning, ui
 from burgerbot.app.caps import Caps
 from burgerbot.app.charts.batch_shapes import cell_count_heatmap, pole_angle_chart
 from burgerbot.app.glossary import term_link
+from burgerbot.app.markdown import markdown_table
 from burgerbot.app.scripts.batch_shapes import snippet_for
 from burgerbot.app.slots import EnvSlot
 from burgerbot.app.views.batch_shapes import (
@@ -57,11 +58,13 @@ from burgerbot.checks import MAX_SEED
 from burgerbot.factories import BACKENDS
 
 __all__ = [
+    "actions_note",
     "call_env",
     "fail",
     "guess_panel",
     "latest_call_panel",
     "play_one_step",
+    "script_panel",
     "settings_controls",
     "spaces_panel",
     "step_controls",
@@ -124,7 +127,8 @@ def _set_playing(slot: EnvSlot, on: bool) -> None:
 def step_controls(page: str, slot: EnvSlot, run: BatchRun, seed: int, caps: Caps) -> None:
     """Reset, Step once, Step xN and Play/Pause, and where the random actions come from."""
     playing = bool(slot.state.get("playing"))
-    b_reset, b_step, b_step10, b_play, _ = st.columns([1, 1, 1, 1, 3])
+    # One row of buttons: a single block, not a set of columns (a click redraws this view).
+    b_reset = b_step = b_step10 = b_play = st.container(horizontal=True)
     if b_reset.button("Reset", key=f"{page}_reset", help=f"envs.reset(seed={seed})"):
         call_env(slot, run.reset, f"reset(seed={seed})")
     if b_step.button("Step once", key=f"{page}_step", disabled=playing):
@@ -144,9 +148,13 @@ def step_controls(page: str, slot: EnvSlot, run: BatchRun, seed: int, caps: Caps
         )
     if note := slot.state.pop("play_note", None):
         st.info(note)
+
+
+def actions_note() -> None:
+    """Where the live view's actions come from (drawn once, above it)."""
     st.caption(
         "Actions are random: `envs.action_space.sample()`, with the action space seeded by the "
-        "same seed at every reset, so the script below the latest call reproduces them."
+        "same seed at every reset, so the script below the live view reproduces them."
     )
 
 
@@ -207,13 +215,16 @@ def _arrow(frame: pd.DataFrame) -> pa.Table:
     return pa.Table.from_pandas(frame)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
-def _summary(env: str, signature: tuple, _call: BatchCall) -> pa.Table:
-    """``array_summary`` as an Arrow table, made once per env and array shapes and dtypes.
+@st.cache_data(max_entries=32, show_spinner=False)
+def _summary(env: str, signature: tuple, _call: BatchCall) -> str:
+    """``array_summary`` as a Markdown table, made once per env and array shapes and dtypes.
 
-    It tells shapes, dtypes and axes only, so every step of a run has the same one.
+    It tells shapes, dtypes and axes only, so every step of a run has the same one. Markdown
+    rather than a dataframe widget: it joins the call's line in one element, and each element
+    of the live view is redrawn in the browser on every click.
     """
-    return _arrow(array_summary(_call, env))
+    frame = array_summary(_call, env).rename(columns={"axes": "what each axis means"})
+    return markdown_table(frame)
 
 
 def _signature(call: BatchCall) -> tuple:
@@ -227,27 +238,26 @@ def _show_table(frame: pd.DataFrame, hidden: int, what: str, width: str = "stret
         st.caption(f"Showing the first {len(frame)} {what}; {hidden} more are hidden.")
 
 
-def latest_call_panel(run: BatchRun, settings: BatchSettings) -> None:
-    """The latest call's arrays and infos, a picture of the envs, the recent calls, the script."""
+def latest_call_panel(run: BatchRun, settings: BatchSettings, history_key: str) -> None:
+    """The latest call's arrays and infos, a picture of the envs and, on demand, the recent
+    calls (``history_key``: the key of the toggle that shows them)."""
     call = run.latest
     n = settings.num_envs
     if call.kind == "reset":
         st.subheader("Latest call: reset")
         st.markdown(
             f"`observations, infos = envs.reset(seed={settings.seed})`: no step yet. "
-            "Press **Step once** to send one action per env."
+            "Press **Step once** to send one action per env. The script below gives this "
+            "call with `STEPS = 0`.\n\n" + _summary(settings.env, _signature(call), call)
         )
     else:
         st.subheader(f"Latest call: step {call.number} since the reset")
         st.markdown(
             "`observations, rewards, terminated, truncated, infos = envs.step(actions)`, "
-            f"with `actions` holding one action for each of the {n} envs."
+            f"with `actions` holding one action for each of the {n} envs. "
+            f"The script below gives this call with `STEPS = {call.number}`.\n\n"
+            + _summary(settings.env, _signature(call), call)
         )
-    st.dataframe(
-        _summary(settings.env, _signature(call), call),
-        hide_index=True,
-        column_config={"axes": st.column_config.TextColumn("what each axis means", width="large")},
-    )
 
     left, right = st.columns(2)
     with left:
@@ -262,12 +272,16 @@ def latest_call_panel(run: BatchRun, settings: BatchSettings) -> None:
     _infos(call, settings)
     _pictures(call, settings.env)
 
-    with st.expander(f"Recent calls (the last {HISTORY_LENGTH} are kept)"):
+    # Drawn only when asked for: every element here is redrawn on each click.
+    if st.toggle(f"Show the recent calls (the last {HISTORY_LENGTH} are kept)", key=history_key):
         # Straight from the rows: the newest call (the first row) has every column.
         st.dataframe(pa.Table.from_pylist(history_rows(run)), hide_index=True)
 
-    # STEPS in the script follows the steps taken, so the script is part of the live view.
-    ui.code_expander(snippet_for(settings, run.steps))
+
+def script_panel(settings: BatchSettings, steps: int) -> None:
+    """The live view as a script, outside the live view: ``STEPS`` is the one line that
+    follows the steps, and the live view names its value for the call it shows."""
+    ui.code_expander(snippet_for(settings, steps))
 
 
 def spaces_panel(envs: VectorEnv, n: int) -> None:
@@ -304,22 +318,24 @@ def _step_arrays(call: BatchCall, n: int) -> None:
 
 
 def _infos(call: BatchCall, settings: BatchSettings) -> None:
-    st.markdown("**`infos`**")
+    # The heading and its sentences are one element: the live view redraws each one per click.
     table, hidden, other = infos_table(call.infos, settings.num_envs)
     if table is None:
-        st.write(
+        st.markdown(
+            "**`infos`**\n\n"
             f"`infos` is `{{}}`, an empty dict: {settings.env} reports no extra information, "
             "and in gymnasium's default auto-reset mode (NEXT_STEP) the vector env adds none "
             "when an episode ends either. (Gymnasium 0.29, the lesson's, put "
             "`final_observation` there; see the Auto-reset page.)"
         )
         return
-    st.write(
+    about = ENVS[settings.env].infos_about
+    st.markdown(
+        "**`infos`**\n\n"
         "`infos` is one dict for all envs. Each key `k` holds an array with one value per "
         "env, and `_k` is a True/False mask: True where that env reported `k` in this call."
+        + (f"\n\n{about}" if about else "")
     )
-    if ENVS[settings.env].infos_about:
-        st.write(ENVS[settings.env].infos_about)
     _show_table(table, hidden, "envs", width="content")
     if other:
         st.caption("Keys that are not one-value-per-env: " + ", ".join(other))

@@ -50,11 +50,13 @@ def _builder(settings: BatchSettings) -> tuple[list[str], list[str]]:
     return imports, lines
 
 
-def snippet_for(settings: BatchSettings, steps: int) -> str:
-    """A self-contained script that rebuilds the page's vector env and its last batch.
+def snippet_for(settings: BatchSettings, steps: int = 0) -> str:
+    """A self-contained script that rebuilds the page's vector env and one of its calls.
 
-    It resets with the seed, seeds the action space the same way, steps ``steps`` times
-    with ``envs.action_space.sample()`` and prints the final batches.
+    It resets with the seed, seeds the action space the same way, steps ``STEPS`` times
+    with ``envs.action_space.sample()`` and prints the final batches. ``STEPS`` starts at
+    ``steps``; the page's live view says which value gives the call it shows, so the script
+    can stay the same from one step click to the next.
     """
     steps = max(0, int(steps))
     imports, build = _builder(settings)
@@ -64,35 +66,27 @@ def snippet_for(settings: BatchSettings, steps: int) -> str:
     constants += [
         f"NUM_ENVS = {settings.num_envs}",
         f"SEED = {settings.seed}",
-        f"STEPS = {steps}  # step() calls the page has made since its last reset",
+        "# The page's latest call is 'step N since the reset': STEPS = N gives that call.",
+        f"STEPS = {steps}",
     ]
     body = [
         *build,
         "try:",
         "    observations, infos = envs.reset(seed=SEED)",
         "    envs.action_space.seed(SEED)  # the same random actions on every run",
-    ]
-    if steps:
-        body += [
-            "    for _ in range(STEPS):",
-            "        actions = envs.action_space.sample()  # shape (NUM_ENVS,): one per env",
-            "        observations, rewards, terminated, truncated, infos = envs.step(actions)",
-        ]
-    body += [
+        "    for _ in range(STEPS):",
+        "        actions = envs.action_space.sample()  # shape (NUM_ENVS,): one per env",
+        "        observations, rewards, terminated, truncated, infos = envs.step(actions)",
         '    print("observations:", observations.tolist())',
         '    print("shape:", observations.shape)',
         '    print("dtype:", observations.dtype)',
-    ]
-    if steps:
-        body += [
-            '    print("actions:", actions.tolist())',
-            '    print("rewards:", rewards.tolist())',
-            '    print("terminated:", terminated.tolist())',
-            '    print("truncated:", truncated.tolist())',
-        ]
-    else:
-        body.append('    print("(no step yet: only reset() was called)")')
-    body += [
+        "    if STEPS:",
+        '        print("actions:", actions.tolist())',
+        '        print("rewards:", rewards.tolist())',
+        '        print("terminated:", terminated.tolist())',
+        '        print("truncated:", truncated.tolist())',
+        "    else:",
+        '        print("(no step yet: only reset() was called)")',
         '    print("infos:", infos)',
         "finally:",
         "    envs.close()  # stops worker processes, if any",
@@ -101,7 +95,7 @@ def snippet_for(settings: BatchSettings, steps: int) -> str:
     article = "an" if label[0] in "AEIOUaeiou" else "a"
     header = [
         f'"""{settings.num_envs} x {settings.env} in {article} {label} vector env: '
-        f'reset(seed={settings.seed}), then {steps} random step(s)."""',
+        f'reset(seed={settings.seed}), then STEPS random steps."""',
         "",
         "import gymnasium as gym",
         *imports,
