@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 
 import nbformat
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from burgerbot.app import learning
 from burgerbot.app.notebook import script_notebook
 from burgerbot.app.predictions import Prediction, tally
 
@@ -124,3 +126,23 @@ def test_a_prediction_whose_options_changed_is_asked_again_not_checked_against_n
     app.checkbox(key="big").check().run()
     assert not app.success and not app.warning
     assert app.radio(key="demo_change_choice").value is None
+
+
+def test_chart_spec_builds_each_chart_once_per_builder_and_arguments():
+    import altair as alt
+
+    built = []
+
+    def build(frame: pd.DataFrame, title: str) -> alt.Chart:
+        built.append(title)
+        return alt.Chart(frame).mark_point().encode(x="a:Q").properties(title=title)
+
+    learning._cached_spec.clear()
+    frame = pd.DataFrame({"a": [1, 2]})
+    first = learning.chart_spec(build, frame, "one")
+    assert learning.chart_spec(build, frame.copy(), "one") == first  # equal data: reused
+    assert learning.chart_spec(build, frame, "two")["title"] == "two"
+    other = learning.chart_spec(build, pd.DataFrame({"a": [3]}), "one")
+    assert built == ["one", "two", "one"]
+    assert first == build(frame, "one").to_dict()
+    assert list(other["datasets"].values()) == [[{"a": 3}]]

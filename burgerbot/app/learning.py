@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import altair as alt
 import pandas as pd
@@ -25,6 +26,7 @@ from burgerbot.app.predictions import Prediction, tally
 from burgerbot.app.scripts import fragment_header, is_fragment
 
 __all__ = [
+    "chart_spec",
     "chart_with_table",
     "check",
     "exercise",
@@ -160,13 +162,28 @@ def fragment_block(code: str, *, of: str) -> None:
     st.code(code if is_fragment(code) else fragment_header(of) + code, language="python")
 
 
+def chart_spec(build: Callable[..., alt.TopLevelMixin], *args: Any) -> dict:
+    """``build(*args).to_dict()``, made once per server for the same builder and arguments.
+
+    Building an altair chart and validating its spec costs tens of milliseconds per chart on
+    a small machine, on every visit of a page. The spec depends only on the builder's
+    arguments (data frames included, hashed by Streamlit), so later visits reuse it.
+    """
+    return _cached_spec(f"{build.__module__}.{build.__qualname__}", build, args)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _cached_spec(name: str, _build: Callable[..., alt.TopLevelMixin], args: tuple) -> dict:
+    return _build(*args).to_dict()
+
+
 def chart_with_table(
     chart: alt.TopLevelMixin | dict, data: pd.DataFrame, *, caption: str | None = None
 ) -> None:
     """``chart`` with its data as a table one click away (a tab), for screen readers too.
 
-    ``chart`` is an altair chart, or its Vega-Lite spec as a dict (``chart.to_dict()``, which
-    a page may cache so that a rerun does not rebuild and validate it).
+    ``chart`` is an altair chart, or its Vega-Lite spec as a dict (``chart_spec`` caches
+    one, so that a rerun does not rebuild and validate it).
     """
     as_chart, as_table = st.tabs(["Chart", "Data as a table"])
     with as_chart:

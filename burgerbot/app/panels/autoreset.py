@@ -143,7 +143,8 @@ def timeline(
         backends_agree: Whether the other backend returned the very same run.
     """
     learning.chart_with_table(
-        episode_timeline(cells, shown_steps, highlight), cells[list(TABLE_COLUMNS)]
+        learning.chart_spec(episode_timeline, cells, shown_steps, highlight),
+        cells[list(TABLE_COLUMNS)],
     )
     other_backend = "native" if settings.backend == "sync" else "sync"
     captions = ["Hover a cell for details; scroll to zoom, drag to pan, double-click to reset."]

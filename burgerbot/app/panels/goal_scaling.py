@@ -288,10 +288,14 @@ def results_panel(
     right.markdown(f"**{METRIC_TITLES['episodes']}**")
     with left:
         learning.chart_with_table(
-            scaling_panel(points, bands, "goals"), _goal_table(summary, seeds)
+            learning.chart_spec(scaling_panel, points, bands, "goals"),
+            _goal_table(summary, seeds),
         )
     with right:
-        learning.chart_with_table(scaling_panel(points, bands, "episodes"), _episode_table(summary))
+        learning.chart_with_table(
+            learning.chart_spec(scaling_panel, points, bands, "episodes"),
+            _episode_table(summary),
+        )
     st.caption(
         "Dots: one run each (one seed), moved a little sideways so equal counts stay visible. "
         "Diamond and bar: the mean over the seeds and its 95% interval. Dashed line: counts "

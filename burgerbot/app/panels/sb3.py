@@ -207,7 +207,7 @@ def ppo_outcome(ppo: PPOResult) -> None:
         goals = int(ppo.episodes["reached_goal"].sum())
         first_mean, last_mean = episodes.head(window).mean(), episodes.tail(window).mean()
         learning.chart_with_table(
-            ppo_episode_chart(ppo.episodes),
+            learning.chart_spec(ppo_episode_chart, ppo.episodes),
             ppo.episodes,
             caption=f"Mean return of the first {window} episodes: {first_mean:.1f}; of the "
             f"last {window}: {last_mean:.1f}. {goals} of {len(episodes)} training episodes "

@@ -192,7 +192,7 @@ def _speedup_verdict(sweep: pd.DataFrame, swept: TimingSettings, cores: int) -> 
     ups = speedups(sweep, cores, swept.work_kind)
     if ups.empty:
         return
-    learning.chart_with_table(speedup_chart(ups, swept.work_kind), ups)
+    learning.chart_with_table(learning.chart_spec(speedup_chart, ups, swept.work_kind), ups)
     best = ups.loc[ups["speedup"].idxmax()]
     winning = ups.loc[ups["speedup"] > 1, "num_envs"].tolist()
     verdict = (
@@ -261,7 +261,7 @@ def sweep_panel(
             "**Run timing sweep** to time the new ones."
         )
     learning.chart_with_table(
-        throughput_chart(sweep),
+        learning.chart_spec(throughput_chart, sweep),
         timing_table(sweep)[["backend", "num_envs", "step_s", "env_steps_per_s"]],
         caption=(
             "Each point is one timed run: env-steps collected per second of stepping, against "

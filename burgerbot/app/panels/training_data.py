@@ -143,7 +143,7 @@ def targets_tab(run: TrainingRun) -> None:
         st.dataframe(dropped, hide_index=True, width="stretch")
     with st.expander("Chart: the targets as points", icon="📈"):
         counts = target_counts(target_points(run))
-        learning.chart_with_table(targets_chart(counts), counts)
+        learning.chart_with_table(learning.chart_spec(targets_chart, counts), counts)
     ui.code_expander(
         targets_script(run.settings),
         "Code: these TD targets as a script",

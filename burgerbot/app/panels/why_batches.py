@@ -105,7 +105,7 @@ def buffer_panel(frame: pd.DataFrame, layout: BufferLayout, settings: BufferSett
         )
     cells = buffer_cells(frame, drawing.drawn_envs, drawing.drawn_steps)
     learning.chart_with_table(
-        buffer_heatmap(frame, drawing.drawn_envs, drawing.drawn_steps),
+        learning.chart_spec(buffer_heatmap, frame, drawing.drawn_envs, drawing.drawn_steps),
         cells[["step", "env", "action", "reward", "what happened", "episode"]].rename(
             columns={"step": "step() call", "episode": "episode of this env"}
         ),
@@ -183,7 +183,7 @@ def results_panel(results: Mapping[str, Any], measured_caption: str) -> None:
     with left:
         st.markdown("**Per env-step** (sample efficiency)")
         learning.chart_with_table(
-            learning_curve(curves, "env_steps"),
+            learning.chart_spec(learning_curve, curves, "env_steps"),
             table,
             caption=(
                 "Each point: the share of seeds whose greedy policy reaches the goal after "
@@ -193,7 +193,7 @@ def results_panel(results: Mapping[str, Any], measured_caption: str) -> None:
     with right:
         st.markdown("**Per second of training** (what you wait for)")
         learning.chart_with_table(
-            learning_curve(curves, "seconds"),
+            learning.chart_spec(learning_curve, curves, "seconds"),
             table,
             caption="The same checks against the training time it took to get there.",
         )
@@ -201,7 +201,7 @@ def results_panel(results: Mapping[str, Any], measured_caption: str) -> None:
         st.dataframe(per_run, hide_index=True)
     with st.expander("Another view: how often the exploring robots themselves reach the goal"):
         learning.chart_with_table(
-            learning_curve(curves, "env_steps", "goal_rate"),
+            learning.chart_spec(learning_curve, curves, "env_steps", "goal_rate"),
             table,
             caption=(
                 "Share of the last 100 finished training episodes that reached the goal. It "
