@@ -166,12 +166,15 @@ if result is not None:
     if have_sb3:
         panels.agreement(result)
     panels.around_first_end(around_first_end(result, after=1), have_sb3)
-    with st.expander("Code: this comparison as a script you can run", icon="🐍"):
+
+    def comparison_script() -> None:
         st.caption("Needs stable-baselines3, gymnasium and this project's `burgerbot` library.")
         learning.script_block(
             snippets.side_by_side_script(num_envs, steps, seed),
             name="SB3 and Gymnasium side by side",
         )
+
+    ui.lazy_expander("Code: this comparison as a script you can run", comparison_script, icon="🐍")
 
 # --- 4. Train PPO --------------------------------------------------------------------------------
 st.header("4. Train PPO on BurgerBot")
@@ -213,10 +216,13 @@ else:
             st.error(f"Training failed: {type(error).__name__}: {error}")
     if settings in started:
         panels.ppo_outcome(ppo_run(*settings))
-with st.expander("Code: this training run as a script you can run", icon="🐍"):
-    learning.script_block(
+ui.lazy_expander(
+    "Code: this training run as a script you can run",
+    lambda: learning.script_block(
         snippets.ppo_training_script(ppo_envs, PPO_N_STEPS, ppo_steps, seed),
         name="PPO on BurgerBot",
-    )
+    ),
+    icon="🐍",
+)
 
 frame.takeaways(takeaways(calls, result, version))

@@ -183,7 +183,8 @@ if chosen and train.key in started:
     results_panel(results, record.caption("Trained", visit=visit))
 
 if chosen:
-    with st.expander("The training loop, written out (one run)", icon="🐍"):
+
+    def training_loop() -> None:
         st.caption(
             f"What `burgerbot.training.train_q_learning` does for NUM_ENVS={chosen[0]}, seed "
             f"{train.first_seed}: the same random numbers, so the same result as the page's "
@@ -193,6 +194,8 @@ if chosen:
             q_learning_script(chosen[0], train.env_steps, train.first_seed),
             name="the Q-learning loop",
         )
+
+    ui.lazy_expander("The training loop, written out (one run)", training_loop, icon="🐍")
     ui.code_expander(
         training_script(chosen, train.env_steps, train.seeds, train.first_seed),
         label="Code: this experiment as a script you can run",

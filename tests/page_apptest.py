@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Callable
 from functools import partial, wraps
@@ -15,8 +16,29 @@ from streamlit.testing.v1 import AppTest, local_script_runner
 ROUTER = Path(__file__).resolve().parent.parent / "streamlit_app.py"
 
 
-def open_app_page(page_file: str, query: dict[str, str] | None, timeout: float) -> AppTest:
+def open_expanders(app: AppTest) -> AppTest:
+    """Open every expander that draws its content only while open (`ui.lazy_expander`), as a
+    learner clicking each one would, and rerun; again for any that appear inside them."""
+    opened: set[str] = set()
+    for _ in range(5):
+        keys = {e.key for e in app.expander if e.key} - opened
+        if not keys:
+            return app
+        for key in keys:
+            app.session_state[key] = True
+        opened |= keys
+        app.run()
+        assert not app.exception, [e.value for e in app.exception]
+    return app
+
+
+def open_app_page(
+    page_file: str, query: dict[str, str] | None, timeout: float, *, expanders: bool = False
+) -> AppTest:
     """Run the router (home page first), then switch to ``page_file`` with ``query`` as its URL.
+
+    ``expanders``: open the expanders that draw their content only while open, as
+    `open_expanders` does.
 
     AppTest keeps the home page's URL settings across ``switch_page`` (a browser does not),
     so they are cleared before the page's own query is set.
@@ -29,7 +51,7 @@ def open_app_page(page_file: str, query: dict[str, str] | None, timeout: float) 
     app.switch_page(page_file)
     app.run()
     assert not app.exception, [e.value for e in app.exception]
-    return app
+    return open_expanders(app) if expanders else app
 
 
 def texts(elements) -> str:
@@ -38,9 +60,16 @@ def texts(elements) -> str:
 
 
 def rerun_fragment(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> AppTest:
-    """Run ``app`` as a browser does after a widget inside the page's one fragment changed."""
-    # AppTest has no public way to name its fragments; the page has exactly one.
-    (fragment_id,) = app._fragment_storage._fragments
+    """Run ``app`` as a browser does after a widget inside the page's own fragment changed.
+
+    The page has one fragment of its own, besides those of its lazy expanders.
+    """
+    # AppTest has no public way to name its fragments: they are told apart by their function.
+    (fragment_id,) = [
+        fragment_id
+        for fragment_id, fragment in app._fragment_storage._fragments.items()
+        if "_lazy_expander" not in _closure_names(fragment)
+    ]
     with monkeypatch.context() as patch:
         patch.setattr(
             local_script_runner, "RerunData", partial(RerunData, fragment_id_queue=[fragment_id])
@@ -48,6 +77,14 @@ def rerun_fragment(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> AppTest:
         app.run()
     assert not app.exception, [e.value for e in app.exception]
     return app
+
+
+def _closure_names(function: Callable[..., Any]) -> set[str]:
+    names = set()
+    for cell in function.__closure__ or ():
+        with contextlib.suppress(ValueError):  # an empty cell has no contents
+            names.add(getattr(cell.cell_contents, "__name__", ""))
+    return names
 
 
 def counted(function: Callable[..., Any], name: str, calls: Counter) -> Callable[..., Any]:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from page_apptest import open_expanders
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.caps import CAPS
@@ -41,7 +42,7 @@ def open_page(query: dict[str, str] | None = None) -> AppTest:
         app.query_params[key] = value
     app.run()
     assert not app.exception, [e.value for e in app.exception]
-    return app
+    return open_expanders(app)  # the scripts are drawn once their expander is open
 
 
 def rerun(app: AppTest) -> AppTest:
@@ -71,7 +72,8 @@ def table_with(app: AppTest, column: str, within=None) -> pd.DataFrame:
 
 
 def events_table(app: AppTest) -> pd.DataFrame:
-    return table_with(app, "final obs is in")
+    # The list's expander is labelled with the count: new settings may close it again.
+    return table_with(open_expanders(app), "final obs is in")
 
 
 def expander(app: AppTest, label_part: str):

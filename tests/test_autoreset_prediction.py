@@ -118,7 +118,7 @@ def lock_in(app, choice: str):
 
 
 def test_a_right_prediction_is_confirmed_by_the_live_run(truth):
-    app = lock_in(open_app_page(PAGE, None, timeout=300), truth)
+    app = lock_in(open_app_page(PAGE, None, timeout=300, expanders=True), truth)
     assert f"Your prediction was right:** {truth}" in texts(app.success)
     assert "spent on the reset" in texts(app.success)
     assert "1 of 1 checked right" in texts(app.sidebar.caption)
@@ -127,7 +127,7 @@ def test_a_right_prediction_is_confirmed_by_the_live_run(truth):
 @pytest.mark.parametrize("mode", ["NEXT_STEP", "SAME_STEP"])
 def test_a_wrong_prediction_is_corrected_in_any_mode(truth, mode):
     wrong = next(option for option in OPTIONS if option != truth)
-    app = lock_in(open_app_page(PAGE, {"mode": mode}, timeout=300), wrong)
+    app = lock_in(open_app_page(PAGE, {"mode": mode}, timeout=300, expanders=True), wrong)
     warning = texts(app.warning)
     assert f"You predicted {wrong}; the live run gave {truth}." in warning
     assert ("a NEXT_STEP run with your settings" in warning) == (mode != "NEXT_STEP")
@@ -135,7 +135,7 @@ def test_a_wrong_prediction_is_corrected_in_any_mode(truth, mode):
 
 
 def test_the_prediction_comes_before_the_reveal():
-    app = open_app_page(PAGE, None, timeout=300)
+    app = open_app_page(PAGE, None, timeout=300, expanders=True)
     main = [str(getattr(e, "value", "")) for e in app.main]
     assert any("Predict first" in m for m in main)
     question_at = next(i for i, m in enumerate(main) if "Predict first" in m)
@@ -144,7 +144,7 @@ def test_the_prediction_comes_before_the_reveal():
 
 
 def test_the_exercise_answer_is_hidden_then_runs_from_a_file(tmp_path):
-    app = open_app_page(PAGE, {"n": "3", "steps": "30", "seed": "5"}, timeout=300)
+    app = open_app_page(PAGE, {"n": "3", "steps": "30", "seed": "5"}, timeout=300, expanders=True)
     toggle = app.toggle(key="autoreset_final_obs_answer")
     assert toggle.value is False
     before = [c.value for c in app.code]
@@ -157,7 +157,7 @@ def test_the_exercise_answer_is_hidden_then_runs_from_a_file(tmp_path):
 
 
 def test_the_page_ends_with_takeaways_from_the_live_run():
-    app = open_app_page(PAGE, None, timeout=300)
+    app = open_app_page(PAGE, None, timeout=300, expanders=True)
     assert app.subheader[-1].value == "Key takeaways"
     takeaways = app.main.markdown[-1].value  # the page's last call
     lines = takeaways.splitlines()

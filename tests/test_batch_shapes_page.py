@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from gymnasium.envs.classic_control.cartpole import CartPoleEnv
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
-from page_apptest import texts
+from page_apptest import open_expanders, texts
 from streamlit.testing.v1 import AppTest
 
 from burgerbot import BurgerBotVectorEnv
@@ -38,7 +38,7 @@ def open_page(**query: str) -> AppTest:
     app.switch_page(PAGE)
     app.run()
     assert not app.exception, [e.value for e in app.exception]
-    return app
+    return open_expanders(app)  # the scripts are drawn once their expander is open
 
 
 def rerun(app: AppTest) -> AppTest:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from page_apptest import open_app_page, texts
+from page_apptest import open_app_page, open_expanders, texts
 from shown_scripts import assert_script_behaves
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as app_test_module
@@ -33,8 +33,8 @@ COUNTS = ["num_envs", "seed", "env_steps", "goals", "hits", "episodes"]
 SMALL = {"n": "1,4", "steps": "300", "seeds": "2"}
 
 
-def open_page(query: dict[str, str] | None = None) -> AppTest:
-    return open_app_page(PAGE_FILE, query, timeout=600)
+def open_page(query: dict[str, str] | None = None, *, expanders: bool = True) -> AppTest:
+    return open_app_page(PAGE_FILE, query, timeout=600, expanders=expanders)
 
 
 def click(app: AppTest, key: str) -> AppTest:
@@ -252,8 +252,9 @@ def test_bad_query_params_give_notes_not_errors(query, note, check):
 
 
 def test_a_tiny_total_budget_is_raised_to_the_largest_num_envs():
-    app = open_page({"n": "4,64", "budget": "total", "total": "10", "seeds": "1"})
+    app = open_page({"n": "4,64", "budget": "total", "total": "10", "seeds": "1"}, expanders=False)
     assert "at least the largest NUM_ENVS (64)" in texts(app.info)
+    open_expanders(app)
     assert app.number_input(key=KEY["total"]).value == 64
     settings = replace(ScalingSettings((4, 64), seeds=1, budget="total"), total_env_steps=64)
     assert snippet_for(settings).strip() in [c.value.strip() for c in app.code]

@@ -146,3 +146,24 @@ def test_chart_spec_builds_each_chart_once_per_builder_and_arguments():
     assert built == ["one", "two", "one"]
     assert first == build(frame, "one").to_dict()
     assert list(other["datasets"].values()) == [[{"a": 3}]]
+
+
+def test_a_lazy_expander_draws_its_content_only_while_open(tmp_path):
+    script = tmp_path / "lazy.py"
+    script.write_text(
+        "import streamlit as st\n"
+        "from burgerbot.app import ui\n"
+        "st.session_state.setdefault('drawn', 0)\n"
+        "def draw():\n"
+        "    st.session_state.drawn += 1\n"
+        "    st.code('print(1)')\n"
+        "ui.lazy_expander('Code: a script', draw)\n"
+        "ui.lazy_expander('Code: another', draw, key='other', expanded=True)\n"
+    )
+    app = AppTest.from_file(str(script)).run()
+    (closed, opened) = app.expander
+    assert closed.label == "Code: a script" and not closed.children  # nothing sent
+    assert len(opened.code) == 1 and app.session_state["drawn"] == 1
+    app.session_state[closed.key] = True  # what a click on it does
+    app.run()
+    assert len(app.expander[0].code) == 1 and app.session_state["drawn"] == 3

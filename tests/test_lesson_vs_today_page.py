@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 
 
 def open_page() -> AppTest:
-    return open_app_page(PAGE_FILE, None, timeout=600)
+    return open_app_page(PAGE_FILE, None, timeout=600, expanders=True)
 
 
 def still_true_count(app: AppTest) -> int:

@@ -33,7 +33,7 @@ def without_sb3(monkeypatch):
 
 
 def open_page(query: dict[str, str] | None = None) -> AppTest:
-    return open_app_page(PAGE_FILE, query, timeout=600)
+    return open_app_page(PAGE_FILE, query, timeout=600, expanders=True)
 
 
 def metrics(app: AppTest) -> dict[str, str]:

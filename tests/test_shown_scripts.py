@@ -24,7 +24,7 @@ pytestmark = pytest.mark.slow
 
 
 def _python_blocks(page_file: str) -> list[str]:
-    app = open_app_page(f"app_pages/{page_file}", None, timeout=240)
+    app = open_app_page(f"app_pages/{page_file}", None, timeout=240, expanders=True)
     return [block.value for block in app.code if block.language == "python"]
 
 

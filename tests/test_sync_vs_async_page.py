@@ -34,7 +34,7 @@ def no_leftover_workers(no_leftover_workers):
 
 
 def open_page(query: dict[str, str] | None = None) -> AppTest:
-    return open_app_page(PAGE_FILE, query, timeout=600)
+    return open_app_page(PAGE_FILE, query, timeout=600, expanders=True)
 
 
 def click(app: AppTest, key: str) -> AppTest:

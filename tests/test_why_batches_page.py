@@ -21,7 +21,7 @@ TRAIN = "why_batches_train"
 
 
 def open_page(query: dict[str, str] | None = None) -> AppTest:
-    return open_app_page(PAGE_FILE, query, timeout=300)
+    return open_app_page(PAGE_FILE, query, timeout=300, expanders=True)
 
 
 def metrics(app: AppTest) -> dict[str, str]:

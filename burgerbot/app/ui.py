@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -19,6 +20,7 @@ __all__ = [
     "PageFrame",
     "code_expander",
     "env_slot",
+    "lazy_expander",
     "library_download",
     "load_settings",
     "show_notes",
@@ -126,19 +128,60 @@ def show_notes(notes: Sequence[str]) -> None:
         st.info("**Some settings were adjusted**\n" + "".join(f"\n- {n}" for n in notes), icon="ℹ️")
 
 
+def lazy_expander(
+    label: str,
+    draw: Callable[[], None],
+    *,
+    key: str | None = None,
+    icon: str | None = None,
+    expanded: bool = False,
+) -> None:
+    """An expander whose content ``draw()`` makes only while the expander is open.
+
+    Streamlit sends a closed expander's content too, and the browser builds every element of
+    it on each visit of the page: a dataframe costs it about 40 ms on a small machine, a code
+    block about 12, a download button about 5. Here opening (or closing) the expander reruns
+    only this expander (a fragment), which then draws or drops its content.
+
+    ``key`` names the expander's open state; by default it comes from the label, so two lazy
+    expanders on one page need different labels or keys.
+    """
+    _lazy_expander(label, draw, key or _expander_key(label), icon, expanded)
+
+
+def _expander_key(label: str) -> str:
+    return "lazy_" + hashlib.sha1(label.encode()).hexdigest()[:12]
+
+
+@st.fragment
+def _lazy_expander(
+    label: str, draw: Callable[[], None], key: str, icon: str | None, expanded: bool
+) -> None:
+    box = st.expander(label, expanded=expanded, key=key, icon=icon, on_change="rerun")
+    if box.open:
+        with box:
+            draw()
+
+
 def code_expander(
     code: str,
     label: str = "Code: this view as a script you can run",
     *,
     name: str = "this view as a script",
 ) -> None:
-    """A self-contained script equivalent to the page's current settings, with downloads."""
-    with st.expander(label, icon="🐍"):
+    """A self-contained script equivalent to the page's current settings, with downloads.
+
+    Drawn only while open (`lazy_expander`): a script with its downloads is several elements.
+    """
+
+    def draw() -> None:
         st.caption(
             "Needs only gymnasium, numpy and this project's `burgerbot` library (download it "
             "from the sidebar and `pip install` the file). Save it and run `python file.py`."
         )
         learning.script_block(code, name=name)
+
+    lazy_expander(label, draw, icon="🐍")
 
 
 def env_slot(page: str) -> EnvSlot:

@@ -189,8 +189,11 @@ def episode_ends_table(events: pd.DataFrame, mode: str, steps: int) -> None:
         + ". "
         + _WHERE[mode]
     )
-    with st.expander(f"All {len(events):,} episode ends, and where each one's observations are"):
-        st.dataframe(events, hide_index=True, height=min(420, 38 + 35 * len(events)))
+    ui.lazy_expander(
+        f"All {len(events):,} episode ends, and where each one's observations are",
+        lambda: st.dataframe(events, hide_index=True, height=min(420, 38 + 35 * len(events))),
+        key="autoreset_episode_ends",
+    )
 
 
 @st.cache_data(max_entries=4, show_spinner=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from burgerbot.app import learning
+from burgerbot.app import learning, ui
 from burgerbot.app.labels import VERDICTS
 from burgerbot.app.measured import Measured
 from burgerbot.app.views.lesson_vs_today import Claim, Outcome, verdict
@@ -28,7 +28,14 @@ def claim(claim: Claim, outcome: Outcome, record: Measured) -> None:
     left.markdown(f"**The lesson says:** {claim.lesson_says}")
     right.markdown(f"{verdict(outcome.kind).badge()} {outcome.summary}")
     used = ", ".join(f"{p} {record.version(p) or 'not installed'}" for p in claim.packages)
-    with st.expander(f"The script that checked it here ({used}), and what it printed"):
+
+    def script_and_output() -> None:
         learning.script_block(claim.script, name=f"lesson check {claim.name}")
         if outcome.output:
             st.code(outcome.output, language="text")
+
+    ui.lazy_expander(
+        f"The script that checked it here ({used}), and what it printed",
+        script_and_output,
+        key=f"lesson_check_{claim.name}",
+    )

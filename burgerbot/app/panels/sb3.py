@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from burgerbot.app import learning
+from burgerbot.app import learning, ui
 from burgerbot.app.charts.why_batches import ppo_episode_chart
 from burgerbot.app.glossary import term_link
 from burgerbot.app.labels import VERDICTS
@@ -154,8 +154,11 @@ def how_sb3_vectorises() -> None:
 - Even one env is wrapped in a `DummyVecEnv`: SB3's algorithms only ever see vector envs.
 """
     )
-    with st.expander("Code: make_vec_env and PPO, as a whole script", icon="🐍"):
-        learning.script_block(snippets.make_vec_env_script(4), name="make_vec_env and PPO")
+    ui.lazy_expander(
+        "Code: make_vec_env and PPO, as a whole script",
+        lambda: learning.script_block(snippets.make_vec_env_script(4), name="make_vec_env and PPO"),
+        icon="🐍",
+    )
 
 
 def agreement(result: SideBySide) -> None:

@@ -94,8 +94,10 @@ def buffer_tab(run: TrainingRun) -> None:
         st.error("The rows that fail the world's rules fit none of the options: please report.")
     else:
         learning.check(ROWS_PID, truth, rows_explanation(run))
-    with st.expander("Every row in detail (obs, action, flags, final obs, world check)"):
-        st.dataframe(row_details(run), hide_index=True, width="stretch")
+    ui.lazy_expander(
+        "Every row in detail (obs, action, flags, final obs, world check)",
+        lambda: st.dataframe(row_details(run), hide_index=True, width="stretch"),
+    )
     ui.code_expander(
         buffer_script(run.settings),
         "Code: this buffer and its mask as a script",
@@ -141,9 +143,12 @@ def targets_tab(run: TrainingRun) -> None:
             "from there, by the world's rules:"
         )
         st.dataframe(dropped, hide_index=True, width="stretch")
-    with st.expander("Chart: the targets as points", icon="📈"):
+
+    def targets_as_points() -> None:
         counts = target_counts(target_points(run))
         learning.chart_with_table(learning.chart_spec(targets_chart, counts), counts)
+
+    ui.lazy_expander("Chart: the targets as points", targets_as_points, icon="📈")
     ui.code_expander(
         targets_script(run.settings),
         "Code: these TD targets as a script",
@@ -199,15 +204,19 @@ def seeding_tab(seed: int, data: seeding.SeedingDemo) -> None:
     st.markdown("**1. What `envs.reset(seed=s)` gives each sub-env.** " + data.reset_text)
     st.dataframe(data.reset, hide_index=True, width="stretch")
     st.markdown("**2. The same seed for every sub-env.** " + data.same_text)
-    with st.expander("The episodes, sub-env by sub-env"):
-        st.dataframe(data.same, hide_index=True, width="stretch")
+    ui.lazy_expander(
+        "The episodes, sub-env by sub-env",
+        lambda: st.dataframe(data.same, hide_index=True, width="stretch"),
+    )
     st.markdown(
         f"**3. A lesson-style {term_link('factory')}** whose thunk calls "
         f"`env.reset(seed={seeding.FACTORY_SEED} + i)`, then `envs.reset` as usual: "
         + data.factory_text
     )
-    with st.expander("The starts, sub-env by sub-env"):
-        st.dataframe(data.factory, hide_index=True, width="stretch")
+    ui.lazy_expander(
+        "The starts, sub-env by sub-env",
+        lambda: st.dataframe(data.factory, hide_index=True, width="stretch"),
+    )
     st.markdown(
         "**4. BurgerBot and its seed.** `BurgerBotEnv.reset` always puts the robot at the "
         "start and `step` uses no random numbers. Checked live: " + data.burgerbot_text
