@@ -112,7 +112,17 @@ def compare(a: Rate, b: Rate) -> str:
 
 
 def _times(ratio: float) -> str:
-    return f"{ratio:.2g}x" if ratio < 10 else f"{ratio:,.0f}x"
+    return f"{_figure(ratio)}x"
+
+
+def _figure(value: float) -> str:
+    """Two significant figures below 10, whole numbers above (never "2.1e+02").
+
+    Example:
+        >>> _figure(0.314), _figure(3.14), _figure(214.3), _figure(12345.6)
+        ('0.31', '3.1', '214', '12,346')
+    """
+    return f"{value:.2g}" if value < 10 else f"{value:,.0f}"
 
 
 def phrase(a_name: str, a: Rate, b_name: str, b: Rate) -> str:
@@ -187,7 +197,7 @@ def env_story(speeds: Speeds, num_envs: int) -> str:
         text += (
             " A `step()` call of Sync steps its envs one by one in Python and then stacks "
             f"their results: that bookkeeping added {_us(extra)} per env-step, "
-            f"{extra * plain.best:.2g} times the plain loop's whole time per step."
+            f"{_figure(extra * plain.best)} times the plain loop's whole time per step."
         )
     return text
 
@@ -201,10 +211,10 @@ def forward_story(forwards: pd.DataFrame) -> str:
     text = (
         f"One forward pass of the policy took {_us(first['seconds_per_call'])} for "
         f"{int(first['batch_size'])} observation and {_us(last['seconds_per_call'])} for "
-        f"{n:,}: {n:,} times the observations for {grew:.2g} times the time"
+        f"{n:,}: {n:,} times the observations for {_figure(grew)} times the time"
     )
     if per_obs >= 2:
-        return text + f", so each observation cost **{per_obs:.2g} times less** in the batch."
+        return text + f", so each observation cost **{_figure(per_obs)} times less** in the batch."
     return text + ": here the batch did not make each observation cheaper."
 
 
@@ -280,7 +290,7 @@ def speed_takeaways(speeds: Speeds) -> list[str]:
     return [
         f"Stepping alone, Sync with {n} envs ran at {_times(alone)} the plain loop's speed "
         f"here: {verdict}.",
-        f"One policy forward pass for {largest} observations cost {grew:.2g}x one for 1 "
+        f"One policy forward pass for {largest} observations cost {_times(grew)} one for 1 "
         f"observation, so with a policy Sync with {n} envs ran at {_times(with_policy)} the "
         "plain loop's speed.",
     ]
