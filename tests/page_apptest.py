@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 from collections import Counter
 from collections.abc import Callable
 from functools import partial, wraps
@@ -13,20 +14,40 @@ import pytest
 from streamlit.runtime.scriptrunner import RerunData
 from streamlit.testing.v1 import AppTest, local_script_runner
 
+from burgerbot.app.learning import TABLE_KEY_PREFIX, TABLE_TAB
+
 ROUTER = Path(__file__).resolve().parent.parent / "streamlit_app.py"
 
 
+def _blocks(node: Any) -> Any:
+    for child in getattr(node, "children", {}).values():
+        yield child
+        yield from _blocks(child)
+
+
+def _lazy_keys(app: AppTest) -> dict[str, Any]:
+    """The keys of the lazy expanders and chart tables on the page, with their open value."""
+    keys: dict[str, Any] = {e.key: True for e in app.expander if e.key}
+    for block in _blocks(app._tree):
+        if getattr(block, "type", None) == "tab_container":
+            match = re.search(rf"-({TABLE_KEY_PREFIX}[0-9a-f]{{12}})$", block.proto.id)
+            if match:
+                keys[match.group(1)] = TABLE_TAB
+    return keys
+
+
 def open_expanders(app: AppTest) -> AppTest:
-    """Open every expander that draws its content only while open (`ui.lazy_expander`), as a
-    learner clicking each one would, and rerun; again for any that appear inside them."""
+    """Open every expander that draws its content only while open (`ui.lazy_expander`) and
+    every chart's "Data as a table" tab, as a learner clicking each one would, and rerun;
+    again for any that appear inside them."""
     opened: set[str] = set()
     for _ in range(5):
-        keys = {e.key for e in app.expander if e.key} - opened
+        keys = {k: v for k, v in _lazy_keys(app).items() if k not in opened}
         if not keys:
             return app
-        for key in keys:
-            app.session_state[key] = True
-        opened |= keys
+        for key, value in keys.items():
+            app.session_state[key] = value
+        opened |= set(keys)
         app.run()
         assert not app.exception, [e.value for e in app.exception]
     return app
@@ -62,13 +83,13 @@ def texts(elements) -> str:
 def rerun_fragment(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> AppTest:
     """Run ``app`` as a browser does after a widget inside the page's own fragment changed.
 
-    The page has one fragment of its own, besides those of its lazy expanders.
+    The page has one fragment of its own, besides those of its lazy expanders and charts.
     """
     # AppTest has no public way to name its fragments: they are told apart by their function.
     (fragment_id,) = [
         fragment_id
         for fragment_id, fragment in app._fragment_storage._fragments.items()
-        if "_lazy_expander" not in _closure_names(fragment)
+        if not {"_lazy_expander", "_chart_with_table"} & _closure_names(fragment)
     ]
     with monkeypatch.context() as patch:
         patch.setattr(

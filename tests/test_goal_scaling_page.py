@@ -48,7 +48,7 @@ def charts(app: AppTest) -> list[dict]:
 
 
 def summary(app: AppTest) -> pd.DataFrame:
-    frames = [d.value for d in app.dataframe if "mean goals" in d.value.columns]
+    frames = [d.value for d in open_expanders(app).dataframe if "mean goals" in d.value.columns]
     assert len(frames) == 1
     return frames[0]
 

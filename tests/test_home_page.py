@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from page_apptest import texts
+from page_apptest import open_expanders, texts
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.labels import VERDICTS
@@ -38,7 +38,7 @@ def rate(metric) -> float:
 
 def the_table(app: AppTest):
     """The speed chart's data as shown in its "Data as a table" tab."""
-    (table,) = [df.value for df in app.dataframe if "stepping" in df.value.columns]
+    (table,) = [df.value for df in open_expanders(app).dataframe if "stepping" in df.value.columns]
     return table
 
 

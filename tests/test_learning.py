@@ -7,6 +7,7 @@ import json
 import nbformat
 import pandas as pd
 import pytest
+from page_apptest import open_expanders
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app import learning
@@ -87,7 +88,11 @@ def test_scripts_have_downloads_fragments_are_labelled_and_answers_stay_hidden_u
     assert app.code[-1].value.strip() == "print('hello')"
     assert len(app.get("download_button")) == 4
     assert [t.label for t in app.tabs] == ["Chart", "Data as a table"]
+    assert not app.dataframe  # the table is drawn once its tab is open
+    open_expanders(app)
     assert app.dataframe[0].value["y"].tolist() == [3, 4]
+    assert len(app.get("vega_lite_chart")) == 1  # the chart is still there, with its data
+    assert app.get("vega_lite_chart")[0].proto.datasets
 
 
 def test_a_fragment_cannot_be_offered_as_a_download():
