@@ -549,13 +549,16 @@ class AppView:
     def settle(
         self, since: int, until: Callable[[], Any] | None = None, timeout: float = RUN_TIMEOUT_S
     ) -> None:
-        """Wait for a run after ``since`` to finish, then for more runs until ``until()``."""
+        """Wait for a run after ``since`` to finish, then until ``until()`` holds."""
         start = time.monotonic()
         self.wait_for_run(since, timeout)
         while until is not None and not until():
             if time.monotonic() - start > timeout:
                 raise TimeoutError(f"{self.page.url} never showed the expected result")
-            self.wait_for_run(self.runs_finished(), timeout)
+            # The result may still be on its way to the screen (a busy machine paints late),
+            # or come with a later run (a timer's): look again shortly, rather than wait for
+            # another run, which never comes when this run's result is merely late.
+            time.sleep(0.1)
 
     # Looking ---------------------------------------------------------------------------
 
