@@ -125,21 +125,21 @@ def _set_playing(slot: EnvSlot, on: bool) -> None:
 
 
 def step_controls(page: str, slot: EnvSlot, run: BatchRun, seed: int, caps: Caps) -> None:
-    """Reset, Step once, Step xN and Play/Pause, and where the random actions come from."""
+    """Reset, Step once, Step xN and Play/Pause, in one row."""
     playing = bool(slot.state.get("playing"))
-    # One row of buttons: a single block, not a set of columns (a click redraws this view).
-    b_reset = b_step = b_step10 = b_play = st.container(horizontal=True)
-    if b_reset.button("Reset", key=f"{page}_reset", help=f"envs.reset(seed={seed})"):
+    # One block, not a set of columns: a click redraws this view, each element costs.
+    row = st.container(horizontal=True)
+    if row.button("Reset", key=f"{page}_reset", help=f"envs.reset(seed={seed})"):
         call_env(slot, run.reset, f"reset(seed={seed})")
-    if b_step.button("Step once", key=f"{page}_step", disabled=playing):
+    if row.button("Step once", key=f"{page}_step", disabled=playing):
         call_env(slot, lambda: run.step(1), "step()")
     steps_per_click = min(10, caps.max_steps_per_run)
-    if b_step10.button(f"Step ×{steps_per_click}", key=f"{page}_step10", disabled=playing):
+    if row.button(f"Step ×{steps_per_click}", key=f"{page}_step10", disabled=playing):
         call_env(slot, lambda: run.step(steps_per_click), "step()")
     if playing:
-        b_play.button("⏸ Pause", key=f"{page}_pause", on_click=_set_playing, args=(slot, False))
+        row.button("⏸ Pause", key=f"{page}_pause", on_click=_set_playing, args=(slot, False))
     else:
-        b_play.button(
+        row.button(
             "▶ Play",
             key=f"{page}_play",
             on_click=_set_playing,
@@ -245,19 +245,20 @@ def latest_call_panel(run: BatchRun, settings: BatchSettings, history_key: str) 
     n = settings.num_envs
     if call.kind == "reset":
         st.subheader("Latest call: reset")
-        st.markdown(
+        line = (
             f"`observations, infos = envs.reset(seed={settings.seed})`: no step yet. "
-            "Press **Step once** to send one action per env. The script below gives this "
-            "call with `STEPS = 0`.\n\n" + _summary(settings.env, _signature(call), call)
+            "Press **Step once** to send one action per env."
         )
     else:
         st.subheader(f"Latest call: step {call.number} since the reset")
-        st.markdown(
+        line = (
             "`observations, rewards, terminated, truncated, infos = envs.step(actions)`, "
-            f"with `actions` holding one action for each of the {n} envs. "
-            f"The script below gives this call with `STEPS = {call.number}`.\n\n"
-            + _summary(settings.env, _signature(call), call)
+            f"with `actions` holding one action for each of the {n} envs."
         )
+    st.markdown(
+        f"{line} The script below gives this call with `STEPS = {call.number}`.\n\n"
+        + _summary(settings.env, _signature(call), call)
+    )
 
     left, right = st.columns(2)
     with left:
