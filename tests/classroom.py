@@ -139,7 +139,7 @@ def _observed_n(tab: StreamlitSession) -> int | None:
 def _check_own_state(tab: StreamlitSession, out: Outcome, n: int, expected_step: int) -> int:
     """The page shows this visitor's own env and step count, nobody else's; returns the step
     it shows (the count to go on from, so that one surprise is reported once)."""
-    step = latest_step(tab.texts("heading"))
+    step = latest_step(tab.texts("heading") + tab.texts("markdown"))
     shown_n = _observed_n(tab)
     url_n = parse_qs(tab.query).get("n", ["?"])[0]
     if step != expected_step or shown_n != n or url_n != str(n):

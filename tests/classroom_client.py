@@ -104,9 +104,14 @@ def _widget_value(kind: str, proto: Any) -> WidgetState | None:
     return state
 
 
-def latest_step(headings: list[str]) -> int | None:
-    """The step number Batch shapes shows ("Latest call: step 3 ..." -> 3, reset -> 0)."""
-    for text in headings:
+def latest_step(texts: list[str]) -> int | None:
+    """The step number Batch shapes shows ("Latest call: step 3 ..." -> 3, reset -> 0).
+
+    ``texts``: the page's headings and Markdown bodies (the live view's heading opens its
+    Markdown body as "### Latest call: ...").
+    """
+    for text in texts:
+        text = text.removeprefix("### ")
         if text.startswith("Latest call: reset"):
             return 0
         match = re.match(r"Latest call: step (\d+)", text)

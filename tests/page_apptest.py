@@ -115,3 +115,32 @@ def counted(function: Callable[..., Any], name: str, calls: Counter) -> Callable
         return function(*args, **kwargs)
 
     return wrapper
+
+
+def markdown_tables(text: str) -> list[Any]:
+    """Every Markdown pipe table in ``text``, as a DataFrame of its cells' text, in order.
+
+    Example:
+        >>> [t.to_dict("list") for t in markdown_tables("x\\n\\n| a | b |\\n|---|---|\\n| 1 | y |")]
+        [{'a': ['1'], 'b': ['y']}]
+    """
+    import pandas as pd
+
+    tables, rows = [], []
+    for line in [*text.splitlines(), ""]:
+        if line.startswith("|"):
+            cells = re.split(r"(?<!\\)\|", line.strip()[1:-1])
+            rows.append([cell.strip().replace("\\|", "|") for cell in cells])
+        elif rows:
+            header, _rule, *body = rows
+            tables.append(pd.DataFrame(body, columns=header))
+            rows = []
+    return tables
+
+
+def live_heading(app: AppTest) -> str:
+    """The heading of a live view drawn as one Markdown body ("### Latest call: ...")."""
+    for element in app.markdown:
+        if element.value.startswith("### "):
+            return element.value.splitlines()[0].removeprefix("### ")
+    raise AssertionError("no live view heading on the page")

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 import pytest
-from page_apptest import counted, open_app_page, rerun_fragment, texts
+from page_apptest import counted, live_heading, open_app_page, rerun_fragment, texts
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.panels import batch_shapes as panels
@@ -42,7 +42,7 @@ def app(calls) -> Iterator[AppTest]:
 
 
 def heading(app: AppTest) -> str:
-    return app.subheader[0].value
+    return live_heading(app)
 
 
 def test_step_clicks_redraw_the_live_view_and_nothing_else(app, calls, monkeypatch):

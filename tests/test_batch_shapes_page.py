@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from gymnasium.envs.classic_control.cartpole import CartPoleEnv
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
-from page_apptest import open_expanders, texts
+from page_apptest import live_heading, markdown_tables, open_expanders, texts
 from streamlit.testing.v1 import AppTest
 
 from burgerbot import BurgerBotVectorEnv
@@ -57,7 +57,15 @@ def slot(app: AppTest):
 
 
 def latest_heading(app: AppTest) -> str:
-    return app.subheader[0].value
+    return live_heading(app)
+
+
+def live_table(app: AppTest, column: str):
+    """The live view's table that has ``column`` (its cells as text), indexed by env."""
+    for table in markdown_tables(markdown_text(app)):
+        if column in table.columns and "env" in table.columns:
+            return table.set_index("env")
+    raise AssertionError(f"no live table with a {column!r} column")
 
 
 def markdown_text(app: AppTest) -> str:
@@ -83,21 +91,24 @@ def test_first_view_shows_the_reset_batch_with_its_shape(app):
     assert app.title[0].value.startswith("Batch shapes")
     assert latest_heading(app) == "Latest call: reset"
     assert "shape `(4, 4)`, dtype `int64`" in markdown_text(app)
-    observations = app.dataframe[0].value
+    observations = live_table(app, "row")
     assert list(observations.columns) == ["row", "col", "heading", "sensor"]
-    assert observations.values.tolist() == [[0, 0, 1, 1]] * 4
+    assert observations.values.tolist() == [["0", "0", "1", "1"]] * 4
     assert "`infos` is `{}`, an empty dict" in markdown_text(app)
     assert "STEPS = 0" in code(app) and "SyncVectorEnv" in code(app)
-    (pictures,) = app.get("image")  # one st.image call holding a picture per robot
-    assert pictures.captions == ["env 0", "env 1", "env 2", "env 3"]
+    # The robots' pictures are in the live view's one Markdown body, one figure per env.
+    body = markdown_text(app)
+    assert body.count('<img src="data:image/png;base64,') == 4 and not app.get("image")
+    assert [f'alt="env {i}"' in body for i in range(5)] == [True] * 4 + [False]
     assert not app.info  # no notes on good settings
 
 
 def test_step_once_step_x10_and_reset(app):
     click(app, "step")
     assert latest_heading(app) == "Latest call: step 1 since the reset"
-    step_table = app.dataframe[1].value
+    step_table = live_table(app, "action")
     assert list(step_table.columns) == ["action", "reward", "terminated", "truncated"]
+    assert set(step_table["terminated"]) <= {"True", "False"}
     assert len(step_table) == 4
     assert slot(app).state["run"].steps == 1
     click(app, "step10")
@@ -119,7 +130,9 @@ def test_changing_num_envs_closes_the_old_env_and_builds_a_new_one(app):
     assert latest_heading(app) == "Latest call: reset"  # a new env starts from its reset
     assert "shape `(20, 4)`" in markdown_text(app)
     assert "Where the 20 robots stand" in markdown_text(app)
-    assert not app.get("image") and len(app.get("vega_lite_chart")) == 1  # a heatmap instead
+    assert "<img" not in markdown_text(app)  # a heatmap instead of 20 pictures
+    assert len(app.get("vega_lite_chart")) == 1
+    assert len(live_table(app, "row")) == 20
     assert app.query_params["n"] == "20"
 
 
@@ -127,15 +140,15 @@ def test_switching_env_changes_shape_dtype_columns_and_infos(app):
     app.selectbox(key="batch_shapes_env").set_value("CartPole-v1")
     rerun(app)
     assert "shape `(4, 4)`, dtype `float32`" in markdown_text(app)
-    assert "pole angle" in list(app.dataframe[0].value.columns)
+    assert "pole angle" in list(live_table(app, "cart position").columns)
     assert "Pole angle per env" in markdown_text(app)
     app.selectbox(key="batch_shapes_env").set_value("FrozenLake-v1")
     rerun(app)
     assert "shape `(4,)`, dtype `int64`" in markdown_text(app)
-    assert list(app.dataframe[0].value.columns) == ["state"]
+    assert list(live_table(app, "state").columns) == ["state"]
     click(app, "step")
-    infos = next(d.value for d in app.dataframe if "_prob" in d.value.columns)
-    assert list(infos.columns) == ["prob", "_prob"] and infos["_prob"].all()
+    infos = live_table(app, "_prob")
+    assert list(infos.columns) == ["prob", "_prob"] and set(infos["_prob"]) == {"True"}
     assert app.query_params["env"] == "FrozenLake-v1"
 
 
@@ -188,7 +201,7 @@ def test_async_budget_exhausted_shows_its_message(app):
 
 def test_seed_change_rebuilds_and_reseeds(app):
     click(app, "step")
-    first_actions = app.dataframe[1].value["action"].tolist()
+    first_actions = live_table(app, "action")["action"].tolist()
     old = slot(app).env
     app.number_input(key="batch_shapes_seed").set_value(5)
     rerun(app)
@@ -197,7 +210,7 @@ def test_seed_change_rebuilds_and_reseeds(app):
     app.number_input(key="batch_shapes_seed").set_value(0)
     rerun(app)
     click(app, "step")
-    assert app.dataframe[1].value["action"].tolist() == first_actions  # same seed, same actions
+    assert live_table(app, "action")["action"].tolist() == first_actions  # same seed, same actions
 
 
 def test_play_steps_on_every_run_of_the_live_view_until_paused(app):

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import streamlit as st
@@ -18,6 +17,7 @@ from burgerbot.app.glossary import term_link
 from burgerbot.app.markdown import markdown_table
 from burgerbot.app.scripts.batch_shapes import snippet_for
 from burgerbot.app.slots import EnvSlot
+from burgerbot.app.views import batch_shapes_live as live
 from burgerbot.app.views.batch_shapes import (
     ENV_NAMES,
     ENVS,
@@ -232,46 +232,45 @@ def _signature(call: BatchCall) -> tuple:
     return tuple((a.shape, a.dtype.str) for a in arrays if a is not None)
 
 
-def _show_table(frame: pd.DataFrame, hidden: int, what: str, width: str = "stretch") -> None:
-    st.dataframe(_arrow(frame), width=width)
-    if hidden:
-        st.caption(f"Showing the first {len(frame)} {what}; {hidden} more are hidden.")
-
-
 def latest_call_panel(run: BatchRun, settings: BatchSettings, history_key: str) -> None:
     """The latest call's arrays and infos, a picture of the envs and, on demand, the recent
-    calls (``history_key``: the key of the toggle that shows them)."""
+    calls (``history_key``: the key of the toggle that shows them).
+
+    The heading, the arrays, the infos and the robots' pictures are one Markdown element
+    (see `burgerbot.app.views.batch_shapes_live`): each element here is redrawn in the
+    browser on every click. Charts (more robots than pictures, FrozenLake, CartPole) follow it.
+    """
     call = run.latest
     n = settings.num_envs
     if call.kind == "reset":
-        st.subheader("Latest call: reset")
+        title = "Latest call: reset"
         line = (
             f"`observations, infos = envs.reset(seed={settings.seed})`: no step yet. "
             "Press **Step once** to send one action per env."
         )
     else:
-        st.subheader(f"Latest call: step {call.number} since the reset")
+        title = f"Latest call: step {call.number} since the reset"
         line = (
             "`observations, rewards, terminated, truncated, infos = envs.step(actions)`, "
             f"with `actions` holding one action for each of the {n} envs."
         )
-    st.markdown(
-        f"{line} The script below gives this call with `STEPS = {call.number}`.\n\n"
-        + _summary(settings.env, _signature(call), call)
+    observations = (
+        f"**`observations`**: shape `{call.observations.shape}`, dtype "
+        f"`{call.observations.dtype}`. One row per env.\n\n"
+        + live.table_block(*observation_table(call, settings.env), "envs")
     )
-
-    left, right = st.columns(2)
-    with left:
-        st.markdown(
-            f"**`observations`**: shape `{call.observations.shape}`, dtype "
-            f"`{call.observations.dtype}`. One row per env."
-        )
-        _show_table(*observation_table(call, settings.env), "envs")
-    with right:
-        _step_arrays(call, n)
-
-    _infos(call, settings)
-    _pictures(call, settings.env)
+    picture, chart = _pictures(call, settings.env)
+    body = [
+        live.heading(title),
+        f"{line} The script below gives this call with `STEPS = {call.number}`.",
+        _summary(settings.env, _signature(call), call),
+        live.side_by_side(observations, _step_arrays(call, n)),
+        _infos(call, settings),
+        picture,
+    ]
+    st.markdown("\n\n".join(body), unsafe_allow_html=True)
+    if chart is not None:
+        chart()
 
     # Drawn only when asked for: every element here is redrawn on each click.
     if st.toggle(f"Show the recent calls (the last {HISTORY_LENGTH} are kept)", key=history_key):
@@ -297,49 +296,48 @@ def spaces_panel(envs: VectorEnv, n: int) -> None:
         st.caption(note)
 
 
-def _step_arrays(call: BatchCall, n: int) -> None:
+def _step_arrays(call: BatchCall, n: int) -> str:
     if call.actions is None:
-        st.markdown("**`actions`, `rewards`, `terminated`, `truncated`**")
-        st.write("A reset returns only observations and infos: no actions, rewards or flags.")
-        return
-    st.markdown(
+        return (
+            "**`actions`, `rewards`, `terminated`, `truncated`**\n\n"
+            "A reset returns only observations and infos: no actions, rewards or flags."
+        )
+    text = (
         f"**`actions` → `rewards`, `terminated`, `truncated`**: each of shape `({n},)`, "
-        "one value per env."
+        "one value per env.\n\n" + live.table_block(*step_table(call), "envs")
     )
-    _show_table(*step_table(call), "envs")
-    ended = np.flatnonzero(call.terminated | call.truncated)
-    if len(ended):
-        shown = ", ".join(str(i) for i in ended[:10]) + (" …" if len(ended) > 10 else "")
-        st.caption(
-            f"Episodes ended in env {shown}. With gymnasium's default "
+    if ended := live.ended_envs(call.terminated, call.truncated):
+        text += "\n\n" + live.small(
+            f"Episodes ended in env {ended}. With gymnasium's default "
             f"{term_link('autoreset')} (NEXT_STEP), the next `step()` resets those envs: it "
             "ignores their action and returns reward 0, both flags False and their first "
             "observation."
         )
+    return text
 
 
-def _infos(call: BatchCall, settings: BatchSettings) -> None:
-    # The heading and its sentences are one element: the live view redraws each one per click.
+def _infos(call: BatchCall, settings: BatchSettings) -> str:
     table, hidden, other = infos_table(call.infos, settings.num_envs)
     if table is None:
-        st.markdown(
+        return (
             "**`infos`**\n\n"
             f"`infos` is `{{}}`, an empty dict: {settings.env} reports no extra information, "
             "and in gymnasium's default auto-reset mode (NEXT_STEP) the vector env adds none "
             "when an episode ends either. (Gymnasium 0.29, the lesson's, put "
             "`final_observation` there; see the Auto-reset page.)"
         )
-        return
     about = ENVS[settings.env].infos_about
-    st.markdown(
+    text = (
         "**`infos`**\n\n"
         "`infos` is one dict for all envs. Each key `k` holds an array with one value per "
         "env, and `_k` is a True/False mask: True where that env reported `k` in this call."
         + (f"\n\n{about}" if about else "")
+        + "\n\n"
+        + live.table_block(table, hidden, "envs")
     )
-    _show_table(table, hidden, "envs", width="content")
     if other:
-        st.caption("Keys that are not one-value-per-env: " + ", ".join(other))
+        text += "\n\n" + live.small("Keys that are not one-value-per-env: " + ", ".join(other))
+    return text
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -368,37 +366,47 @@ def _draw(kind: str, title: str, data: pd.DataFrame, width: str = "content") -> 
         st.dataframe(table, hide_index=True)
 
 
-def _pictures(call: BatchCall, env: str) -> None:
+def _pictures(call: BatchCall, env: str) -> tuple[str, Callable[[], None] | None]:
+    """Where the envs' agents are: Markdown for the live view's body, and a chart to draw
+    after it (None when the pictures alone show it)."""
     obs = call.observations
     n = len(obs)
     if env == "BurgerBot":
         if n <= MAX_PICTURES:
-            st.markdown(
+            pictures = [robot_picture(r, c, h) for r, c, h in obs[:, :3].tolist()]
+            return (
                 "**The robots, one picture per env** (orange: robot, dark tab: its nose; "
-                "dark grey: obstacle, green: goal)"
+                "dark grey: obstacle, green: goal)\n\n"
+                + live.pictures_html(pictures, [f"env {i}" for i in range(n)], PICTURE_WIDTH)
+            ), None
+        title = "Robots per cell (O obstacle, G goal, S start)"
+        return (
+            f"**Where the {n} robots stand** (more than {MAX_PICTURES}: counted per cell)",
+            lambda: _draw("cells", title, burgerbot_cell_counts(obs)),
+        )
+    if env == "FrozenLake-v1":
+
+        def lake() -> None:
+            title = "Walkers per tile (S start, H hole, G goal)"
+            _draw("cells", title, frozenlake_cell_counts(obs))
+            st.caption(
+                "Walkers on a hole (H) or on the goal (G) have just ended their episode: the "
+                "next step puts them back on the start (S)."
             )
-            images = [robot_picture(r, c, h) for r, c, h in obs[:, :3].tolist()]
-            st.image(images, caption=[f"env {i}" for i in range(n)], width=PICTURE_WIDTH)
-        else:
-            st.markdown(
-                f"**Where the {n} robots stand** (more than {MAX_PICTURES}: counted per cell)"
-            )
-            title = "Robots per cell (O obstacle, G goal, S start)"
-            _draw("cells", title, burgerbot_cell_counts(obs))
-    elif env == "FrozenLake-v1":
-        st.markdown(
-            f"**Where the {n} walkers stand** on the 4x4 lake (the state numbers 0..15, row by row)"
+
+        return (
+            f"**Where the {n} walkers stand** on the 4x4 lake (the state numbers 0..15, row "
+            "by row)",
+            lake,
         )
-        _draw("cells", "Walkers per tile (S start, H hole, G goal)", frozenlake_cell_counts(obs))
-        st.caption(
-            "Walkers on a hole (H) or on the goal (G) have just ended their episode: the next "
-            "step puts them back on the start (S)."
-        )
-    else:
-        first = "" if n <= MAX_TABLE_ROWS else f", the first {MAX_TABLE_ROWS} envs"
-        st.markdown(
-            f"**Pole angle per env** (column 2 of the batch{first}). Beyond the dashed lines "
-            f"(±{CARTPOLE_LIMITS.pole_degrees:g}°) the pole has fallen."
-        )
+    first = "" if n <= MAX_TABLE_ROWS else f", the first {MAX_TABLE_ROWS} envs"
+
+    def poles() -> None:
         _draw("poles", "", pole_angles(call), width="stretch")
         st.caption(f"{CARTPOLE_LIMITS.sentence()} (Read from the installed gymnasium's CartPole.)")
+
+    return (
+        f"**Pole angle per env** (column 2 of the batch{first}). Beyond the dashed lines "
+        f"(±{CARTPOLE_LIMITS.pole_degrees:g}°) the pole has fallen.",
+        poles,
+    )
