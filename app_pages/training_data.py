@@ -98,16 +98,15 @@ st.caption(
 seeding = cached_seeding(settings.seed)
 learning.prediction(panels.ROWS_PID, rows_question(settings.mode), ROWS_OPTIONS)
 
-tab_buffer, tab_targets, tab_endings, tab_seeding = st.tabs(
-    ["Buffer & mask", "TD targets", "Termination vs truncation", "Seeding"]
+# Only the open tab is drawn (its tables and charts cost the browser on every visit).
+ui.lazy_tabs(
+    PAGE,
+    [
+        ("Buffer & mask", lambda: panels.buffer_tab(run)),
+        ("TD targets", lambda: panels.targets_tab(run)),
+        ("Termination vs truncation", lambda: panels.endings_tab(run)),
+        ("Seeding", lambda: panels.seeding_tab(settings.seed, seeding)),
+    ],
 )
-with tab_buffer:
-    panels.buffer_tab(run)
-with tab_targets:
-    panels.targets_tab(run)
-with tab_endings:
-    panels.endings_tab(run)
-with tab_seeding:
-    panels.seeding_tab(settings.seed, seeding)
 
 frame.takeaways(takeaways(run, seeding))

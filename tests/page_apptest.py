@@ -15,6 +15,7 @@ from streamlit.runtime.scriptrunner import RerunData
 from streamlit.testing.v1 import AppTest, local_script_runner
 
 from burgerbot.app.learning import TABLE_KEY_PREFIX, TABLE_TAB
+from burgerbot.app.ui import TABS_KEY_PREFIX
 
 ROUTER = Path(__file__).resolve().parent.parent / "streamlit_app.py"
 
@@ -83,13 +84,13 @@ def texts(elements) -> str:
 def rerun_fragment(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> AppTest:
     """Run ``app`` as a browser does after a widget inside the page's own fragment changed.
 
-    The page has one fragment of its own, besides those of its lazy expanders and charts.
+    The page has one fragment of its own, besides those of its lazy expanders, tabs and charts.
     """
     # AppTest has no public way to name its fragments: they are told apart by their function.
     (fragment_id,) = [
         fragment_id
         for fragment_id, fragment in app._fragment_storage._fragments.items()
-        if not {"_lazy_expander", "_chart_with_table"} & _closure_names(fragment)
+        if not {"_lazy_expander", "_chart_with_table", "_lazy_tabs"} & _closure_names(fragment)
     ]
     with monkeypatch.context() as patch:
         patch.setattr(
@@ -144,3 +145,53 @@ def live_heading(app: AppTest) -> str:
         if element.value.startswith("### "):
             return element.value.splitlines()[0].removeprefix("### ")
     raise AssertionError("no live view heading on the page")
+
+
+def open_tab(app: AppTest, key: str, label: str) -> AppTest:
+    """Choose the tab ``label`` of the lazy tabs ``key`` (`ui.lazy_tabs`), as a click would."""
+    app.session_state[key] = label
+    app.run()
+    assert not app.exception, [e.value for e in app.exception]
+    return app
+
+
+def tab_texts(app: AppTest, key: str, labels: list[str], what: str = "markdown") -> str:
+    """The ``what`` elements' values (Markdown by default) of each tab in ``labels``, opened
+    one after another; the first of ``labels`` is open again afterwards."""
+    found = []
+    for label in [*labels[1:], labels[0]]:
+        open_tab(app, key, label)
+        found.append(texts(getattr(app, what)))
+    return "\n".join(found)
+
+
+def lazy_tab_sets(app: AppTest) -> dict[str, list[str]]:
+    """Each set of lazy tabs on the page (`ui.lazy_tabs`): its key and its tabs' labels."""
+    found = {}
+    for block in _blocks(app._tree):
+        if getattr(block, "type", None) == "tab_container":
+            match = re.search(rf"-({TABS_KEY_PREFIX}\w+)$", block.proto.id)
+            if match:
+                found[match.group(1)] = [tab.label for tab in block.children.values()]
+    return found
+
+
+def every_tab(app: AppTest):
+    """Yield ``app`` once per tab of the page's lazy tabs, that tab open (and its lazy
+    expanders too), as a learner clicking through them would; the first tabs are open again
+    at the end."""
+    yield open_expanders(app)
+    for key, labels in lazy_tab_sets(app).items():
+        for label in labels[1:]:
+            yield open_expanders(open_tab(app, key, label))
+        open_tab(app, key, labels[0])
+
+
+def across_tabs(app: AppTest, what: Callable[[AppTest], Any]) -> list[Any]:
+    """``what(view)`` for each view `every_tab` opens, in order."""
+    return [what(view) for view in every_tab(app)]
+
+
+def tabs_text(app: AppTest, kind: str) -> str:
+    """The values of every ``kind`` element ("error", "code", ...) of every lazy tab."""
+    return "\n".join(across_tabs(app, lambda view: texts(getattr(view, kind))))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from page_apptest import open_expanders
+from page_apptest import open_expanders, open_tab, tab_texts
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.caps import CAPS
@@ -43,6 +43,9 @@ def open_page(query: dict[str, str] | None = None) -> AppTest:
     app.run()
     assert not app.exception, [e.value for e in app.exception]
     return open_expanders(app)  # the scripts are drawn once their expander is open
+
+
+LESSON_TABS = ["Side by side", "Row by row", "Check it yourself"]
 
 
 def rerun(app: AppTest) -> AppTest:
@@ -130,7 +133,9 @@ def test_mode_switch_changes_the_table_the_comparison_and_the_script(page):
         events = events_table(page)
         pd.testing.assert_frame_equal(events, expected_events(page))
         seen[mode] = events
-        markdown = texts(page.markdown)
+        # The comparison's "Row by row" tab is drawn once opened.
+        assert f"installed gymnasium {gymnasium_version()}, {mode}" not in texts(page.markdown)
+        markdown = tab_texts(page, "tabs_autoreset_lesson", LESSON_TABS)
         assert f"installed gymnasium {gymnasium_version()}, {mode}" in markdown
         assert f"MODE = AutoresetMode.{mode}" in texts(page.code)
         assert page.query_params["mode"] == mode
@@ -150,12 +155,14 @@ def test_live_infos_check_is_shown_for_each_mode(page):
     for mode, final_obs in (("SAME_STEP", True), ("NEXT_STEP", False)):
         page.radio(key=KEY["mode"]).set_value(mode)
         rerun(page)
+        open_tab(page, "tabs_autoreset_lesson", "Check it yourself")
         (output,) = [c.value for c in page.code if c.language == "text" and "infos:" in c.value]
         assert '"final_observation" in infos: False' in output
         assert f'"final_obs" in infos: {final_obs}' in output
         assert output.startswith(f"gymnasium {gymnasium_version()}")
         script = texts(page.code)
         assert f"autoreset_mode=AutoresetMode.{mode}" in script
+        open_tab(page, "tabs_autoreset_lesson", "Side by side")
 
 
 def test_num_envs_seed_steps_and_backend_controls(page):

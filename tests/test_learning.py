@@ -10,7 +10,7 @@ import pytest
 from page_apptest import open_expanders
 from streamlit.testing.v1 import AppTest
 
-from burgerbot.app import learning
+from burgerbot.app import learning, ui
 from burgerbot.app.notebook import script_notebook
 from burgerbot.app.predictions import Prediction, tally
 
@@ -172,3 +172,27 @@ def test_a_lazy_expander_draws_its_content_only_while_open(tmp_path):
     app.session_state[closed.key] = True  # what a click on it does
     app.run()
     assert len(app.expander[0].code) == 1 and app.session_state["drawn"] == 3
+
+
+def test_lazy_tabs_draw_only_the_open_tab_and_keep_it_open(tmp_path):
+    script = tmp_path / "tabs.py"
+    script.write_text(
+        "import streamlit as st\n"
+        "from burgerbot.app import ui\n"
+        "st.session_state.setdefault('drawn', [])\n"
+        "def draw(name):\n"
+        "    st.session_state.drawn.append(name)\n"
+        "    st.markdown(f'content of {name}')\n"
+        "ui.lazy_tabs('demo', [(n, lambda n=n: draw(n)) for n in ('One', 'Two', 'Three')])\n"
+        "st.markdown('after the tabs')\n"
+    )
+    app = AppTest.from_file(str(script)).run()
+    assert [t.label for t in app.tabs] == ["One", "Two", "Three"]
+    assert [m.value for m in app.markdown] == ["content of One", "after the tabs"]
+    app.session_state[ui.TABS_KEY_PREFIX + "demo"] = "Three"  # what a click on it does
+    app.run()
+    assert [m.value for m in app.markdown] == ["content of Three", "after the tabs"]
+    app.run()  # another run keeps the open tab
+    assert app.session_state["drawn"] == ["One", "Three", "Three"]
+    with pytest.raises(ValueError, match="must differ"):
+        ui.lazy_tabs("twice", [("A", print), ("A", print)])

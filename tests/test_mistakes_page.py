@@ -9,7 +9,7 @@ from pathlib import Path
 import gymnasium as gym
 import pytest
 from child_processes import worker_pids
-from page_apptest import open_app_page, texts
+from page_apptest import across_tabs, open_app_page, tabs_text, texts
 from shown_scripts import assert_script_behaves
 from streamlit.testing.v1 import AppTest
 
@@ -113,7 +113,7 @@ def test_each_sync_mistake_opens_on_demand(mistake):
     subheaders = [s.value for s in app.subheader]
     assert subheaders == [f"Mistake {MISTAKES[mistake]}", "Key takeaways"]
     assert app.query_params["mistake"] == mistake
-    errors = texts(app.error)
+    errors = tabs_text(app, "error")  # each script is in a tab, drawn once opened
     for error_type, phrase in EXPECTED_ERRORS[mistake]:
         assert f"**{error_type}**" in errors, error_type
         assert phrase in errors, phrase
@@ -125,8 +125,9 @@ def test_every_python_block_of_every_mistake_runs_from_a_file(tmp_path):
     app = open_page()
     blocks: dict[str, str] = {}
     for mistake in MISTAKES:
-        for code in python_blocks(choose(app, mistake)):
-            blocks.setdefault(hashlib.sha1(code.encode()).hexdigest()[:10], code)
+        for tab_blocks in across_tabs(choose(app, mistake), python_blocks):
+            for code in tab_blocks:
+                blocks.setdefault(hashlib.sha1(code.encode()).hexdigest()[:10], code)
     assert len(blocks) >= 2 * len(MISTAKES) + 1  # a ❌ and a ✅ per mistake, the spaces script
     for digest, code in blocks.items():
         assert_script_behaves(code, tmp_path / digest)
@@ -137,7 +138,7 @@ def test_the_async_mistake_runs_its_scripts_as_files_and_leaves_nothing():
     before = worker_pids()
     app = open_page({"mistake": "async"})
     assert app.subheader[0].value == f"Mistake {MISTAKES['async']}"
-    errors = texts(app.error)
+    errors = tabs_text(app, "error")
     for error_type, phrase in EXPECTED_ERRORS["async"]:
         assert f"**{error_type}**" in errors and phrase in errors
     (table,) = app.table
@@ -163,7 +164,7 @@ def test_the_main_guard_mistake_shows_the_workers_errors():
         r"The (2 worker processes|1 worker process) printed \*\*RuntimeError\*\*",
         texts(app.markdown),
     )
-    assert "obs shape: (2, 4)" in texts(app.code)
+    assert "obs shape: (2, 4)" in tabs_text(app, "code")
 
 
 @pytest.mark.parametrize("right", [True, False])

@@ -13,7 +13,7 @@ import hashlib
 import os
 
 import pytest
-from page_apptest import open_app_page
+from page_apptest import every_tab, open_app_page
 from shown_scripts import assert_script_behaves, run_notebook
 
 from burgerbot.app.notebook import script_notebook
@@ -24,8 +24,12 @@ pytestmark = pytest.mark.slow
 
 
 def _python_blocks(page_file: str) -> list[str]:
-    app = open_app_page(f"app_pages/{page_file}", None, timeout=240, expanders=True)
-    return [block.value for block in app.code if block.language == "python"]
+    """Every Python block the page shows, in every tab and expander a learner can open."""
+    app = open_app_page(f"app_pages/{page_file}", None, timeout=240)
+    blocks: dict[str, None] = {}
+    for view in every_tab(app):
+        blocks.update(dict.fromkeys(b.value for b in view.code if b.language == "python"))
+    return list(blocks)
 
 
 # Pages whose scripts use Stable-Baselines3: marked sb3 too, so the SB3 tier runs them with

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from page_apptest import open_app_page, texts
+from page_apptest import open_app_page, open_tab, tab_texts, texts
 from shown_scripts import assert_script_behaves
 from streamlit.testing.v1 import AppTest
 
@@ -15,6 +15,8 @@ pytestmark = pytest.mark.slow
 
 PAGE_FILE = "app_pages/training_data.py"
 PID = "training_data_rows"
+TABS = "tabs_training_data"
+LABELS = ["Buffer & mask", "TD targets", "Termination vs truncation", "Seeding"]
 DEFAULTS = {"mode": "NEXT_STEP", "n": 3, "steps": 10, "max_steps": 5, "seed": 0}
 
 
@@ -47,14 +49,13 @@ def page() -> AppTest:
 def test_the_page_renders_its_intro_settings_and_four_tabs(page):
     assert page.title[0].value == "🧺 From batches to training data"
     assert "You will learn" in page.markdown[0].value
-    labels = [tab.label for tab in page.tabs]
-    for label in ("Buffer & mask", "TD targets", "Termination vs truncation", "Seeding"):
-        assert label in labels
+    assert [tab.label for tab in page.tabs][:4] == LABELS
     assert page.selectbox(key="training_data_mode").value == "NEXT_STEP"
     assert not page.exception
 
 
-def test_the_buffer_and_mask_tables_show_the_live_run(page):
+def test_the_buffer_and_mask_tables_show_the_live_run():
+    page = open_page()
     buffer = collect_buffer(3, 10, "NEXT_STEP", 0, 5)
     mask = transition_mask(buffer.terminated, buffer.truncated, "NEXT_STEP")
     grids = [
@@ -63,6 +64,12 @@ def test_the_buffer_and_mask_tables_show_the_live_run(page):
     buffer_table, mask_table = grids[0], grids[1]
     assert np.array_equal(buffer_table.map(lambda c: c.startswith("✗")).to_numpy(), ~mask)
     assert np.array_equal((mask_table == "True ✓").to_numpy(), mask)
+    # The other tabs are drawn only once opened.
+    assert not any((g == "— dropped").any().any() for g in grids)
+    open_tab(page, TABS, "TD targets")
+    grids = [
+        df.value for df in page.dataframe if list(df.value.columns) == ["env 0", "env 1", "env 2"]
+    ]
     # The TD targets with the mask: dropped exactly where the mask is False.
     masked = next(g for g in grids if (g == "— dropped").any().any())
     assert np.array_equal((masked == "— dropped").to_numpy(), ~mask)
@@ -92,7 +99,7 @@ def test_same_step_mode_makes_every_row_a_transition():
     assert truth == ROWS_OPTIONS[2]
     predict(app, truth)
     assert "Your prediction was right" in texts(app.success)
-    markdown = texts(app.markdown)
+    markdown = tab_texts(app, TABS, LABELS)
     assert "With or without the mask, the 30 targets are the same" in markdown
     assert '`infos["final_obs"][i]`' in markdown
 
@@ -106,8 +113,9 @@ def test_the_takeaways_end_the_page_and_count_this_runs_reset_rows(page):
     assert 3 <= bullets.count("\n- ") + 1 <= 5
 
 
-def test_the_other_tabs_say_what_the_run_shows(page):
-    markdown = texts(page.markdown)
+def test_the_other_tabs_say_what_the_run_shows():
+    page = open_page()
+    markdown = tab_texts(page, TABS, LABELS)
     buffer = collect_buffer(3, 10, "NEXT_STEP", 0, 5)
     resets = int((~transition_mask(buffer.terminated, buffer.truncated, "NEXT_STEP")).sum())
     assert f"Without the mask, {resets} made-up targets" in markdown
@@ -117,6 +125,7 @@ def test_the_other_tabs_say_what_the_run_shows(page):
     assert "one seed for the vector env became s, s + 1" in markdown
     assert "BurgerBot draws no random number at all" in markdown
     assert "re-seeded every sub-env with seed 0 + i" in markdown
+    open_tab(page, TABS, "Termination vs truncation")
     fragments = [c.value for c in page.code if c.value.startswith("# Fragment of")]
     assert len(fragments) == 1 and "obs IS the final observation" in fragments[0]
 

@@ -17,10 +17,12 @@ from burgerbot.app.versions import installed_versions
 
 __all__ = [
     "DOC_LINKS",
+    "TABS_KEY_PREFIX",
     "PageFrame",
     "code_expander",
     "env_slot",
     "lazy_expander",
+    "lazy_tabs",
     "library_download",
     "load_settings",
     "show_notes",
@@ -161,6 +163,33 @@ def _lazy_expander(
     if box.open:
         with box:
             draw()
+
+
+TABS_KEY_PREFIX = "tabs_"
+"""Lazy tabs' keys start with this (tests find and open each tab by it)."""
+
+
+def lazy_tabs(name: str, tabs: Sequence[tuple[str, Callable[[], None]]]) -> None:
+    """Tabs whose content ``draw()`` makes only while its tab is open: ``[(label, draw)]``.
+
+    Streamlit sends every tab's content and the browser builds all of it on each visit of
+    the page, open or not (a dataframe costs about 40 ms on a small machine, a chart about
+    45). Here only the open tab is drawn; choosing another tab reruns only these tabs (a
+    fragment). The open tab's label is kept in session state under ``"tabs_" + name``, so it
+    stays open across reruns.
+    """
+    labels = tuple(label for label, _ in tabs)
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"tab labels must differ: {labels}")
+    _lazy_tabs(TABS_KEY_PREFIX + name, labels, tuple(draw for _, draw in tabs))
+
+
+@st.fragment
+def _lazy_tabs(key: str, labels: tuple[str, ...], draws: tuple[Callable[[], None], ...]) -> None:
+    for container, draw in zip(st.tabs(labels, key=key, on_change="rerun"), draws, strict=True):
+        if container.open:
+            with container:
+                draw()
 
 
 def code_expander(

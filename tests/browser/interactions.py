@@ -190,6 +190,12 @@ def training_data(view: AppView) -> float:
     text = view.main_text()
     assert "In SAME_STEP mode every row is a transition" in text
     assert "In NEXT_STEP mode the" not in text
+    # Only the open tab is drawn: another tab's content arrives once it is clicked.
+    targets = "With or without the mask, the"
+    assert targets not in text
+    tab = view.page.get_by_role("tab", name="TD targets")
+    seconds += view.act(tab.click, until=lambda: targets in view.main_text())
+    assert "Buffer & mask" in view.main_text()  # the tabs stay; the first one's content goes
     return seconds
 
 

@@ -196,19 +196,6 @@ def episode_ends_table(events: pd.DataFrame, mode: str, steps: int) -> None:
     )
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
-def _counting_spec(modes: tuple[str, ...], _sample: pd.DataFrame) -> dict:
-    """The counting chart's Vega-Lite spec without its data, made once per server.
-
-    Building and validating the altair chart costs tens of milliseconds; only the data
-    change when the counting settings do (the modes, and so the colours, stay).
-    """
-    spec = finished_episodes_chart(_sample).to_dict()
-    spec.pop("data", None)
-    spec.pop("datasets")
-    return spec
-
-
 def counting_section(frame: ui.PageFrame, high: Mapping[str, int]) -> None:
     """Section 4's controls, its counts and the page's script, for the page's fragment.
 
@@ -253,11 +240,5 @@ def counting_section(frame: ui.PageFrame, high: Mapping[str, int]) -> None:
 
 def counting_results(counts: pd.DataFrame, count_steps: int) -> None:
     """Finished episodes per env and mode: the chart, the totals, and what they say."""
-    modes = tuple(dict.fromkeys(counts["mode"]))
-    # learning.chart_with_table's two tabs, with the chart's spec made once (see above).
-    as_chart, as_table = st.tabs(["Chart", "Data as a table"])
-    with as_chart:
-        st.vega_lite_chart(counts, _counting_spec(modes, counts), width="stretch")
-    with as_table:
-        st.dataframe(counts, hide_index=True, width="stretch")
+    learning.chart_with_table(learning.chart_spec(finished_episodes_chart, counts), counts)
     st.write(counting_sentence(counts, count_steps) + " " + causes_sentence(counts))

@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from burgerbot.app import learning
+from burgerbot.app import learning, ui
 from burgerbot.app.glossary import term_link
 from burgerbot.app.labels import VERDICTS
 from burgerbot.app.markdown import markdown_table
@@ -85,8 +85,8 @@ def lesson_comparison(
         f"One real episode end from the run above: **env {env} at step {step}** "
         f"({end['cause']}, {term_link('final-observation')} `{end['final obs']}`).{key_error}"
     )
-    side, rows, script = st.tabs(["Side by side", "Row by row", "Check it yourself"])
-    with side:
+
+    def side() -> None:
         left, right = st.columns(2)
         with left, st.container(border=True):
             st.markdown("**What the lesson describes (gymnasium 0.29)**")
@@ -98,9 +98,8 @@ def lesson_comparison(
         with right, st.container(border=True):
             st.markdown(f"**What gymnasium {version} did in this run ({mode})**")
             st.markdown(_installed_text(mode, end, check))
-    with rows:
-        st.markdown(markdown_table(table))
-    with script:
+
+    def script() -> None:
         st.markdown(
             f"This script replays the run above on a fresh `SyncVectorEnv` up to step {step} "
             "and prints what `infos` holds. It printed this on the app's server just now:"
@@ -115,15 +114,28 @@ def lesson_comparison(
             infos_check_script(num_envs, seed, mode, step), name="check infos at an episode end"
         )
 
+    ui.lazy_tabs(
+        "autoreset_lesson",
+        [
+            ("Side by side", side),
+            ("Row by row", lambda: st.markdown(markdown_table(table))),
+            ("Check it yourself", script),
+        ],
+    )
+
 
 def _envs_text(envs: tuple[int, ...]) -> str:
     return ("envs " if len(envs) > 1 else "env ") + ", ".join(str(i) for i in envs)
 
 
 def disabled_demo_panel(demo: DisabledDemo, expanded: bool) -> None:
-    """The DISABLED demo in an expander: both errors, what the failed call did, the fix."""
+    """The DISABLED demo in an expander: both errors, what the failed call did, the fix.
+
+    Drawn only while open (`ui.lazy_expander`); it opens by itself in DISABLED mode.
+    """
     label = "DISABLED, where nothing restarts: step an ended robot again, and see the fix (live)"
-    with st.expander(label, expanded=expanded):
+
+    def draw() -> None:
         if demo.end_step == 0:
             st.info("No episode ended within the steps this demo may take; try another seed.")
             return
@@ -176,3 +188,6 @@ def disabled_demo_panel(demo: DisabledDemo, expanded: bool) -> None:
         learning.script_block(
             disabled_fix_script(demo.num_envs, demo.seed), name="disabled reset with a mask"
         )
+
+    # One key per starting state: a keyed expander keeps its first `expanded`.
+    ui.lazy_expander(label, draw, key=f"autoreset_disabled_{int(expanded)}", expanded=expanded)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from functools import partial
 
 import streamlit as st
 
-from burgerbot.app import learning
+from burgerbot.app import learning, ui
 from burgerbot.app.glossary import term_link
 from burgerbot.app.labels import VERDICTS
 from burgerbot.app.script_runner import CapturedError, ScriptRun
@@ -56,33 +58,48 @@ def show_run(
 
 
 def script_tabs(scripts: Sequence[tuple[str, ScriptRun, ScriptRun | None, str]]) -> None:
-    """Scripts side by side as tabs, each full width: (tab label, run, compared with, name)."""
-    for tab, (_, run, compare_with, name) in zip(
-        st.tabs([label for label, *_ in scripts]), scripts, strict=True
-    ):
-        with tab:
-            show_run(run, "", compare_with, name=name)
+    """Scripts side by side as tabs, each full width: (tab label, run, compared with, name).
+
+    Only the open tab is drawn (`ui.lazy_tabs`); the set of tabs is named after its first
+    script.
+    """
+    ui.lazy_tabs(
+        "mistakes_" + re.sub(r"\W+", "_", scripts[0][3]),
+        [
+            (label, partial(show_run, run, "", compare_with, name=name))
+            for label, run, compare_with, name in scripts
+        ],
+    )
 
 
 def spaces_section(rows: Sequence[SpaceRow], num_envs: int) -> None:
     """What reset/step returned and the spaces behind them (tabs), then the rows in words."""
     *bullets, agreement = spaces_bullets(rows, num_envs)
-    returned, spaces, reprs = st.tabs(
-        ["What `reset` and `step` returned", "The spaces behind them", "Full reprs"]
-    )
-    with returned:
-        st.dataframe(returns_frame(rows), hide_index=True, width="stretch")
-    with spaces:
+
+    def spaces() -> None:
         st.caption(
             "One copy's space, what `gymnasium.vector.utils.batch_space(single, N)` predicts "
             "for the batch, and whether the vector env's own `observation_space` / "
             f"`action_space` are the same. {agreement}"
         )
         st.dataframe(spaces_frame(rows), hide_index=True, width="stretch")
-    with reprs:
+
+    def reprs() -> None:
         for row in rows:
             st.caption(f"{row.env} ({vector_env_label(row.vector_env)})")
             st.code(row.batched_observation_repr, language="text")
+
+    ui.lazy_tabs(
+        "mistakes_spaces",
+        [
+            (
+                "What `reset` and `step` returned",
+                lambda: st.dataframe(returns_frame(rows), hide_index=True, width="stretch"),
+            ),
+            ("The spaces behind them", spaces),
+            ("Full reprs", reprs),
+        ],
+    )
     st.markdown("\n".join(f"- {bullet}" for bullet in bullets))
 
 
@@ -154,14 +171,8 @@ def actions_mistake(demo: Demo, num_envs: int) -> None:
         "`SyncVectorEnv` does not check the shape: it hands row *i* (an array holding one "
         "number) to env *i*, and what happens next depends on that env (third tab)."
     )
-    wrong, fixed, elsewhere = st.tabs(
-        ["❌ actions of shape `(N, 1)`", "✅ `actions.reshape(N)` first", "Other vector envs"]
-    )
-    with wrong:
-        show_run(runs["wrong"], name="action shape mistake")
-    with fixed:
-        show_run(runs["fixed"], "", runs["wrong"], name="action shape fixed")
-    with elsewhere:
+
+    def elsewhere() -> None:
         outcomes = runs["elsewhere"].values.get("outcomes", {})
         _outcomes(outcomes)
         sync_errors = [runs["wrong"].error] + [
@@ -180,6 +191,21 @@ def actions_mistake(demo: Demo, num_envs: int) -> None:
             + " `envs.action_space.contains(actions)` tells before stepping."
         )
         show_run(runs["elsewhere"], "The script that gave these:", name="actions elsewhere")
+
+    ui.lazy_tabs(
+        "mistakes_actions",
+        [
+            (
+                "❌ actions of shape `(N, 1)`",
+                lambda: show_run(runs["wrong"], name="action shape mistake"),
+            ),
+            (
+                "✅ `actions.reshape(N)` first",
+                lambda: show_run(runs["fixed"], "", runs["wrong"], name="action shape fixed"),
+            ),
+            ("Other vector envs", elsewhere),
+        ],
+    )
 
 
 def final_obs_mistake(demo: Demo, gymnasium_version: str) -> None:
