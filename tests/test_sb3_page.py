@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from page_apptest import open_app_page, texts
+from page_apptest import each_tab, open_app_page, tabs_text, texts
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.scripts import sb3 as snippets
@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/sb3.py"
 KEY = {name: f"sb3_{name}" for name in ("n", "steps", "seed", "ppo_envs", "ppo_steps")}
 TRAIN = "sb3_train"
+FIRST_END = "tabs_sb3_first_end"
 
 
 @pytest.fixture
@@ -52,10 +53,10 @@ def test_without_sb3_the_page_explains_and_runs_the_gymnasium_side(without_sb3):
     markdown = texts(app.markdown)
     assert "2 values: obs array (4, 4) int64, infos dict {} ✓ *live*" in markdown
     assert "only obs: array (N, 4) |" in markdown  # from the docs, not measured
-    tables = [df.value for df in app.dataframe]
+    tables = [view.dataframe[0].value for _, view in each_tab(app, FIRST_END)]
     assert len(tables) == 2  # SAME_STEP and NEXT_STEP, no SB3 table
     assert "reset: action ignored" in tables[1]["note"].tolist()
-    codes = texts(app.code)
+    codes = tabs_text(app, "code")  # the lesson's calls, a tab each
     assert 'PPO("MlpPolicy", BurgerBotEnv(), n_envs=4)' in codes
     assert "model.learn(total_timesteps=4096)" in codes
     assert TRAIN not in [button.key for button in app.button]
@@ -115,8 +116,9 @@ def test_with_sb3_everything_runs_live_and_ppo_trains(sb3):
     assert "4 values: obs array (4, 4) int64, rewards array (4,) float32" in markdown
     assert "**SAME_STEP matched SB3 on 120 of 120** (step, env) pairs: same" in markdown
     assert "**NEXT_STEP matched on 120 of 120**" not in markdown
-    assert len(app.dataframe) == 3
-    errors, codes = texts(app.error), texts(app.code)
+    tables = {label: view.dataframe[0].value for label, view in each_tab(app, FIRST_END)}
+    assert len(tables) == 3 and len(tables["SB3 DummyVecEnv"]) > 0  # a tab per library
+    errors, codes = tabs_text(app, "error"), tabs_text(app, "code")
     assert "**TypeError**" in errors and "unexpected keyword argument 'n_envs'" in errors
     assert "SyncVectorEnv" in codes and "transitions per update: 8192" in codes
     assert "training time" not in metrics(app)  # PPO trains only when asked
@@ -132,7 +134,7 @@ def test_with_sb3_everything_runs_live_and_ppo_trains(sb3):
     app.slider(key=KEY["n"]).set_value(2).run()
     assert "**SAME_STEP matched SB3 on 60 of 60**" in texts(app.markdown)
     assert "4 values: obs array (2, 4) int64" in texts(app.markdown)
-    assert "transitions per update: 8192" in texts(app.code)  # the lesson's calls keep 4 envs
+    assert "transitions per update: 8192" in tabs_text(app, "code")  # the calls keep 4 envs
     assert metrics(app)["updates"] == "2"  # the PPO run is kept for its own settings
 
 

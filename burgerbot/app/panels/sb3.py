@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -82,14 +84,8 @@ def lesson_calls(calls: dict[str, ScriptRun] | None, num_envs: int) -> None:
     """The lesson's two PPO calls and the fix, in tabs: as they ran, or (without SB3) as
     scripts with what they do."""
     never = VERDICTS["never_valid"].badge()
-    n_envs_tab, vector_tab, fixed_tab = st.tabs(
-        [
-            f"❌ PPO(..., n_envs={num_envs})",
-            "❌ A Gymnasium SyncVectorEnv given to PPO",
-            "✅ The fix: make_vec_env",
-        ]
-    )
-    with n_envs_tab:
+
+    def n_envs_tab() -> None:
         sentence = (
             n_envs_sentence(calls["n_envs"])
             if calls
@@ -103,7 +99,8 @@ def lesson_calls(calls: dict[str, ScriptRun] | None, num_envs: int) -> None:
             calls and calls["n_envs"],
             "Not run here (stable-baselines3 is not installed).",
         )
-    with vector_tab:
+
+    def vector_tab() -> None:
         st.markdown(
             f"{never} PPO trains on SB3's own {term_link('vecenv', 'VecEnv')} classes and treats "
             "any other env as *one* env: no release ever trained on a Gymnasium vector env as N "
@@ -121,7 +118,8 @@ def lesson_calls(calls: dict[str, ScriptRun] | None, num_envs: int) -> None:
             calls and calls["gymnasium_vector"],
             f"Not run here: stable-baselines3 2.9 stops with {snippets.GYMNASIUM_VECTOR_ERROR}.",
         )
-    with fixed_tab:
+
+    def fixed_tab() -> None:
         if calls and not calls["fixed"].raised:
             values = printed(calls["fixed"].output)
             st.markdown(f"{VERDICTS['imprecise'].badge()} {n_steps_sentence(values)}")
@@ -137,6 +135,15 @@ def lesson_calls(calls: dict[str, ScriptRun] | None, num_envs: int) -> None:
             calls and calls["fixed"],
             "Not run here (stable-baselines3 is not installed).",
         )
+
+    ui.lazy_tabs(
+        "sb3_lesson_calls",
+        [
+            (f"❌ PPO(..., n_envs={num_envs})", n_envs_tab),
+            ("❌ A Gymnasium SyncVectorEnv given to PPO", vector_tab),
+            ("✅ The fix: make_vec_env", fixed_tab),
+        ],
+    )
 
 
 def how_sb3_vectorises() -> None:
@@ -180,10 +187,15 @@ def around_first_end(
         f"{end_step}. *obs* is what `step()` returned for this env; *last obs* is the ended "
         f"episode's {term_link('final-observation')}, where each library puts it."
     )
-    for tab, (library, table) in zip(st.tabs(list(tables)), tables.items(), strict=True):
-        with tab:
-            st.caption(_CAPTIONS[library])
-            st.dataframe(table, hide_index=True)
+
+    def draw(library: str, table: pd.DataFrame) -> None:
+        st.caption(_CAPTIONS[library])
+        st.dataframe(table, hide_index=True)
+
+    ui.lazy_tabs(
+        "sb3_first_end",
+        [(library, partial(draw, library, table)) for library, table in tables.items()],
+    )
     if not have_sb3:
         st.caption(
             "With stable-baselines3 installed, a third tab shows SB3's `DummyVecEnv` "
