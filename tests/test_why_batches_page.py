@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from page_apptest import open_app_page, texts
+from page_apptest import open_app_page, open_expanders, texts
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.buffers import buffer_layout, rollout_buffer
@@ -97,6 +97,9 @@ def test_training_runs_on_click_and_shows_curves_and_numbers():
 
     app.button(key=TRAIN).click().run()
     assert not app.exception, [e.value for e in app.exception]
+    assert "Trained just now, started by your visit" in texts(app.caption)
+    assert len(chart_specs(app)) == 3  # the goal-rate view is drawn once its expander opens
+    open_expanders(app)
     assert "Press **Start training**" not in texts(app.info)
     (table,) = [df.value for df in app.dataframe if "runs that learned it" in df.value.columns]
     assert table["NUM_ENVS"].tolist() == [1, 8]
@@ -108,7 +111,6 @@ def test_training_runs_on_click_and_shows_curves_and_numbers():
     assert "**Throughput.** NUM_ENVS=8 collected" in markdown
     assert "**Env-steps needed to learn**" in markdown and "NUM_ENVS=1 needed" in markdown
     assert "**Where the time goes.** Per [env-step]" in texts(app.info)
-    assert "Trained just now, started by your visit" in texts(app.caption)
     # The takeaways now read the training run too.
     assert "In your run" in texts(app.markdown)
     assert "compare_num_envs(\n    [1, 8],\n    seeds=range(2, 3)" in texts(app.code)
@@ -118,7 +120,7 @@ def test_training_runs_on_click_and_shows_curves_and_numbers():
     assert "Press **Start training**" in texts(app.info)
     assert len(chart_specs(app)) == 1
     app.number_input(key=KEY["seeds"]).set_value(1).run()
-    assert len(chart_specs(app)) == 4 and not app.exception
+    assert len(chart_specs(open_expanders(app))) == 4 and not app.exception
 
 
 def test_an_empty_selection_asks_for_num_envs():

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import pandas as pd
 import streamlit as st
 
-from burgerbot.app import learning
+from burgerbot.app import learning, ui
 from burgerbot.app.caps import CAPS
 from burgerbot.app.charts.goal_scaling import METRIC_TITLES, scaling_panel
 from burgerbot.app.glossary import term_link
@@ -223,7 +223,8 @@ def sweep_plan(settings: ScalingSettings, rate: GoalRate | None) -> None:
         return
     expected = expectations(settings, rate.rate)
     zero_runs = f"runs with 0 goals (of {settings.seeds})"
-    with st.expander("Expected goals per run for these settings"):
+
+    def table() -> None:
         st.dataframe(
             expected.rename(
                 columns={
@@ -244,6 +245,9 @@ def sweep_plan(settings: ScalingSettings, rate: GoalRate | None) -> None:
                 zero_runs: st.column_config.NumberColumn(format="%.1f"),
             },
         )
+
+    # Drawn only while open: a dataframe costs the browser on every visit of the page.
+    ui.lazy_expander("Expected goals per run for these settings", table)
 
 
 def _line_rate(frame: pd.DataFrame, rate: GoalRate | None) -> tuple[GoalRate | None, str]:

@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from burgerbot.app import learning
+from burgerbot.app import learning, ui
 from burgerbot.app.caps import Caps
 from burgerbot.app.charts.why_batches import buffer_cells, buffer_heatmap, learning_curve
 from burgerbot.app.glossary import term_link
@@ -197,10 +197,11 @@ def results_panel(results: Mapping[str, Any], measured_caption: str) -> None:
             table,
             caption="The same checks against the training time it took to get there.",
         )
-    with st.expander("Each run, seed by seed"):
-        st.dataframe(per_run, hide_index=True)
-    with st.expander("Another view: how often the exploring robots themselves reach the goal"):
-        learning.chart_with_table(
+    # Drawn only while open (a dataframe or a chart costs the browser on every visit).
+    ui.lazy_expander("Each run, seed by seed", lambda: st.dataframe(per_run, hide_index=True))
+    ui.lazy_expander(
+        "Another view: how often the exploring robots themselves reach the goal",
+        lambda: learning.chart_with_table(
             learning.chart_spec(learning_curve, curves, "env_steps", "goal_rate"),
             table,
             caption=(
@@ -208,4 +209,5 @@ def results_panel(results: Mapping[str, Any], measured_caption: str) -> None:
                 "stays below 100% because 1 action in 10 is random, and a random forward can "
                 "hit a wall."
             ),
-        )
+        ),
+    )
