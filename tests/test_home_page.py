@@ -167,7 +167,9 @@ def test_a_measurement_is_shared_and_says_when_it_was_made_until_measured_again(
     text, when = measurement_caption(second)
     assert when == first_time
     assert "just now" not in text and " ago, with Python " in text
-    assert re.search(r"Measured on this server \(.+, \d+ cores?\) at \d\d:\d\d", text)
+    # The clock time, with the date once midnight has passed since the measurement.
+    clock = r"(\d{4}-\d\d-\d\d )?\d\d:\d\d"
+    assert re.search(rf"Measured on this server \(.+, \d+ cores?\) at {clock}", text)
     # Measure again: a new measurement, which this visitor is told they just made...
     second.button(key="home_measure").click().run()
     text, new_time = measurement_caption(second)
