@@ -44,6 +44,7 @@ from burgerbot.app.views.autoreset_sentences import (
     mode_captions,
     takeaway_bullets,
 )
+from burgerbot.app.views.autoreset_stepper import call_markdown
 from burgerbot.app.views.autoreset_timeline import (
     READABLE_ENVS,
     timeline_cells,
@@ -53,6 +54,7 @@ from burgerbot.checks import MAX_SEED
 
 PAGE = "autoreset"
 PREDICTION = "autoreset_next_step"
+STEPPER = "_autoreset_stepper"  # (the run's key, the call the stepper shows)
 HIGH = {spec.key: spec.high for spec in SPECS if hasattr(spec, "high")}
 
 
@@ -200,6 +202,35 @@ if calls.truth is None:
     st.info(prediction_explanation(calls, mode))
 else:
     learning.check(PREDICTION, calls.truth, prediction_explanation(calls, mode))
+
+st.subheader("Step through it, one call at a time")
+st.markdown(
+    "The same run, call by call: what each `step()` call returned for each robot, and which "
+    "robots it restarted. Watch an episode end, then press **Step once** again."
+)
+
+
+@st.fragment
+def stepper() -> None:
+    """The run above, one call per click: a click reruns only this part of the page."""
+    key = run_key(settings, settings.backend)
+    saved, call = st.session_state.get(STEPPER, (None, 0))
+    if saved != key:  # new settings, new run: start from its reset
+        call = 0
+    row = st.container(horizontal=True)
+    if row.button("Reset", key=f"{PAGE}_reset", help="Back to the state after reset()"):
+        call = 0
+    if row.button("Step back", key=f"{PAGE}_back", disabled=call == 0):
+        call -= 1
+    if row.button("Step once", key=f"{PAGE}_step", disabled=call >= settings.steps):
+        call += 1
+    st.session_state[STEPPER] = (key, call)
+    st.markdown(call_markdown(run, call, mode, settings.num_envs, settings.steps))
+    if call >= settings.steps:
+        st.caption("That was the run's last call: raise `step() calls` above for more.")
+
+
+stepper()
 
 # --- 2. Episode ends -----------------------------------------------------------------------
 st.header("2. Every episode end, and where to find its observations")

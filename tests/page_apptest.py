@@ -81,16 +81,21 @@ def texts(elements) -> str:
     return "\n".join(str(e.value) for e in elements)
 
 
-def rerun_fragment(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> AppTest:
-    """Run ``app`` as a browser does after a widget inside the page's own fragment changed.
+def rerun_fragment(
+    app: AppTest, monkeypatch: pytest.MonkeyPatch, name: str | None = None
+) -> AppTest:
+    """Run ``app`` as a browser does after a widget inside one of the page's own fragments
+    changed: the page's only one, or the one whose function is called ``name``.
 
-    The page has one fragment of its own, besides those of its lazy expanders, tabs and charts.
+    The lazy expanders', tabs' and charts' fragments do not count.
     """
     # AppTest has no public way to name its fragments: they are told apart by their function.
+    helpers = {"_lazy_expander", "_chart_with_table", "_lazy_tabs"}
     (fragment_id,) = [
         fragment_id
         for fragment_id, fragment in app._fragment_storage._fragments.items()
-        if not {"_lazy_expander", "_chart_with_table", "_lazy_tabs"} & _closure_names(fragment)
+        if not helpers & _closure_names(fragment)
+        and (name is None or name in _closure_names(fragment))
     ]
     with monkeypatch.context() as patch:
         patch.setattr(

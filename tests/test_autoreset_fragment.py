@@ -33,9 +33,9 @@ def test_counting_controls_rerun_only_the_counting_section(calls, monkeypatch):
     assert all(calls[name] == 2 for name in (*OUTSIDE, "counting_results")), calls
     calls.clear()
     app.slider(key="autoreset_cn").set_value(3)
-    rerun_fragment(app, monkeypatch)
+    rerun_fragment(app, monkeypatch, "counting")
     app.number_input(key="autoreset_ck").set_value(90)
-    rerun_fragment(app, monkeypatch)
+    rerun_fragment(app, monkeypatch, "counting")
     assert not any(calls[name] for name in OUTSIDE), calls
     assert calls["counting_results"] == 2
     assert "In 90 calls, NEXT_STEP finished" in texts(app.markdown)

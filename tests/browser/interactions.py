@@ -77,8 +77,15 @@ def batch_shapes(view: AppView) -> float:
 
 
 def autoreset(view: AppView) -> float:
-    """Switch the auto-reset mode: the timeline's reading guide and the URL follow."""
-    seconds = view.choose(
+    """Step through the run twice, then switch the auto-reset mode: the timeline's reading
+    guide and the URL follow, and the stepper starts again from the reset."""
+    seconds = 0.0
+    for step in (1, 2):
+        seconds += view.click(
+            "autoreset_step",
+            until=lambda step=step: f"Latest call: step {step} since the reset" in view.main_text(),
+        )
+    seconds += view.choose(
         "autoreset_mode", "SAME_STEP", until=lambda: "black bar" in view.main_text()
     )
     assert view.query().get("mode") == ["SAME_STEP"], view.page.url
@@ -86,6 +93,7 @@ def autoreset(view: AppView) -> float:
         "autoreset_mode", "DISABLED", until=lambda: "black squares" in view.main_text()
     )
     assert view.query().get("mode") == ["DISABLED"], view.page.url
+    assert "Latest call: reset" in view.main_text()
     return seconds
 
 

@@ -119,7 +119,7 @@ class _Bench:
     def click_step(self, key: str) -> Timing:
         """Step once; the visible update is the latest-call view naming the next step.
 
-        A page without that view (none on Auto-reset so far) is timed to its run's end.
+        A page without that view is timed to its run's end.
         """
         button = self.app.widget(key).locator("button")
         step = _current_step(self.app)
