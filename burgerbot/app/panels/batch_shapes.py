@@ -209,8 +209,8 @@ def _arrow(frame: pd.DataFrame) -> pa.Table:
     """``frame`` as an Arrow table, its index kept (Streamlit shows it as before).
 
     Streamlit converts a pandas frame itself, through checks these small tables never need;
-    pyarrow's own conversion costs a fraction of that, and the live view redraws several
-    tables on every step.
+    pyarrow's own conversion costs a fraction of that, and the live view redraws its chart
+    and the chart's data on every step.
     """
     return pa.Table.from_pandas(frame)
 
