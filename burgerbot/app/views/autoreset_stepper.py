@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from burgerbot.app.markdown import markdown_table
+from burgerbot.app.views.autoreset import obs_text
 
 __all__ = ["MAX_STEPPER_ENVS", "call_markdown", "call_rows", "call_title"]
 
@@ -30,10 +31,6 @@ def call_title(step: int) -> str:
     return "Latest call: reset" if step == 0 else f"Latest call: step {step} since the reset"
 
 
-def _obs(values: pd.Series) -> str:
-    return "[" + ", ".join(str(int(v)) for v in values) + "]"
-
-
 def _happened(row: pd.Series, mode: str) -> str:
     event = str(row["event"])
     if event == "reset":
@@ -43,7 +40,7 @@ def _happened(row: pd.Series, mode: str) -> str:
         ended = "cut off by the step limit"
     if ended is None:
         return "moved" if event == "move" else "turned or stopped"
-    final = _obs(row[list(_FINAL)])
+    final = obs_text(row[list(_FINAL)])
     if mode == "SAME_STEP":
         return (
             f"**{ended}: episode ends, and restarts in this call**: `obs` is already the new "
@@ -60,21 +57,21 @@ def _happened(row: pd.Series, mode: str) -> str:
     )
 
 
-def call_rows(run: pd.DataFrame, step: int, mode: str, max_envs: int = MAX_STEPPER_ENVS):
-    """What call ``step`` of ``run`` returned, one row per env (the first ``max_envs``).
-
-    Returns ``(table, envs left out)``; columns env, action, obs, reward, terminated,
-    truncated and what happened.
-    """
+def _call(run: pd.DataFrame, step: int) -> pd.DataFrame:
+    """The rows of ``run`` for call ``step``, one per env."""
     rows = run[run["step"] == step]
     if rows.empty:
         raise ValueError(f"the run has no step {step}")
+    return rows
+
+
+def _table(rows: pd.DataFrame, mode: str, max_envs: int) -> tuple[pd.DataFrame, int]:
     shown = rows.head(max_envs)
     table = pd.DataFrame(
         {
             "env": shown["env"].to_numpy(),
             "action": shown["action"].to_numpy(),
-            "obs": [_obs(values) for values in shown[list(_OBS)].to_numpy()],
+            "obs": [obs_text(values) for values in shown[list(_OBS)].to_numpy()],
             "reward": [f"{r:g}" for r in shown["reward"]],
             "terminated": shown["terminated"].to_numpy(),
             "truncated": shown["truncated"].to_numpy(),
@@ -82,6 +79,15 @@ def call_rows(run: pd.DataFrame, step: int, mode: str, max_envs: int = MAX_STEPP
         }
     )
     return table, len(rows) - len(shown)
+
+
+def call_rows(run: pd.DataFrame, step: int, mode: str, max_envs: int = MAX_STEPPER_ENVS):
+    """What call ``step`` of ``run`` returned, one row per env (the first ``max_envs``).
+
+    Returns ``(table, envs left out)``; columns env, action, obs, reward, terminated,
+    truncated and what happened.
+    """
+    return _table(_call(run, step), mode, max_envs)
 
 
 def _infos_line(rows: pd.DataFrame, mode: str) -> str:
@@ -104,8 +110,8 @@ def call_markdown(run: pd.DataFrame, step: int, mode: str, num_envs: int, steps:
             f"{title}\n\n`obs, infos = envs.reset(seed=...)`: all {num_envs} robots stand at "
             "the start, `[0, 0, 1, 1]`. Press **Step once** to send the run's first actions."
         )
-    table, hidden = call_rows(run, step, mode)
-    rows = run[run["step"] == step]
+    rows = _call(run, step)
+    table, hidden = _table(rows, mode, MAX_STEPPER_ENVS)
     ended = int((rows["terminated"] | rows["truncated"]).sum())
     resets = int((rows["event"] == "reset").sum())
     endings = {0: "No episode ended", 1: "1 episode ended"}.get(ended, f"{ended} episodes ended")
