@@ -13,7 +13,7 @@ from burgerbot.app.caps import CAPS_NOTES
 from burgerbot.app.library_wheel import library_wheel
 from burgerbot.app.settings import Setting, parse_settings, to_query
 from burgerbot.app.slots import EnvSlot
-from burgerbot.app.versions import installed_versions
+from burgerbot.app.versions import running_versions
 
 __all__ = [
     "DOC_LINKS",
@@ -44,7 +44,7 @@ DOC_LINKS = {
 def sidebar(topics: Sequence[str] = (), links: Sequence[str] = ()) -> None:
     """Installed versions (what the app teaches is what these do) and this page's topics."""
     with st.sidebar:
-        versions = installed_versions()
+        versions = running_versions()
         st.caption(
             "Running live on "
             + ", ".join(f"{name} **{version}**" for name, version in versions.items())

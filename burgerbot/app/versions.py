@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from importlib import metadata
 
-__all__ = ["installed_version", "installed_versions"]
+__all__ = ["installed_version", "installed_versions", "running_versions"]
 
 
 def installed_version(package: str) -> str | None:
@@ -25,3 +26,13 @@ def installed_version(package: str) -> str | None:
 def installed_versions(packages: Sequence[str] = ("gymnasium", "numpy", "streamlit")) -> dict:
     """``{package: version or None}`` for each of ``packages``, in order."""
     return {name: installed_version(name) for name in packages}
+
+
+@cache
+def running_versions() -> dict:
+    """`installed_versions` read once per process: the libraries this server has imported.
+
+    A library upgraded while the server runs is not the one its pages use until a restart, so
+    the first reading stays true (and each page no longer scans the installed packages).
+    """
+    return installed_versions()

@@ -7,6 +7,7 @@ the slowest of the repeats (the spread), so its wording follows the data either 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import pandas as pd
 
@@ -74,16 +75,25 @@ class Speeds:
 
     def rate(self, loop: str, num_envs: int = 1, policy: bool = False) -> Rate:
         """The rate of one row of ``loops`` (the plain loop always has ``num_envs=1``)."""
-        df = self.loops
-        row = df[(df["loop"] == loop) & (df["num_envs"] == num_envs) & (df["policy"] == policy)]
-        if len(row) != 1:
+        rows = self._rates.get((loop, int(num_envs), bool(policy)), [])
+        if len(rows) != 1:
             raise KeyError(f"no single row for {loop!r}, num_envs={num_envs}, policy={policy}")
-        (best,), (slowest,) = row["transitions_per_s"], row["transitions_per_s_slowest"]
-        return Rate(float(best), float(slowest))
+        return rows[0]
+
+    @cached_property
+    def _rates(self) -> dict[tuple[str, int, bool], list[Rate]]:
+        """Every row of ``loops`` by (loop, num_envs, policy), read once: a page asks often."""
+        rates: dict[tuple[str, int, bool], list[Rate]] = {}
+        columns = ["loop", "num_envs", "policy", "transitions_per_s", "transitions_per_s_slowest"]
+        for loop, num_envs, policy, best, slowest in self.loops[columns].itertuples(index=False):
+            rates.setdefault((loop, int(num_envs), bool(policy)), []).append(
+                Rate(float(best), float(slowest))
+            )
+        return rates
 
     def sizes(self) -> list[int]:
         """The numbers of envs measured for Sync and native."""
-        return sorted(set(self.loops.loc[self.loops["loop"] != "plain", "num_envs"]))
+        return sorted({num_envs for loop, num_envs, _ in self._rates if loop != "plain"})
 
 
 def measure_speeds(num_envs: int, seconds: float = SECONDS, repeats: int = REPEATS) -> Speeds:
