@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from burgerbot.app import learning, ui
+from burgerbot.app.call_stepper import call_stepper
 from burgerbot.app.caps import CAPS
 from burgerbot.app.glossary import term_link
 from burgerbot.app.panels import autoreset as panels
@@ -44,7 +45,7 @@ from burgerbot.app.views.autoreset_sentences import (
     mode_captions,
     takeaway_bullets,
 )
-from burgerbot.app.views.autoreset_stepper import call_markdown
+from burgerbot.app.views.autoreset_stepper import stepper_views
 from burgerbot.app.views.autoreset_timeline import (
     READABLE_ENVS,
     timeline_cells,
@@ -54,7 +55,6 @@ from burgerbot.checks import MAX_SEED
 
 PAGE = "autoreset"
 PREDICTION = "autoreset_next_step"
-STEPPER = "_autoreset_stepper"  # (the run's key, the call the stepper shows)
 HIGH = {spec.key: spec.high for spec in SPECS if hasattr(spec, "high")}
 
 
@@ -206,31 +206,19 @@ else:
 st.subheader("Step through it, one call at a time")
 st.markdown(
     "The same run, call by call: what each `step()` call returned for each robot, and which "
-    "robots it restarted. Watch an episode end, then press **Step once** again."
+    "robots it restarted. Watch an episode end, then press **Step once** again. The whole run "
+    "is already in your browser, so each click answers at once."
 )
-
-
-@st.fragment
-def stepper() -> None:
-    """The run above, one call per click: a click reruns only this part of the page."""
-    key = run_key(settings, settings.backend)
-    saved, call = st.session_state.get(STEPPER, (None, 0))
-    if saved != key:  # new settings, new run: start from its reset
-        call = 0
-    row = st.container(horizontal=True)
-    if row.button("Reset", key=f"{PAGE}_reset", help="Back to the state after reset()"):
-        call = 0
-    if row.button("Step back", key=f"{PAGE}_back", disabled=call == 0):
-        call -= 1
-    if row.button("Step once", key=f"{PAGE}_step", disabled=call >= settings.steps):
-        call += 1
-    st.session_state[STEPPER] = (key, call)
-    st.markdown(call_markdown(run, call, mode, settings.num_envs, settings.steps))
-    if call >= settings.steps:
-        st.caption("That was the run's last call: raise `step() calls` above for more.")
-
-
-stepper()
+call_stepper(
+    panels.computed(
+        ("stepper", *run_key(settings, settings.backend)),
+        "Writing out each call",
+        lambda _: stepper_views(run, mode, settings.num_envs, settings.steps),
+    ),
+    run=repr(run_key(settings, settings.backend)),
+    key=f"{PAGE}_stepper",
+    reset_help="Back to the state after reset()",
+)
 
 # --- 2. Episode ends -----------------------------------------------------------------------
 st.header("2. Every episode end, and where to find its observations")

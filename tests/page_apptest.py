@@ -144,6 +144,59 @@ def markdown_tables(text: str) -> list[Any]:
     return tables
 
 
+def component_data(app: AppTest, key: str) -> dict[str, Any]:
+    """The data a page handed the custom component keyed ``key`` (`call_stepper`), parsed.
+
+    AppTest runs no JavaScript: what the browser would show is checked from this data, and
+    the browser tests click the component itself.
+    """
+    import json
+
+    for node in _blocks(app._tree):
+        proto = getattr(node, "proto", None)
+        if getattr(node, "key", None) == key and proto is not None and proto.HasField("json"):
+            return json.loads(proto.json)
+    raise AssertionError(f"no component keyed {key!r} on the page")
+
+
+def html_tables(text: str) -> list[Any]:
+    """Every table in the HTML ``text``, as a DataFrame of its cells' text, in order.
+
+    Example:
+        >>> text = "<table><tr><th>a</th></tr><tr><td>1 <b>x</b></td></tr></table>"
+        >>> [t.to_dict("list") for t in html_tables(text)]
+        [{'a': ['1 x']}]
+    """
+    from html.parser import HTMLParser
+
+    import pandas as pd
+
+    tables: list[list[list[str]]] = []
+
+    class Cells(HTMLParser):
+        def handle_starttag(self, tag: str, attrs: Any) -> None:
+            if tag == "table":
+                tables.append([])
+            elif tag == "tr":
+                tables[-1].append([])
+            elif tag in ("td", "th"):
+                tables[-1][-1].append("")
+
+        def handle_data(self, data: str) -> None:
+            if tables and tables[-1] and tables[-1][-1]:
+                tables[-1][-1][-1] += data
+
+    Cells().feed(text)
+    return [pd.DataFrame(body, columns=header) for header, *body in tables]
+
+
+def html_text(text: str) -> str:
+    """The text of an HTML fragment, without its tags (entities decoded)."""
+    import html
+
+    return html.unescape(re.sub(r"<[^>]+>", "", text))
+
+
 def live_heading(app: AppTest) -> str:
     """The heading of a live view drawn as one Markdown body ("### Latest call: ...")."""
     for element in app.markdown:

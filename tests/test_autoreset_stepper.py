@@ -1,21 +1,27 @@
 """Auto-reset's stepper: the page's run one call per click, checked against the library's
-own rollout, and redrawn alone (a fragment) on each click."""
+own rollout. The page hands the browser every call at once (the clicks are tested in
+tests/browser)."""
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 from gymnasium.vector import AutoresetMode
-from page_apptest import counted, live_heading, markdown_tables, open_app_page, rerun_fragment
+from page_apptest import component_data, html_tables, html_text, open_app_page
 
-from burgerbot.app.panels import autoreset as panels
-from burgerbot.app.views.autoreset_stepper import call_markdown, call_rows, call_title
+from burgerbot.app.markdown import markdown_html
+from burgerbot.app.views.autoreset_stepper import (
+    MAX_STEPPER_ENVS,
+    STEPPER_MAX_ROWS,
+    call_markdown,
+    call_rows,
+    call_title,
+    stepper_calls,
+    stepper_views,
+)
 from burgerbot.experiments import rollout as library_rollout
 
 PAGE = "app_pages/autoreset.py"
 SMALL = {"n": "3", "steps": "20", "ck": "60"}
-OUTSIDE = ("timeline", "episode_ends_table", "lesson_comparison", "counting_results")
 
 
 def rollout(backend: str, num_envs: int, steps: int, seed: int, mode: str):
@@ -64,40 +70,48 @@ def test_the_reset_and_a_quiet_call_read_as_such():
         call_rows(run, 6, "NEXT_STEP")
 
 
-@pytest.fixture
-def calls(monkeypatch) -> Counter:
-    counter: Counter = Counter()
-    for name in OUTSIDE:
-        monkeypatch.setattr(panels, name, counted(getattr(panels, name), name, counter))
-    return counter
+def test_the_stepper_sends_every_call_as_html_and_says_where_it_ends():
+    run = rollout("native", 3, 12, 0, "SAME_STEP")
+    views = stepper_views(run, "SAME_STEP", 3, 12)
+    assert len(views) == 13  # the reset, then each call
+    for step, view in enumerate(views[:-1]):
+        assert view == markdown_html(call_markdown(run, step, "SAME_STEP", 3, 12))
+    last_words = "That was the run's last call: raise step() calls above for more."
+    assert html_text(views[-1]).endswith(last_words)
+    assert "<script" not in "".join(views) and "&lt;" not in "".join(views)
 
 
-def test_step_clicks_walk_the_run_and_redraw_only_the_stepper(calls, monkeypatch):
+def test_a_long_run_with_many_envs_is_cut_to_a_bounded_size():
+    run = rollout("native", 20, 150, 0, "NEXT_STEP")
+    views = stepper_views(run, "NEXT_STEP", 20, 150)
+    last = stepper_calls(20, 150)
+    assert last == STEPPER_MAX_ROWS // MAX_STEPPER_ENVS < 150 and len(views) == last + 1
+    (table,) = html_tables(views[-1])
+    assert len(table) == MAX_STEPPER_ENVS  # 16 of the 20 envs; the timeline has all
+    assert f"The stepper stops at call {last} of 150" in html_text(views[-1])
+    assert "4 more envs are in the timeline above." in html_text(views[-1])
+    assert sum(len(v) for v in views) < 1_000_000
+
+
+def test_the_page_hands_the_browser_its_own_run_call_by_call():
     app = open_app_page(PAGE, SMALL, timeout=300)
-    assert live_heading(app) == "Latest call: reset"
-    calls.clear()
+    data = component_data(app, "autoreset_stepper")
     run = rollout("sync", 3, 20, 0, "NEXT_STEP")  # the page's defaults: sync, seed 0
+    assert len(data["calls"]) == 21
+    assert html_text(data["calls"][0]).startswith(call_title(0))
     step, env = first_end(run, "reset")
-    for _ in range(step):
-        app.button(key="autoreset_step").click()
-        rerun_fragment(app, monkeypatch, "stepper")
-    assert live_heading(app) == f"Latest call: step {step} since the reset"
-    (table,) = markdown_tables(next(m.value for m in app.markdown if m.value.startswith("###")))
-    assert table.loc[env, "what happened"].startswith("**auto-reset**")
+    view = data["calls"][step]
+    assert html_text(view).startswith(f"Latest call: step {step} since the reset")
+    (table,) = html_tables(view)
+    assert table.loc[env, "what happened"].startswith("auto-reset")
     assert table["action"].tolist() == [str(a) for a in run[run["step"] == step]["action"]]
-    assert not any(calls.values()), calls  # nothing outside the stepper was redrawn
-    assert not app.header  # the run sent the stepper only
-    app.button(key="autoreset_back").click()
-    rerun_fragment(app, monkeypatch, "stepper")
-    assert live_heading(app) == f"Latest call: step {step - 1} since the reset"
-    app.button(key="autoreset_reset").click()
-    rerun_fragment(app, monkeypatch, "stepper")
-    assert live_heading(app) == "Latest call: reset"
-    # New settings make a new run: the stepper starts again from its reset.
-    for _ in range(2):
-        app.button(key="autoreset_step").click()
-        rerun_fragment(app, monkeypatch, "stepper")
-    app.run()  # a full run, as the learner's next move outside the stepper makes
-    assert live_heading(app) == "Latest call: step 2 since the reset"
+    assert table["obs"].tolist() == call_rows(run, step, "NEXT_STEP")[0]["obs"].tolist()
+    # A rerun keeps the run's name, so the browser keeps the call it reached; new settings
+    # name a new run, which the browser starts from its reset.
+    first = data["run"]
+    app.run()
+    assert component_data(app, "autoreset_stepper")["run"] == first
     app.slider(key="autoreset_n").set_value(2).run()
-    assert live_heading(app) == "Latest call: reset" and not app.exception
+    after = component_data(app, "autoreset_stepper")
+    assert after["run"] != first and not app.exception
+    assert html_tables(after["calls"][1])[0]["env"].tolist() == ["0", "1"]

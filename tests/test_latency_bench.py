@@ -53,12 +53,15 @@ def test_summary_and_ratios():
 
 
 def _result() -> dict:
-    def clicks(label: str, p50: float, p95: float, cpu: float, floor: float = 100.0) -> dict:
+    def clicks(
+        label: str, p50: float, p95: float, cpu: float, runs: float, floor: float = 100.0
+    ) -> dict:
         return {
             "label": label,
             "visible_ms": {"n": 30, "p50": p50, "p95": p95, "min": 1.0, "max": p95},
             "settled_ms": {"n": 30, "p50": p50 + 5, "p95": p95 + 5, "min": 1.0, "max": p95},
             "cpu_ms_per_click": cpu,
+            "runs_per_click": runs,
             "ratio_p50": ratio(p50, floor),
             "ratio_p95": ratio(p95, 2 * floor),
         }
@@ -67,8 +70,8 @@ def _result() -> dict:
         "clicks": 30,
         "machine": {"cpus": 2, "load_average_1min": 1.5},
         "step_click": {
-            "trivial": clicks("Trivial app: click", 100.0, 200.0, 3.5),
-            "batch_shapes": clicks("Batch shapes: Step once", 130.0, 260.0, 27.5),
+            "trivial": clicks("Trivial app: click", 100.0, 200.0, 3.5, 1.0),
+            "batch_shapes": clicks("Batch shapes: Step once", 130.0, 260.0, 27.5, 1.0),
             "autoreset": {"label": "Auto-reset: step", "visible_ms": None, "note": "no button"},
         },
         "warm_switch": {
@@ -87,9 +90,9 @@ def test_the_table_shows_every_figure_with_its_ratio():
     text = format_table(_result())
     lines = text.splitlines()
     trivial = next(line for line in lines if line.startswith("Trivial app: click"))
-    assert trivial.split()[3:] == ["100.0", "200.0", "1.00", "1.00", "105.0", "3.5"]
+    assert trivial.split()[3:] == ["100.0", "200.0", "1.00", "1.00", "105.0", "3.5", "1.00"]
     batch = next(line for line in lines if line.startswith("Batch shapes: Step once"))
-    assert batch.split()[4:] == ["130.0", "260.0", "1.30", "1.30", "135.0", "27.5"]
+    assert batch.split()[4:] == ["130.0", "260.0", "1.30", "1.30", "135.0", "27.5", "1.00"]
     autoreset = next(line for line in lines if line.startswith("Auto-reset: step"))
     assert set(autoreset.split()[2:]) == {"-"}
     assert "Auto-reset: step: no button" in lines
@@ -208,8 +211,14 @@ def test_a_quick_run_reports_every_figure_and_leaves_nothing_behind():
         for figure in ("visible_ms", "settled_ms"):
             assert 0 < entry[figure]["p50"] <= entry[figure]["p95"], (name, entry)
         assert entry["ratio_p50"] > 0 and entry["ratio_p95"] > 0
-        assert entry["cpu_ms_per_click"] > 0
+        assert entry["cpu_ms_per_click"] >= 0
     assert clicks["trivial"]["ratio_p50"] == 1.0
+    # A Streamlit button's click runs the script once (Batch shapes: its fragment); the
+    # Auto-reset stepper answers in the page and runs nothing.
+    assert clicks["trivial"]["runs_per_click"] == 1.0
+    assert clicks["batch_shapes"]["runs_per_click"] >= 1.0
+    assert clicks["batch_shapes"]["cpu_ms_per_click"] > 0
+    assert clicks["autoreset"]["runs_per_click"] == 0.0
 
     switch = result["warm_switch"]
     assert switch["floor_s"] > 0

@@ -1,12 +1,19 @@
-"""Small tables as Markdown text, for the places where a dataframe widget would not wrap."""
+"""Small tables as Markdown text, for the places where a dataframe widget would not wrap.
+
+`markdown_html` turns the few kinds of Markdown these views write (headings, paragraphs,
+pipe tables, `code` and **bold**) into HTML, for a view drawn in the browser rather than by
+``st.markdown``.
+"""
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 import pandas as pd
 
-__all__ = ["markdown_table"]
+__all__ = ["markdown_html", "markdown_table"]
 
 
 def markdown_table(frame: pd.DataFrame) -> str:
@@ -29,3 +36,59 @@ def markdown_table(frame: pd.DataFrame) -> str:
     ]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.to_numpy()]
     return "\n".join(lines)
+
+
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+_CODE = re.compile(r"`([^`]+)`")
+_HELD = re.compile(r"\x00(\d+)\x00")
+
+
+def _inline(text: str) -> str:
+    """`code` spans and **bold** as HTML; everything else escaped."""
+    codes: list[str] = []
+
+    def keep(match: re.Match) -> str:
+        codes.append(html.escape(match.group(1), quote=False))
+        return f"\x00{len(codes) - 1}\x00"
+
+    text = _BOLD.sub(r"<strong>\1</strong>", html.escape(_CODE.sub(keep, text), quote=False))
+    return _HELD.sub(lambda match: f"<code>{codes[int(match.group(1))]}</code>", text)
+
+
+def _table(lines: list[str]) -> str:
+    rows = [
+        [cell.strip().replace("\\|", "|") for cell in _CELL_SPLIT.split(line.strip()[1:-1])]
+        for line in lines
+    ]
+    header, _rule, *body = rows
+    head = "".join(f"<th>{_inline(c)}</th>" for c in header)
+    rows_html = "".join(
+        "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in body
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows_html}</tbody></table>"
+
+
+def markdown_html(text: str) -> str:
+    r"""HTML for the Markdown these views write: blocks apart by blank lines, each a
+    ``###`` heading, a pipe table (as `markdown_table` makes) or a paragraph.
+
+    Example:
+        >>> markdown_html("### Call 1\n\nSee **`obs`** <here>.")
+        '<h3>Call 1</h3><p>See <strong><code>obs</code></strong> &lt;here&gt;.</p>'
+        >>> table = markdown_html(markdown_table(pd.DataFrame({"a": ["x | y"], "b": ["`1`"]})))
+        >>> table.removeprefix("<table><thead><tr><th>a</th><th>b</th></tr></thead>")
+        '<tbody><tr><td>x | y</td><td><code>1</code></td></tr></tbody></table>'
+    """
+    blocks = []
+    for block in re.split(r"\n\s*\n", text.strip()):
+        lines = block.strip().splitlines()
+        if not lines:
+            continue
+        if len(lines) >= 2 and all(line.startswith("|") for line in lines):
+            blocks.append(_table(lines))
+        elif lines[0].startswith("### ") and len(lines) == 1:
+            blocks.append(f"<h3>{_inline(lines[0][4:])}</h3>")
+        else:
+            blocks.append(f"<p>{_inline(' '.join(line.strip() for line in lines))}</p>")
+    return "".join(blocks)

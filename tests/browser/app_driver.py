@@ -621,6 +621,23 @@ class AppView:
         button = self.widget(key).locator("button").first
         return self.act(button.click, until, timeout)
 
+    def press(
+        self, key: str, call: str, until: Callable[[], Any], timeout: float = RUN_TIMEOUT_S
+    ) -> float:
+        """Click a button of the in-page stepper keyed ``key`` (`call_stepper`): it answers
+        in the browser, so this waits for ``until`` and checks that no script ran."""
+        start = time.monotonic()
+        since = self.runs_finished()
+        self.widget(key).locator(f'button[data-call="{call}"]').click()
+        while not until():
+            if time.monotonic() - start > timeout:
+                raise TimeoutError(f"{self.page.url} never showed the expected result")
+            time.sleep(0.02)
+        seconds = time.monotonic() - start
+        time.sleep(0.3)  # a run the click had started would have finished by now
+        assert self.runs_finished() == since, f"pressing {call!r} ran the script"
+        return seconds
+
     def set_number(
         self, key: str, value: float | str, until: Callable[[], Any] | None = None
     ) -> float:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from app_driver import RUN_TIMEOUT_S, AppView, wait_until
 
+from burgerbot.app.views.autoreset_prediction import ENDS_AS_IN_NEXT_STEP
 from burgerbot.app.views.mistakes import MISTAKES
 
 
@@ -77,14 +78,20 @@ def batch_shapes(view: AppView) -> float:
 
 
 def autoreset(view: AppView) -> float:
-    """Step through the run twice, then switch the auto-reset mode: the timeline's reading
-    guide and the URL follow, and the stepper starts again from the reset."""
+    """Step through the run (three steps and one back, each answered in the page without a
+    script run); a rerun of the page keeps the call reached; then switch the auto-reset mode:
+    the timeline's reading guide and the URL follow, and the stepper starts again from the
+    reset."""
+
+    def shows(step: int) -> Callable[[], bool]:
+        return lambda: f"Latest call: step {step} since the reset" in view.main_text()
+
     seconds = 0.0
-    for step in (1, 2):
-        seconds += view.click(
-            "autoreset_step",
-            until=lambda step=step: f"Latest call: step {step} since the reset" in view.main_text(),
-        )
+    for step in (1, 2, 3):
+        seconds += view.press("autoreset_stepper", "step", until=shows(step))
+    seconds += view.press("autoreset_stepper", "back", until=shows(2))
+    seconds += view.choose("autoreset_next_step_choice", ENDS_AS_IN_NEXT_STEP)
+    assert shows(2)(), "a rerun of the page lost the stepper's call"
     seconds += view.choose(
         "autoreset_mode", "SAME_STEP", until=lambda: "black bar" in view.main_text()
     )

@@ -23,7 +23,11 @@ __all__ = ["Options", "app_pages", "run_benchmark", "step_text"]
 
 TRIVIAL_SCRIPT = str(Path(__file__).with_name("trivial_app.py").relative_to(ROOT))
 BATCH_PAGE, BATCH_STEP_KEY = "batch_shapes", "batch_shapes_step"
-AUTORESET_PAGE, AUTORESET_STEP_KEY = "autoreset", "autoreset_step"
+AUTORESET_PAGE, AUTORESET_STEP_KEY = "autoreset", "autoreset_stepper"
+# Auto-reset's stepper pages through its recorded run in the browser
+# (burgerbot/app/call_stepper.py): its buttons are told apart by their data-call attribute,
+# and a click starts no script run.
+IN_PAGE_STEP, IN_PAGE_RESET = 'button[data-call="step"]', 'button[data-call="reset"]'
 # The stepping pages' latest-call view says which step it shows, in these words (see
 # burgerbot/app/panels/batch_shapes.py). It is the learner's visible sign that the click
 # worked, and it stays the same whether the step controls live in a fragment or not.
@@ -75,6 +79,8 @@ class _Clicks:
     label: str
     timings: list[Timing] = field(default_factory=list)
     cpu_s: float = 0.0
+    runs: int = 0
+    """Script runs (whole or fragment) the measured clicks caused in this target's tab."""
 
     def summary(self, floor_ms: dict[str, Any] | None = None) -> dict[str, Any]:
         """p50/p95 of the timings, and their ratios to ``floor_ms`` (the trivial app's).
@@ -87,6 +93,7 @@ class _Clicks:
             "visible_ms": summarize(visible),
             "settled_ms": summarize([t.settled_ms for t in self.timings]),
             "cpu_ms_per_click": round(1000 * self.cpu_s / len(self.timings), 1),
+            "runs_per_click": round(self.runs / len(self.timings), 2),
         }
         floor_ms = floor_ms or entry["visible_ms"]
         entry["ratio_p50"] = ratio(entry["visible_ms"]["p50"], floor_ms["p50"])
@@ -116,33 +123,46 @@ class _Bench:
         button = self.trivial.widget(BUTTON_KEY).locator("button")
         return self.trivial.timed(button, text=counter_text(self.trivial_clicks))
 
-    def click_step(self, key: str) -> Timing:
+    def click_step(self, key: str, in_page: bool = False) -> Timing:
         """Step once; the visible update is the latest-call view naming the next step.
 
-        A page without that view is timed to its run's end.
+        A page without that view is timed to its run's end. ``in_page``: the stepper answers
+        in the browser (no script run); at the recorded run's last call it is reset first,
+        untimed.
         """
-        button = self.app.widget(key).locator("button")
+        widget = self.app.widget(key)
+        if in_page:
+            button = widget.locator(IN_PAGE_STEP)
+            if button.is_disabled():
+                widget.locator(IN_PAGE_RESET).click()
+        else:
+            button = widget.locator("button")
         step = _current_step(self.app)
-        return self.app.timed(button, text=None if step is None else step_text(step + 1))
+        return self.app.timed(
+            button, text=None if step is None else step_text(step + 1), server_run=not in_page
+        )
 
     def interleaved(
-        self, key: str, label: str, servers: tuple[Server, Server]
+        self, key: str, label: str, servers: tuple[Server, Server], in_page: bool = False
     ) -> tuple[_Clicks, _Clicks]:
         """Warm-up, then trivial and app clicks in turn, so both see the same machine load."""
         for _ in range(self.options.warmup):
             self.click_trivial()
-            self.click_step(key)
+            self.click_step(key, in_page)
         self.check_exceptions(self.app)
         trivial, app = _Clicks("Trivial app: click"), _Clicks(label)
         cpu_before = [server.cpu_seconds() for server in servers]
+        runs_before = [self.trivial.runs_finished(), self.app.runs_finished()]
         for i in range(self.options.clicks):
             trivial.timings.append(self.click_trivial())
-            app.timings.append(self.click_step(key))
+            app.timings.append(self.click_step(key, in_page))
             if (i + 1) % 10 == 0:
                 self.options.log(f"  {i + 1}/{self.options.clicks} clicks")
         cpu_after = [server.cpu_seconds() for server in servers]
         trivial.cpu_s = cpu_after[0] - cpu_before[0]
         app.cpu_s = cpu_after[1] - cpu_before[1]
+        trivial.runs = self.trivial.runs_finished() - runs_before[0]
+        app.runs = self.app.runs_finished() - runs_before[1]
         self.check_exceptions(self.app)
         return trivial, app
 
@@ -229,9 +249,12 @@ def _measure(
     autoreset_entry = None
     if app_tab.has_widget(AUTORESET_STEP_KEY):
         log(f"Step clicks on Auto-reset, {n} measured ...")
-        more_trivial, autoreset = bench.interleaved(AUTORESET_STEP_KEY, "Auto-reset: step", servers)
+        more_trivial, autoreset = bench.interleaved(
+            AUTORESET_STEP_KEY, "Auto-reset: step (in the page)", servers, in_page=True
+        )
         trivial.timings += more_trivial.timings
         trivial.cpu_s += more_trivial.cpu_s
+        trivial.runs += more_trivial.runs
         clicks[AUTORESET_PAGE] = autoreset
     else:
         autoreset_entry = {

@@ -90,9 +90,11 @@ PAGE_JS = """
     const heading = document.querySelector('[data-testid="stMain"] h1');
     return heading ? heading.textContent.trim() : "";
   };
+  // since === null: the click runs nothing on the server (the page answers by itself), so
+  // the app only has to be idle.
   const settled = (since) => {
     const app = document.querySelector('[data-testid="stApp"]');
-    if (!app || runs.finished <= since) return false;
+    if (!app || (since !== null && runs.finished <= since)) return false;
     const state = app.getAttribute("data-test-script-state");
     // Widgets' code is loaded lazily: a skeleton stands in until it arrives.
     return app.getAttribute("data-test-connection-state") === "CONNECTED"
@@ -110,7 +112,7 @@ PAGE_JS = """
         const main = document.querySelector('[data-testid="stMain"]');
         if (main && main.textContent.includes(spec.text)) w.visibleAt = now;
       }
-      if (w.settledAt === null && settled(spec.since)
+      if (w.settledAt === null && window.__clickAt !== null && settled(spec.since)
           && (spec.title === null || title() === spec.title)) w.settledAt = now;
       if (w.settledAt === null || (spec.text !== null && w.visibleAt === null)) {
         requestAnimationFrame(tick);
@@ -218,18 +220,22 @@ class Tab:
         text: str | None = None,
         title: str | None = None,
         timeout: float = RUN_TIMEOUT_S,
+        server_run: bool = True,
     ) -> Timing:
         """Click ``click`` (a locator) and time the update it causes, inside the page.
 
         ``text``: wait for it to appear in the main area too (the visible update).
         ``title``: the run counts as finished only once the page's title reads so.
+        ``server_run``: whether the click starts a script run; False for a control that
+        answers in the page itself (the timing then ends when the text is shown and the app
+        is idle).
         """
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
         # A tab in the background may paint late: the measured one is always in front.
         self.page.bring_to_front()
         since = self.runs_finished()
-        spec = {"since": since, "text": text, "title": title}
+        spec = {"since": since if server_run else None, "text": text, "title": title}
         self.page.evaluate(
             "(spec) => { window.__clickAt = null; window.__benchWatch(spec); }", spec
         )

@@ -89,7 +89,8 @@ def _grid(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 def format_table(result: Mapping[str, Any]) -> str:
     """The benchmark's result (as `bench.run_benchmark` returns it) as plain-text tables.
 
-    One row per click target (p50, p95, ratios to the trivial app, server CPU per click),
+    One row per click target (p50, p95, ratios to the trivial app, server CPU and script
+    runs per click),
     then one row per page's warm switch (seconds, ratio to the floor). A missing figure
     shows as "-"; a target that could not be measured shows its note instead of its CPU.
     """
@@ -105,7 +106,7 @@ def format_table(result: Mapping[str, Any]) -> str:
     for entry in result["step_click"].values():
         visible = entry.get("visible_ms")
         if visible is None:
-            rows.append([entry["label"], "-", "-", "-", "-", "-", "-"])
+            rows.append([entry["label"], "-", "-", "-", "-", "-", "-", "-"])
             notes.append(f"{entry['label']}: {entry.get('note', 'not measured')}")
             continue
         rows.append(
@@ -117,10 +118,13 @@ def format_table(result: Mapping[str, Any]) -> str:
                 _cell(entry.get("ratio_p95")),
                 _cell(entry.get("settled_ms", {}).get("p50"), ".1f"),
                 _cell(entry.get("cpu_ms_per_click"), ".1f"),
+                _cell(entry.get("runs_per_click"), ".2f"),
             ]
         )
     header = ["target", "p50 ms", "p95 ms", "x trivial p50", "x trivial p95"]
-    lines += _grid([*header, "run finished p50 ms", "server CPU ms/click"], rows)
+    lines += _grid(
+        [*header, "run finished p50 ms", "server CPU ms/click", "script runs/click"], rows
+    )
     lines += notes
     switch = result["warm_switch"]
     lines += [

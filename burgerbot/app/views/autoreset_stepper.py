@@ -1,21 +1,32 @@
-"""Auto-reset's stepper: the page's run, one `step()` call at a time, as one Markdown body.
+"""Auto-reset's stepper: the page's run, one `step()` call at a time.
 
 The run is the page's own (``experiments.rollout``, recorded live), so the stepper's call N
-is column N of the timeline. Each call's view is one Markdown text: the live view redraws
-every element it holds on each click.
+is column N of the timeline. Each call's view is one Markdown text (`call_markdown`);
+`stepper_views` makes them all, as HTML, for `burgerbot.app.call_stepper`, which pages
+through them in the browser.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from burgerbot.app.markdown import markdown_table
+from burgerbot.app.markdown import markdown_html, markdown_table
 from burgerbot.app.views.autoreset import obs_text
 
-__all__ = ["MAX_STEPPER_ENVS", "call_markdown", "call_rows", "call_title"]
+__all__ = [
+    "MAX_STEPPER_ENVS",
+    "STEPPER_MAX_ROWS",
+    "call_markdown",
+    "call_rows",
+    "call_title",
+    "stepper_calls",
+    "stepper_views",
+]
 
 MAX_STEPPER_ENVS = 16
 """Rows the stepper's table shows; the timeline above shows every env."""
+STEPPER_MAX_ROWS = 1_600
+"""Table rows the stepper sends the browser at most, over all its calls (about 0.5 MB)."""
 
 _OBS = ("row", "col", "heading", "sensor")
 _FINAL = tuple(f"final_{name}" for name in _OBS)
@@ -121,5 +132,31 @@ def call_markdown(run: pd.DataFrame, step: int, mode: str, num_envs: int, steps:
         f"{steps} in {mode} mode (column {step} of the timeline). {endings} in this call"
         + (f"; {spent}." if resets else ".")
     )
-    more = f"\n\n<small>{hidden} more envs are in the timeline above.</small>" if hidden else ""
+    more = f"\n\n{hidden} more envs are in the timeline above." if hidden else ""
     return f"{title}\n\n{summary}\n\n{markdown_table(table)}{more}\n\n{_infos_line(rows, mode)}"
+
+
+def stepper_calls(num_envs: int, steps: int) -> int:
+    """How many ``step()`` calls the stepper covers: all ``steps``, unless their tables
+    would pass `STEPPER_MAX_ROWS` rows.
+
+    Example:
+        >>> stepper_calls(4, 40), stepper_calls(16, 2000), stepper_calls(64, 2000)
+        (40, 100, 100)
+    """
+    return min(steps, max(1, STEPPER_MAX_ROWS // min(num_envs, MAX_STEPPER_ENVS)))
+
+
+def stepper_views(run: pd.DataFrame, mode: str, num_envs: int, steps: int) -> list[str]:
+    """Every call's view as HTML, the reset first, up to `stepper_calls`; the last one says
+    that it is the last, and where the rest of the run is when the stepper stops early."""
+    last = stepper_calls(num_envs, steps)
+    texts = [call_markdown(run, step, mode, num_envs, steps) for step in range(last + 1)]
+    if last < steps:
+        texts[-1] += (
+            f"\n\nThe stepper stops at call {last} of {steps:,}: the timeline above and the "
+            "episode ends below cover the whole run."
+        )
+    else:
+        texts[-1] += "\n\nThat was the run's last call: raise `step() calls` above for more."
+    return [markdown_html(text) for text in texts]
