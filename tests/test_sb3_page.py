@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from page_apptest import each_tab, open_app_page, tabs_text, texts
+from page_apptest import each_tab, markdown_tables, open_app_page, tabs_text, texts
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.scripts import sb3 as snippets
@@ -37,6 +38,13 @@ def open_page(query: dict[str, str] | None = None) -> AppTest:
     return open_app_page(PAGE_FILE, query, timeout=600, expanders=True)
 
 
+def first_end_table(app: AppTest) -> Any:
+    """The table the open tab shows around the first episode end (only that tab is drawn)."""
+    tables = markdown_tables(texts(app.markdown))
+    (table,) = [table for table in tables if "last obs" in table.columns]
+    return table
+
+
 def metrics(app: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in app.metric}
 
@@ -53,7 +61,7 @@ def test_without_sb3_the_page_explains_and_runs_the_gymnasium_side(without_sb3):
     markdown = texts(app.markdown)
     assert "2 values: obs array (4, 4) int64, infos dict {} ✓ *live*" in markdown
     assert "only obs: array (N, 4) |" in markdown  # from the docs, not measured
-    tables = [view.dataframe[0].value for _, view in each_tab(app, FIRST_END)]
+    tables = [first_end_table(view) for _, view in each_tab(app, FIRST_END)]
     assert len(tables) == 2  # SAME_STEP and NEXT_STEP, no SB3 table
     assert "reset: action ignored" in tables[1]["note"].tolist()
     codes = tabs_text(app, "code")  # the lesson's calls, a tab each
@@ -116,7 +124,7 @@ def test_with_sb3_everything_runs_live_and_ppo_trains(sb3):
     assert "4 values: obs array (4, 4) int64, rewards array (4,) float32" in markdown
     assert "**SAME_STEP matched SB3 on 120 of 120** (step, env) pairs: same" in markdown
     assert "**NEXT_STEP matched on 120 of 120**" not in markdown
-    tables = {label: view.dataframe[0].value for label, view in each_tab(app, FIRST_END)}
+    tables = {label: first_end_table(view) for label, view in each_tab(app, FIRST_END)}
     assert len(tables) == 3 and len(tables["SB3 DummyVecEnv"]) > 0  # a tab per library
     errors, codes = tabs_text(app, "error"), tabs_text(app, "code")
     assert "**TypeError**" in errors and "unexpected keyword argument 'n_envs'" in errors

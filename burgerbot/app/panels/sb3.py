@@ -11,6 +11,7 @@ from burgerbot.app import learning, ui
 from burgerbot.app.charts.why_batches import ppo_episode_chart
 from burgerbot.app.glossary import term_link
 from burgerbot.app.labels import VERDICTS
+from burgerbot.app.markdown import markdown_table
 from burgerbot.app.script_runner import ScriptRun
 from burgerbot.app.scripts import sb3 as snippets
 from burgerbot.app.views.sb3 import INSTALL_COMMAND
@@ -190,7 +191,8 @@ def around_first_end(
 
     def draw(library: str, table: pd.DataFrame) -> None:
         st.caption(_CAPTIONS[library])
-        st.dataframe(table, hide_index=True)
+        # A few rows: a Markdown table costs the browser far less than a dataframe widget.
+        st.markdown(markdown_table(table))
 
     ui.lazy_tabs(
         "sb3_first_end",
