@@ -46,14 +46,18 @@ _CSS = """
   border-color: var(--st-primary-color, #ff4b4b); color: var(--st-primary-color, #ff4b4b);
 }
 .bb-stepper button:disabled { opacity: 0.4; cursor: not-allowed; }
-.bb-stepper-call { font-family: var(--st-font, inherit); color: var(--st-text-color, inherit); }
+.bb-stepper-call {
+  font-family: var(--st-font, inherit); color: var(--st-text-color, inherit); overflow-x: auto;
+}
 .bb-stepper-call h3 { font-size: 1.5rem; font-weight: 600; margin: 0.5rem 0 0.75rem; }
 .bb-stepper-call p { margin: 0 0 1rem; }
 .bb-stepper-call table { border-collapse: collapse; margin: 0 0 1rem; }
 .bb-stepper-call th, .bb-stepper-call td {
   border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2));
-  padding: 0.25rem 0.5rem; text-align: left; vertical-align: top;
+  padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; white-space: nowrap;
 }
+/* The last column is the sentence; on a narrow screen the table scrolls sideways. */
+.bb-stepper-call td:last-child { white-space: normal; min-width: 14rem; }
 .bb-stepper-call code {
   font-family: var(--st-code-font, monospace); font-size: 0.85em; padding: 0.1em 0.25em;
   background: var(--st-secondary-background-color, #f0f2f6); border-radius: 0.25rem;
