@@ -15,13 +15,13 @@ from burgerbot.app.panels.batch_shapes import (
     actions_note,
     fail,
     guess_panel,
-    latest_call_panel,
     play_one_step,
     script_panel,
     settings_controls,
     spaces_panel,
     step_controls,
 )
+from burgerbot.app.panels.batch_shapes_live import latest_call_panel
 from burgerbot.app.slots import BudgetExceeded
 from burgerbot.app.views.batch_shapes import (
     PLAY_INTERVAL_SECONDS,

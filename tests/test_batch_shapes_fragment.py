@@ -16,6 +16,7 @@ from page_apptest import counted, live_heading, open_app_page, rerun_fragment, t
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.panels import batch_shapes as panels
+from burgerbot.app.panels import batch_shapes_live as live_panels
 
 PAGE = "app_pages/batch_shapes.py"
 SLOT = "_batch_shapes_env_slot"
@@ -30,7 +31,8 @@ def calls(monkeypatch) -> Counter:
     """How often each panel was drawn (the page imports them on each full run)."""
     counter: Counter = Counter()
     for name in OUTSIDE + INSIDE:
-        monkeypatch.setattr(panels, name, counted(getattr(panels, name), name, counter))
+        module = live_panels if name == "latest_call_panel" else panels
+        monkeypatch.setattr(module, name, counted(getattr(module, name), name, counter))
     return counter
 
 
