@@ -123,7 +123,14 @@ def live_view() -> None:
     step_controls(PAGE, slot, run, settings.seed, CAPS)
     if playing:
         play_one_step(slot, run, CAPS)
-    latest_call_panel(run, settings, history_key=f"{PAGE}_history")
+    latest_call_panel(
+        run,
+        settings,
+        history_key=f"{PAGE}_history",
+        view_key=f"{PAGE}_live",
+        step_key=f"{PAGE}_step",
+        slot=slot,
+    )
 
 
 actions_note()

@@ -43,7 +43,7 @@ STEP_KEY = f"{PAGE}_step"
 BUDGET_TEXT = "Async worker processes are already running"
 ENV_CYCLE = ("BurgerBot", "CartPole-v1", "BurgerBot", "FrozenLake-v1")
 N_CYCLE = (4, 8, 16, 32, 64)
-SHAPE = re.compile(r"\*\*`observations`\*\*: shape `\((\d+),")
+SHAPE = re.compile(r"observations: shape \((\d+),")  # in the live view's text
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ def plan_visitors(config: Config, budget: int = Caps.max_live_async_workers) -> 
 
 
 def _observed_n(tab: StreamlitSession) -> int | None:
-    for text in tab.texts("markdown"):
+    for text in tab.live_views():
         match = SHAPE.search(text)
         if match:
             return int(match.group(1))
@@ -139,7 +139,7 @@ def _observed_n(tab: StreamlitSession) -> int | None:
 def _check_own_state(tab: StreamlitSession, out: Outcome, n: int, expected_step: int) -> int:
     """The page shows this visitor's own env and step count, nobody else's; returns the step
     it shows (the count to go on from, so that one surprise is reported once)."""
-    step = latest_step(tab.texts("heading") + tab.texts("markdown"))
+    step = latest_step(tab.live_views())
     shown_n = _observed_n(tab)
     url_n = parse_qs(tab.query).get("n", ["?"])[0]
     if step != expected_step or shown_n != n or url_n != str(n):

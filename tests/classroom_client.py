@@ -16,6 +16,8 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import html
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -107,8 +109,8 @@ def _widget_value(kind: str, proto: Any) -> WidgetState | None:
 def latest_step(texts: list[str]) -> int | None:
     """The step number Batch shapes shows ("Latest call: step 3 ..." -> 3, reset -> 0).
 
-    ``texts``: the page's headings and Markdown bodies (the live view's heading opens its
-    Markdown body as "### Latest call: ...").
+    ``texts``: the page's headings, Markdown bodies and live views (a live view's text opens
+    with its heading, "Latest call: ...").
     """
     for text in texts:
         text = text.removeprefix("### ")
@@ -365,6 +367,16 @@ class StreamlitSession:
     def texts(self, kind: str) -> list[str]:
         """The bodies of every ``kind`` element ("heading", "markdown", ...), in order."""
         return [n.proto.body for n in self.ordered() if n.kind == kind]
+
+    def live_views(self) -> list[str]:
+        """The text of every in-page call view's latest call (`call_view`), tags stripped."""
+        views = []
+        for node in self.ordered():
+            if node.kind == "bidi_component" and node.proto.json:
+                data = json.loads(node.proto.json)
+                if isinstance(data, dict) and isinstance(data.get("now"), str):
+                    views.append(html.unescape(re.sub(r"<[^>]+>", "", data["now"])))
+        return views
 
     def alerts(self) -> list[tuple[str, str]]:
         """(format, body) of every st.error/warning/info/success box, in order."""

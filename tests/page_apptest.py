@@ -197,12 +197,17 @@ def html_text(text: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", text))
 
 
-def live_heading(app: AppTest) -> str:
-    """The heading of a live view drawn as one Markdown body ("### Latest call: ...")."""
-    for element in app.markdown:
-        if element.value.startswith("### "):
-            return element.value.splitlines()[0].removeprefix("### ")
-    raise AssertionError("no live view heading on the page")
+def live_view_html(app: AppTest, key: str = "batch_shapes_live") -> str:
+    """The latest call's view (HTML) that a live page hands the browser (`call_view`)."""
+    return component_data(app, key)["now"]
+
+
+def live_heading(app: AppTest, key: str = "batch_shapes_live") -> str:
+    """The heading of a live view ("Latest call: ...")."""
+    match = re.search(r"<h3>(.*?)</h3>", live_view_html(app, key))
+    if match is None:
+        raise AssertionError("no live view heading on the page")
+    return html_text(match.group(1))
 
 
 def open_tab(app: AppTest, key: str, label: str) -> AppTest:

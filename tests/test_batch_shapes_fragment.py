@@ -12,7 +12,16 @@ from collections import Counter
 from collections.abc import Iterator
 
 import pytest
-from page_apptest import counted, live_heading, open_app_page, rerun_fragment, texts
+from page_apptest import (
+    component_data,
+    counted,
+    html_text,
+    live_heading,
+    live_view_html,
+    open_app_page,
+    rerun_fragment,
+    texts,
+)
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.panels import batch_shapes as panels
@@ -56,7 +65,7 @@ def test_step_clicks_redraw_the_live_view_and_nothing_else(app, calls, monkeypat
     rerun_fragment(app, monkeypatch)
     assert heading(app) == "Latest call: step 11 since the reset"
     # The script stays outside the live view; the live view names the STEPS for its call.
-    assert "The script below gives this call with `STEPS = 11`." in texts(app.markdown)
+    assert "The script below gives this call with STEPS = 11." in html_text(live_view_html(app))
     assert not app.code
     assert all(calls[name] == 1 for name in OUTSIDE), calls
     assert all(calls[name] == 3 for name in INSIDE), calls
@@ -71,6 +80,33 @@ def test_step_clicks_redraw_the_live_view_and_nothing_else(app, calls, monkeypat
         "batch_shapes_step10",
         "batch_shapes_play",
     ]
+
+
+def test_the_page_holds_the_next_call_before_the_click_that_shows_it(app, monkeypatch):
+    data = component_data(app, "batch_shapes_live")
+    assert data["revealOn"] == ".st-key-batch_shapes_step button"
+    run = app.session_state[SLOT].state["run"]
+    for step in (1, 2, 3):
+        upcoming = data["next"]
+        assert html_text(upcoming).startswith(f"Latest call: step {step} since the reset")
+        assert run.steps == step - 1 and run.prepared.number == step  # taken, not shown
+        app.button(key="batch_shapes_step").click()
+        rerun_fragment(app, monkeypatch)
+        data = component_data(app, "batch_shapes_live")
+        assert data["now"] == upcoming  # what the click showed at once is what the run says
+    app.button(key="batch_shapes_step10").click()
+    rerun_fragment(app, monkeypatch)
+    data = component_data(app, "batch_shapes_live")
+    assert html_text(data["now"]).startswith("Latest call: step 13 since the reset")
+    assert html_text(data["next"]).startswith("Latest call: step 14 since the reset")
+    app.button(key="batch_shapes_reset").click()
+    rerun_fragment(app, monkeypatch)
+    data = component_data(app, "batch_shapes_live")
+    assert html_text(data["now"]).startswith("Latest call: reset")
+    assert html_text(data["next"]).startswith("Latest call: step 1 since the reset")
+    app.button(key="batch_shapes_play").click()
+    rerun_fragment(app, monkeypatch)  # playing: Step once is off, so nothing is prepared
+    assert component_data(app, "batch_shapes_live")["next"] is None
 
 
 def test_a_prediction_is_checked_in_a_full_run_without_touching_the_live_run(

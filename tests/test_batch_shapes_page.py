@@ -10,13 +10,16 @@ import numpy as np
 import pytest
 from gymnasium.envs.classic_control.cartpole import CartPoleEnv
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
-from page_apptest import live_heading, markdown_tables, open_expanders, texts
+from page_apptest import live_heading, live_view_html, markdown_tables, open_expanders, texts
 from streamlit.testing.v1 import AppTest
 
 from burgerbot import BurgerBotVectorEnv
 from burgerbot.app import caps
 from burgerbot.app.caps import Caps
+from burgerbot.app.markdown import markdown_html
+from burgerbot.app.panels.batch_shapes_live import call_body
 from burgerbot.app.slots import WORKER_BUDGET
+from burgerbot.app.views.batch_shapes import BatchSettings
 from burgerbot.app.views.batch_shapes_run import BatchRun
 from burgerbot.factories import make_env
 
@@ -68,8 +71,23 @@ def live_table(app: AppTest, column: str):
     raise AssertionError(f"no live table with a {column!r} column")
 
 
+def live_markdown(app: AppTest) -> str:
+    """The live view's Markdown, checked to be what the page handed the browser (as HTML)."""
+    run = slot(app).state["run"]
+    settings = BatchSettings(
+        env=app.selectbox(key="batch_shapes_env").value,
+        num_envs=int(app.number_input(key="batch_shapes_n").value),
+        backend="sync",  # the view's text does not depend on the backend
+        seed=int(app.number_input(key="batch_shapes_seed").value),
+    )
+    text, _chart = call_body(run.latest, settings)
+    assert markdown_html(text) == live_view_html(app)
+    return text
+
+
 def markdown_text(app: AppTest) -> str:
-    return "\n".join(m.value for m in app.markdown)
+    """The page's Markdown elements and the live view's Markdown."""
+    return "\n".join([*(m.value for m in app.markdown), live_markdown(app)])
 
 
 def infos_text(app: AppTest) -> str:

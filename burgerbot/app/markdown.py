@@ -42,17 +42,23 @@ _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _CODE = re.compile(r"`([^`]+)`")
 _HELD = re.compile(r"\x00(\d+)\x00")
+_TAG = re.compile(r"(</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?/?>)")
+_BLOCK_TAG = re.compile(r"</?(?:div|figure|table|p|h[1-6]|ul|ol|details|summary)[\s>/]")
 
 
 def _inline(text: str) -> str:
-    """`code` spans and **bold** as HTML; everything else escaped."""
+    """`code` spans and **bold** as HTML, inline HTML tags kept; the rest escaped."""
     codes: list[str] = []
 
     def keep(match: re.Match) -> str:
         codes.append(html.escape(match.group(1), quote=False))
         return f"\x00{len(codes) - 1}\x00"
 
-    text = _BOLD.sub(r"<strong>\1</strong>", html.escape(_CODE.sub(keep, text), quote=False))
+    parts = _TAG.split(_CODE.sub(keep, text))
+    text = "".join(
+        part if i % 2 else html.escape(part, quote=False) for i, part in enumerate(parts)
+    )
+    text = _BOLD.sub(r"<strong>\1</strong>", text)
     return _HELD.sub(lambda match: f"<code>{codes[int(match.group(1))]}</code>", text)
 
 
@@ -71,21 +77,28 @@ def _table(lines: list[str]) -> str:
 
 def markdown_html(text: str) -> str:
     r"""HTML for the Markdown these views write: blocks apart by blank lines, each a
-    ``###`` heading, a pipe table (as `markdown_table` makes) or a paragraph.
+    ``###`` heading, a pipe table (as `markdown_table` makes), a paragraph, or an HTML block
+    (a line opening or closing a block tag such as ``<div>``), kept as it is. As in
+    CommonMark, Markdown between an HTML block's lines is still read as Markdown, and HTML
+    tags inside a paragraph stay tags. For the app's own text only: its HTML is trusted.
 
     Example:
-        >>> markdown_html("### Call 1\n\nSee **`obs`** <here>.")
-        '<h3>Call 1</h3><p>See <strong><code>obs</code></strong> &lt;here&gt;.</p>'
+        >>> markdown_html("### Call 1\n\nSee **`obs`** & 1 < 2.")
+        '<h3>Call 1</h3><p>See <strong><code>obs</code></strong> &amp; 1 &lt; 2.</p>'
         >>> table = markdown_html(markdown_table(pd.DataFrame({"a": ["x | y"], "b": ["`1`"]})))
         >>> table.removeprefix("<table><thead><tr><th>a</th><th>b</th></tr></thead>")
         '<tbody><tr><td>x | y</td><td><code>1</code></td></tr></tbody></table>'
+        >>> markdown_html('<div class="c">\n\nSee <small>**`x`** < 1</small>\n\n</div>')
+        '<div class="c"><p>See <small><strong><code>x</code></strong> &lt; 1</small></p></div>'
     """
     blocks = []
     for block in re.split(r"\n\s*\n", text.strip()):
         lines = block.strip().splitlines()
         if not lines:
             continue
-        if len(lines) >= 2 and all(line.startswith("|") for line in lines):
+        if _BLOCK_TAG.match(lines[0]):
+            blocks.append(block.strip())
+        elif len(lines) >= 2 and all(line.startswith("|") for line in lines):
             blocks.append(_table(lines))
         elif lines[0].startswith("### ") and len(lines) == 1:
             blocks.append(f"<h3>{_inline(lines[0][4:])}</h3>")

@@ -132,7 +132,9 @@ def actions_note() -> None:
     """Where the live view's actions come from (drawn once, above it)."""
     st.caption(
         "Actions are random: `envs.action_space.sample()`, with the action space seeded by the "
-        "same seed at every reset, so the script below the live view reproduces them."
+        "same seed at every reset, so the script below the live view reproduces them. So that "
+        "**Step once** answers at once, the page sends the next `step()` as soon as it shows "
+        "a call, and the click reveals it: you see every call the env returned, in order."
     )
 
 

@@ -8,9 +8,11 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
+from burgerbot.app.call_stepper import call_view
 from burgerbot.app.charts.batch_shapes import cell_count_heatmap, pole_angle_chart
 from burgerbot.app.glossary import term_link
-from burgerbot.app.markdown import markdown_table
+from burgerbot.app.markdown import markdown_html, markdown_table
+from burgerbot.app.slots import EnvSlot
 from burgerbot.app.views import batch_shapes_live as live
 from burgerbot.app.views.batch_shapes import ENVS, BatchSettings
 from burgerbot.app.views.batch_shapes_pictures import (
@@ -32,7 +34,7 @@ from burgerbot.app.views.batch_shapes_tables import (
     step_table,
 )
 
-__all__ = ["latest_call_panel"]
+__all__ = ["call_body", "latest_call_panel"]
 
 
 def _arrow(frame: pd.DataFrame) -> pa.Table:
@@ -62,43 +64,37 @@ def _signature(call: BatchCall) -> tuple:
     return tuple((a.shape, a.dtype.str) for a in arrays if a is not None)
 
 
-def latest_call_panel(run: BatchRun, settings: BatchSettings, history_key: str) -> None:
+def latest_call_panel(
+    run: BatchRun,
+    settings: BatchSettings,
+    history_key: str,
+    *,
+    view_key: str,
+    step_key: str,
+    slot: EnvSlot,
+) -> None:
     """The latest call's arrays and infos, a picture of the envs and, on demand, the recent
-    calls (``history_key``: the key of the toggle that shows them).
+    calls (``history_key``: the key of the toggle that shows them; ``view_key``: the view's).
 
-    The heading, the arrays, the infos and the robots' pictures are one Markdown element
-    (see `burgerbot.app.views.batch_shapes_live`): each element here is redrawn in the
-    browser on every click. Charts (more robots than pictures, FrozenLake, CartPole) follow it.
+    The heading, the arrays, the infos and the robots' pictures are one view (see
+    `burgerbot.app.views.batch_shapes_live`), drawn with `call_view` together with the next
+    call's, which the run takes now (`BatchRun.prepare`): a click on Step once (the button
+    keyed ``step_key``) shows it at once, before its script run takes the step here. Charts
+    (more robots than pictures, FrozenLake, CartPole) follow the view, from the server.
     """
-    call = run.latest
-    n = settings.num_envs
-    if call.kind == "reset":
-        title = "Latest call: reset"
-        line = (
-            f"`observations, infos = envs.reset(seed={settings.seed})`: no step yet. "
-            "Press **Step once** to send one action per env."
-        )
-    else:
-        title = f"Latest call: step {call.number} since the reset"
-        line = (
-            "`observations, rewards, terminated, truncated, infos = envs.step(actions)`, "
-            f"with `actions` holding one action for each of the {n} envs."
-        )
-    observations = (
-        f"**`observations`**: shape `{call.observations.shape}`, dtype "
-        f"`{call.observations.dtype}`. One row per env.\n\n"
-        + live.table_block(*observation_table(call, settings.env), "envs")
+    now, chart = call_body(run.latest, settings)
+    upcoming = None
+    if not slot.state.get("playing"):
+        try:
+            upcoming = _view_html(slot, run.prepare(), settings)
+        except Exception:  # the click's own step will meet the error, and say so
+            upcoming = None
+    call_view(
+        _view_html(slot, run.latest, settings, now),
+        upcoming,
+        key=view_key,
+        reveal_on=f".st-key-{step_key} button",
     )
-    picture, chart = _pictures(call, settings.env)
-    body = [
-        live.heading(title),
-        f"{line} The script below gives this call with `STEPS = {call.number}`.",
-        _summary(settings.env, _signature(call), call),
-        live.side_by_side(observations, _step_arrays(call, n)),
-        _infos(call, settings),
-        picture,
-    ]
-    st.markdown("\n\n".join(body), unsafe_allow_html=True)
     if chart is not None:
         chart()
 
@@ -222,3 +218,49 @@ def _pictures(call: BatchCall, env: str) -> tuple[str, Callable[[], None] | None
         f"(±{CARTPOLE_LIMITS.pole_degrees:g}°) the pole has fallen.",
         poles,
     )
+
+
+def call_body(call: BatchCall, settings: BatchSettings) -> tuple[str, Callable[[], None] | None]:
+    """One call's view as Markdown (with a little HTML), and the chart to draw after it."""
+    n = settings.num_envs
+    if call.kind == "reset":
+        title = "Latest call: reset"
+        line = (
+            f"`observations, infos = envs.reset(seed={settings.seed})`: no step yet. "
+            "Press **Step once** to send one action per env."
+        )
+    else:
+        title = f"Latest call: step {call.number} since the reset"
+        line = (
+            "`observations, rewards, terminated, truncated, infos = envs.step(actions)`, "
+            f"with `actions` holding one action for each of the {n} envs."
+        )
+    observations = (
+        f"**`observations`**: shape `{call.observations.shape}`, dtype "
+        f"`{call.observations.dtype}`. One row per env.\n\n"
+        + live.table_block(*observation_table(call, settings.env), "envs")
+    )
+    picture, chart = _pictures(call, settings.env)
+    body = [
+        live.heading(title),
+        f"{line} The script below gives this call with `STEPS = {call.number}`.",
+        _summary(settings.env, _signature(call), call),
+        live.side_by_side(observations, _step_arrays(call, n)),
+        _infos(call, settings),
+        picture,
+    ]
+    return "\n\n".join(body), chart
+
+
+def _view_html(
+    slot: EnvSlot, call: BatchCall, settings: BatchSettings, body: str | None = None
+) -> str:
+    """``call``'s view as HTML, made once: the next call's view is the latest one's after the
+    click. The slot keeps the views of the two calls last asked for, with the calls."""
+    views: list[tuple[BatchCall, str]] = slot.state.setdefault("views", [])
+    for made_for, view in views:
+        if made_for is call:
+            return view
+    view = markdown_html(body if body is not None else call_body(call, settings)[0])
+    views[:] = [*views[-1:], (call, view)]
+    return view

@@ -60,6 +60,8 @@ class BatchRun:
     history_length: int = HISTORY_LENGTH
     steps: int = 0
     history: deque[BatchCall] = field(init=False)
+    prepared: BatchCall | None = None
+    """The next step's call, taken ahead of the click that shows it (`prepare`)."""
 
     def __post_init__(self) -> None:
         self.history = deque(maxlen=self.history_length)
@@ -73,6 +75,7 @@ class BatchRun:
         observations, infos = self.envs.reset(seed=self.seed)
         self.envs.action_space.seed(self.seed)
         self.steps = 0
+        self.prepared = None
         self.history.clear()
         call = BatchCall(0, np.array(observations), _copy_infos(infos))
         self.history.append(call)
@@ -84,21 +87,37 @@ class BatchRun:
             self.reset()
         times = max(1, min(int(times), CAPS.max_steps_per_run))
         for _ in range(times):
-            actions = self.envs.action_space.sample()
-            observations, rewards, terminated, truncated, infos = self.envs.step(actions)
-            self.steps += 1
-            self.history.append(
-                BatchCall(
-                    self.steps,
-                    np.array(observations),
-                    _copy_infos(infos),
-                    np.array(actions),
-                    np.array(rewards),
-                    np.array(terminated),
-                    np.array(truncated),
-                )
-            )
+            call = self.prepared or self._take_step()
+            self.prepared = None
+            self.steps = call.number
+            self.history.append(call)
         return self.history[-1]
+
+    def prepare(self) -> BatchCall:
+        """Take the next step now, without showing it: the call the next `step` returns.
+
+        The page hands it to the browser ahead of the click, so that Step once shows it at
+        once. The env and its seeded actions go on exactly as if the step waited for the
+        click: the learner sees the same calls in the same order.
+        """
+        if self.latest is None:
+            self.reset()
+        if self.prepared is None:
+            self.prepared = self._take_step()
+        return self.prepared
+
+    def _take_step(self) -> BatchCall:
+        actions = self.envs.action_space.sample()
+        observations, rewards, terminated, truncated, infos = self.envs.step(actions)
+        return BatchCall(
+            self.steps + 1,
+            np.array(observations),
+            _copy_infos(infos),
+            np.array(actions),
+            np.array(rewards),
+            np.array(terminated),
+            np.array(truncated),
+        )
 
 
 def _copy_infos(infos: Mapping[str, Any]) -> dict[str, Any]:
