@@ -82,15 +82,15 @@ def latest_call_panel(
     keyed ``step_key``) shows it at once, before its script run takes the step here. Charts
     (more robots than pictures, FrozenLake, CartPole) follow the view, from the server.
     """
-    now, chart = call_body(run.latest, settings)
+    now, chart = _view(slot, run.latest, settings)
     upcoming = None
     if not slot.state.get("playing"):
         try:
-            upcoming = _view_html(slot, run.prepare(), settings)
+            upcoming = _view(slot, run.prepare(), settings)[0]
         except Exception:  # the click's own step will meet the error, and say so
             upcoming = None
     call_view(
-        _view_html(slot, run.latest, settings, now),
+        now,
         upcoming,
         key=view_key,
         reveal_on=f".st-key-{step_key} button",
@@ -252,15 +252,18 @@ def call_body(call: BatchCall, settings: BatchSettings) -> tuple[str, Callable[[
     return "\n\n".join(body), chart
 
 
-def _view_html(
-    slot: EnvSlot, call: BatchCall, settings: BatchSettings, body: str | None = None
-) -> str:
-    """``call``'s view as HTML, made once: the next call's view is the latest one's after the
-    click. The slot keeps the views of the two calls last asked for, with the calls."""
-    views: list[tuple[BatchCall, str]] = slot.state.setdefault("views", [])
-    for made_for, view in views:
+def _view(
+    slot: EnvSlot, call: BatchCall, settings: BatchSettings
+) -> tuple[str, Callable[[], None] | None]:
+    """``call``'s view as HTML and its chart, made once: the next call's view is the latest
+    one's after the click. The slot keeps the views of the two calls last asked for."""
+    views: list[tuple[BatchCall, str, Callable[[], None] | None]] = slot.state.setdefault(
+        "views", []
+    )
+    for made_for, view, chart in views:
         if made_for is call:
-            return view
-    view = markdown_html(body if body is not None else call_body(call, settings)[0])
-    views[:] = [*views[-1:], (call, view)]
-    return view
+            return view, chart
+    body, chart = call_body(call, settings)
+    view = markdown_html(body)
+    views[:] = [*views[-1:], (call, view, chart)]
+    return view, chart
