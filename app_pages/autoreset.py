@@ -209,13 +209,14 @@ st.markdown(
     "robots it restarted. Watch an episode end, then press **Step once** again. The whole run "
     "is already in your browser, so each click answers at once."
 )
+shown_run = run_key(settings, settings.backend)
 call_stepper(
     panels.computed(
-        ("stepper", *run_key(settings, settings.backend)),
+        ("stepper", *shown_run),
         "Writing out each call",
         lambda _: stepper_views(run, mode, settings.num_envs, settings.steps),
     ),
-    run=repr(run_key(settings, settings.backend)),
+    run=repr(shown_run),
     key=f"{PAGE}_stepper",
     reset_help="Back to the state after reset()",
 )

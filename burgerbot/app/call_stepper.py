@@ -23,7 +23,7 @@ import streamlit as st
 __all__ = ["BUTTONS", "call_stepper", "call_view"]
 
 BUTTONS = {"reset": "Reset", "back": "Step back", "step": "Step once"}
-"""The stepper's buttons by their ``data-call`` attribute (tests and the benchmark click them)."""
+"""The stepper's buttons by their ``data-call`` attribute, which tests and the benchmark select."""
 
 _HTML = (
     '<div class="bb-stepper">'
@@ -84,7 +84,6 @@ export default function ({ parentElement, data, key }) {
   const show = () => {
     reached.set(key, { run: data.run, call });
     view.innerHTML = data.calls[call];
-    root.dataset.call = String(call);
     button("back").disabled = call === 0;
     button("step").disabled = call >= last;
   };

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 import pandas as pd
@@ -85,10 +86,9 @@ def latest_call_panel(
     now, chart = _view(slot, run.latest, settings)
     upcoming = None
     if not slot.state.get("playing"):
-        try:
+        # A failed step here shows nothing early: the click's own step meets the error.
+        with contextlib.suppress(Exception):
             upcoming = _view(slot, run.prepare(), settings)[0]
-        except Exception:  # the click's own step will meet the error, and say so
-            upcoming = None
     call_view(
         now,
         upcoming,

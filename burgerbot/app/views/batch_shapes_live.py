@@ -1,11 +1,11 @@
 """The "Batch shapes" live view as one Markdown body: the latest call's arrays, infos and robots.
 
-Each element the live view holds is redrawn in the browser on every step click, and the
-browser's work per element is most of a click's latency (a dataframe widget costs tens of
-milliseconds, a Markdown block a few). So the call's line, its shape summary, the arrays,
-the infos and the robots' pictures are one Markdown text with a little HTML for the layout:
-the page draws it with one ``st.markdown(..., unsafe_allow_html=True)``. Every value in it
-comes from this module's code and the env's arrays, never from what a visitor typed.
+The call's line, its shape summary, the arrays, the infos and the robots' pictures are one
+Markdown text with a little HTML for the layout. The page turns it into HTML
+(`burgerbot.app.markdown.markdown_html`) and shows it with `burgerbot.app.call_stepper.
+call_view`, which swaps in the next call's view in the browser when Step once is clicked.
+Every value in it comes from this module's code and the env's arrays, never from what a
+visitor typed.
 """
 
 from __future__ import annotations
