@@ -72,10 +72,15 @@ def main_guard_mistake(demo: Demo) -> None:
         first = worker_errors[0]
         sentence = first.message.split(". ")[0].rstrip(".") + "."
         st.markdown(
-            f"The {len(worker_errors)} worker process{'es' * (len(worker_errors) != 1)} "
-            f"printed **{first.type}**: {sentence} "
+            (
+                "The worker process"
+                if len(worker_errors) == 1
+                else f"The {len(worker_errors)} worker processes"
+            )
+            + f" printed **{first.type}**: {sentence} "
             + (
-                f"The script itself, waiting for its workers, then stopped with "
+                f"The script itself, waiting for its worker{'s' * (len(worker_errors) != 1)}, "
+                f"then stopped with "
                 f"**{parent.type}**: the last error on the screen is not where the mistake is."
                 if parent is not None
                 else ""

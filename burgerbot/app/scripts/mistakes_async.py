@@ -12,6 +12,7 @@ from burgerbot.app.scripts import fails_header
 
 __all__ = [
     "ASYNC_NUM_ENVS",
+    "MAIN_GUARD_NUM_ENVS",
     "async_fixed_closing",
     "async_fixed_finally",
     "async_with_statement",
@@ -86,8 +87,14 @@ def async_fixed_closing() -> str:
     )
 
 
-_MAIN_GUARD_BODY = f"""\
-envs = {_BUILD}
+MAIN_GUARD_NUM_ENVS = 1
+"""Mistake 6's scripts start one worker. With two, the second worker's error and the script's own
+can reach the screen at the same moment, their lines mixed together, and which ends last is
+down to timing; with one, the worker's error is printed whole before the script's own."""
+
+_MAIN_GUARD_BODY = """\
+# One worker: with more, their errors and the script's own can print mixed together.
+envs = AsyncVectorEnv([make_env()], context="spawn")
 obs, infos = envs.reset(seed=0)
 print("obs shape:", obs.shape)
 envs.close()
@@ -102,11 +109,11 @@ from burgerbot.factories import make_env
 
 
 def main_guard_wrong() -> str:
-    """Spawn workers from a script without the main guard: each worker re-runs the script."""
+    """Spawn a worker from a script without the main guard: the worker re-runs the script."""
     return (
         fails_header("ConnectionResetError")
         + _SHORT_HEADER
-        + '# No `if __name__ == "__main__":` guard: each worker runs these lines again.\n'
+        + '# No `if __name__ == "__main__":` guard: the worker runs these lines again.\n'
         + _MAIN_GUARD_BODY
     )
 

@@ -138,7 +138,7 @@ def main_guard_mistake(budget: WorkerBudget | None = None) -> Demo:
             fixed = pool.submit(run_as_file, scripts.main_guard_fixed())
             return Demo(runs={"wrong": wrong.result(), "fixed": fixed.result()})
 
-    return _with_budget(budget, _PARALLEL_RUNS * ASYNC_NUM_ENVS, run_all)
+    return _with_budget(budget, _PARALLEL_RUNS * scripts.MAIN_GUARD_NUM_ENVS, run_all)
 
 
 def _count(pids: Sequence[int] | None) -> str:
