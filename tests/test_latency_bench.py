@@ -79,7 +79,13 @@ def _result() -> dict:
             "rounds": 3,
             "pages": [
                 {"title": "Home: the speed problem", "seconds": 0.42, "ratio": 4.0},
-                {"title": "Batch shapes", "seconds": 0.63, "ratio": 6.0, "first_switch_s": 2.5},
+                {
+                    "title": "Batch shapes",
+                    "seconds": 0.63,
+                    "ratio": 6.0,
+                    "run_finished_s": 0.41,
+                    "first_switch_s": 2.5,
+                },
             ],
         },
         "exceptions": [],
@@ -96,14 +102,24 @@ def test_the_table_shows_every_figure_with_its_ratio():
     autoreset = next(line for line in lines if line.startswith("Auto-reset: step"))
     assert set(autoreset.split()[2:]) == {"-"}
     assert "Auto-reset: step: no button" in lines
-    assert "floor: the trivial app's click -> rerun finished, p50 0.105 s" in lines
+    assert "floor: the trivial app's click -> rerun finished and drawn, p50 0.105 s" in lines
     home = next(line for line in lines if line.startswith("Home: the speed problem"))
-    assert home.split()[-3:] == ["0.420", "4.0", "-"]
+    assert home.split()[-4:] == ["0.420", "4.0", "-", "-"]
     batch_switch = next(line for line in lines if line.startswith("Batch shapes  "))
-    assert batch_switch.split()[-3:] == ["0.630", "6.0", "2.50"]
+    assert batch_switch.split()[-4:] == ["0.630", "6.0", "0.410", "2.50"]
     # Columns line up: every row of a table is as wide as its header's rule.
     rule = next(line for line in lines if line.startswith("------"))
     assert all(len(line) == len(rule) for line in (trivial, batch, autoreset))
+
+
+def test_the_table_says_how_the_switches_floor_was_taken():
+    result = _result()
+    result["warm_switch"]["floor_clicks"] = 55
+    lines = format_table(result).splitlines()
+    assert (
+        "floor: the trivial app's click -> rerun finished and drawn, p50 0.105 s (55 clicks, "
+        "one right before each switch)"
+    ) in lines
 
 
 def test_the_table_names_exceptions_the_app_showed():
@@ -222,9 +238,13 @@ def test_a_quick_run_reports_every_figure_and_leaves_nothing_behind():
 
     switch = result["warm_switch"]
     assert switch["floor_s"] > 0
+    # The switches' floor: one trivial-app click right before each warm switch.
+    assert switch["floor_clicks"] == switch["rounds"] * len(app_pages())
     assert [page["title"] for page in switch["pages"]] == [title for _, title in app_pages()]
     for page in switch["pages"]:
         assert page["seconds"] > 0 and page["ratio"] > 0 and page["first_switch_s"] > 0, page
+        # Drawn comes after the run finished (the same switches, two moments of each).
+        assert page["seconds"] >= page["run_finished_s"] > 0, page
     assert result["exceptions"] == [], result["exceptions"]
     assert result["page_errors"] == [], result["page_errors"]
 

@@ -86,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = Options(
         clicks=args.clicks,
         warmup=1 if args.quick else 3,
-        switch_rounds=1 if args.quick else 3,
+        switch_rounds=1 if args.quick else 5,
     )
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
     try:

@@ -68,7 +68,7 @@ class Options:
 
     clicks: int = 30
     warmup: int = 3
-    switch_rounds: int = 3
+    switch_rounds: int = 5
     log: Callable[[str], None] = field(default=lambda text: print(text, file=sys.stderr))
 
 
@@ -118,10 +118,10 @@ class _Bench:
         self.trivial_clicks = 0
         self.exceptions: list[str] = []
 
-    def click_trivial(self) -> Timing:
+    def click_trivial(self, drawn: bool = False) -> Timing:
         self.trivial_clicks += 1
         button = self.trivial.widget(BUTTON_KEY).locator("button")
-        return self.trivial.timed(button, text=counter_text(self.trivial_clicks))
+        return self.trivial.timed(button, text=counter_text(self.trivial_clicks), drawn=drawn)
 
     def click_step(self, key: str, in_page: bool = False) -> Timing:
         """Step once; the visible update is the latest-call view naming the next step.
@@ -173,11 +173,12 @@ class _Bench:
                 self.exceptions.append(note)
                 self.options.log(f"  ! exception shown: {note}")
 
-    def switch(self, path: str, title: str, shown: str | None) -> tuple[float, str]:
-        """Click the sidebar link to a page; seconds until its run finished with its title."""
-        timing = self.app.timed(self.app.sidebar_link(title), title=shown)
+    def switch(self, path: str, title: str, shown: str | None) -> tuple[Timing, str]:
+        """Click the sidebar link to a page; time until its run finished with its title, and
+        until the page had drawn it (``Timing.drawn_ms``). Returns the title shown."""
+        timing = self.app.timed(self.app.sidebar_link(title), title=shown, drawn=True)
         self.check_exceptions(self.app)
-        return timing.settled_ms / 1000, self.app.title()
+        return timing, self.app.title()
 
 
 def _start_servers(log_dir: Path, started: list[Server]) -> tuple[Server, Server]:
@@ -276,20 +277,28 @@ def _measure(
     shown: dict[str, str] = {}
     first_switch: dict[str, float] = {}
     for path, title in pages:
-        seconds, shown[path] = bench.switch(path, title, None)
+        timing, shown[path] = bench.switch(path, title, None)
+        seconds = timing.drawn_ms / 1000
         first_switch[path] = round(seconds, 2)
         log(f"  {title}: {seconds:.2f} s")
     log(f"Warm switches, {options.switch_rounds} round(s) over {len(pages)} pages ...")
-    warm: dict[str, list[float]] = {path: [] for path, _ in pages}
+    warm: dict[str, list[Timing]] = {path: [] for path, _ in pages}
+    floor_ms: list[float] = []
     for _ in range(options.switch_rounds):
         for path, title in pages:
-            seconds, _ = bench.switch(path, title, shown[path] or None)
-            warm[path].append(seconds)
-    # The floor: the trivial app's click until its rerun finished, like a switch is timed.
-    floor_s = round(floor["settled_ms"]["p50"] / 1000, 3)
-    median = {path: percentile(seconds, 50) for path, seconds in warm.items()}
+            # The floor, the trivial app's click until its rerun finished and was drawn (timed
+            # as a switch is), is taken right before each switch: both see the same load.
+            floor_ms.append(bench.click_trivial(drawn=True).drawn_ms)
+            timing, _ = bench.switch(path, title, shown[path] or None)
+            warm[path].append(timing)
+    floor_s = round(percentile(floor_ms, 50) / 1000, 3)
+    median = {path: percentile([t.drawn_ms for t in ts], 50) / 1000 for path, ts in warm.items()}
+    finished = {
+        path: percentile([t.settled_ms for t in ts], 50) / 1000 for path, ts in warm.items()
+    }
     result["warm_switch"] = {
         "floor_s": floor_s,
+        "floor_clicks": len(floor_ms),
         "rounds": options.switch_rounds,
         "pages": [
             {
@@ -297,6 +306,7 @@ def _measure(
                 "title": title,
                 "seconds": round(median[path], 3),
                 "ratio": ratio(median[path], floor_s),
+                "run_finished_s": round(finished[path], 3),
                 "first_switch_s": first_switch[path],
             }
             for path, title in pages

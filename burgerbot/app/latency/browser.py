@@ -101,6 +101,18 @@ PAGE_JS = """
       && (state === "notRunning" || state === "compilationError")
       && !document.querySelector('[data-testid="stSkeleton"]');
   };
+  // Long tasks (main-thread work of 50 ms or more: React building elements, a chart drawing
+  // itself) as [start, end]: the page is drawn once they stop coming (see DRAWN_JS).
+  const longTasks = [];
+  window.__benchLongTasks = longTasks;
+  try {
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        longTasks.push([entry.startTime, entry.startTime + entry.duration]);
+      }
+      if (longTasks.length > 500) longTasks.splice(0, longTasks.length - 500);
+    }).observe({ type: "longtask" });
+  } catch (error) { window.__benchNoLongTasks = String(error); }
   window.__benchTitle = title;
   window.__benchSettled = settled;
   window.__benchWatch = (spec) => {
@@ -135,6 +147,27 @@ WATCH_RESULT_JS = """
          settledAt: window.__benchW.settledAt, runs: window.__stRuns })
 """
 
+QUIET_MS = 300
+"""The page counts as drawn once no long task has begun for this long after the run finished
+(or after the last long task that followed it): a Time-to-Interactive-like quiet window,
+shorter than TTI's 5 s because nothing on these pages is meant to go on working."""
+
+# Resolves to the time the page was drawn (ms, page clock) once a quiet window has passed:
+# the end of the last long task in the chain that starts at the run's end, each task
+# beginning within QUIET_MS of the one before.
+DRAWN_JS = """
+(quiet) => {
+  const w = window.__benchW;
+  let end = w.settledAt;
+  const tasks = window.__benchLongTasks.filter(([start]) => start >= window.__clickAt);
+  tasks.sort((a, b) => a[0] - b[0]);
+  for (const [start, stop] of tasks) {
+    if (start <= end + quiet) end = Math.max(end, stop);
+  }
+  return performance.now() >= end + quiet ? end : null;
+}
+"""
+
 
 def launch_chromium(playwright: Any, executable: Path = CHROMIUM) -> Any:
     """Headless Debian Chromium with the flags this machine needs."""
@@ -158,6 +191,9 @@ class Timing:
     """Until the expected text was in the main area (None when no text was awaited)."""
     settled_ms: float
     """Until a script run that finished after the click left the app idle."""
+    drawn_ms: float | None = None
+    """Until the page had also drawn what that run sent: the run finished and the long
+    tasks after it (``DRAWN_JS``) were over. None when not asked for."""
 
 
 class Tab:
@@ -221,6 +257,7 @@ class Tab:
         title: str | None = None,
         timeout: float = RUN_TIMEOUT_S,
         server_run: bool = True,
+        drawn: bool = False,
     ) -> Timing:
         """Click ``click`` (a locator) and time the update it causes, inside the page.
 
@@ -229,6 +266,9 @@ class Tab:
         ``server_run``: whether the click starts a script run; False for a control that
         answers in the page itself (the timing then ends when the text is shown and the app
         is idle).
+        ``drawn``: also time until the page has drawn what the run sent (``Timing.drawn_ms``);
+        this waits for a quiet window of ``QUIET_MS`` after it, so the next click starts
+        from a page at rest.
         """
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -251,7 +291,14 @@ class Tab:
         if result["clickAt"] is None:
             raise RuntimeError(f"{self.page.url}: the click was not seen by the page")
         visible = result["visibleAt"]
+        drawn_ms = None
+        if drawn:
+            handle = self.page.wait_for_function(
+                DRAWN_JS, arg=QUIET_MS, timeout=timeout * 1000, polling=50
+            )
+            drawn_ms = round(handle.json_value() - result["clickAt"], 1)
         return Timing(
             visible_ms=None if visible is None else round(visible - result["clickAt"], 1),
             settled_ms=round(result["settledAt"] - result["clickAt"], 1),
+            drawn_ms=drawn_ms,
         )

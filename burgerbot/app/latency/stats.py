@@ -6,6 +6,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from burgerbot.app.latency.browser import QUIET_MS
+
 __all__ = ["format_table", "percentile", "ratio", "summarize"]
 
 
@@ -129,22 +131,28 @@ def format_table(result: Mapping[str, Any]) -> str:
     switch = result["warm_switch"]
     lines += [
         "",
-        "Warm page switch (click on the sidebar link -> run finished, title shown; median of "
-        f"{switch.get('rounds', 1)} round(s))",
-        "floor: the trivial app's click -> rerun finished, p50 "
+        "Warm page switch (click on the sidebar link -> run finished, title shown, and drawn: "
+        f"no long task for {QUIET_MS} ms after it; median of {switch.get('rounds', 1)} round(s))",
+        "floor: the trivial app's click -> rerun finished and drawn, p50 "
         + _cell(switch["floor_s"], ".3f")
-        + " s",
+        + " s"
+        + (
+            f" ({switch['floor_clicks']} clicks, one right before each switch)"
+            if switch.get("floor_clicks")
+            else ""
+        ),
     ]
     rows = [
         [
             p["title"],
             _cell(p["seconds"], ".3f"),
             _cell(p["ratio"], ".1f"),
+            _cell(p.get("run_finished_s"), ".3f"),
             _cell(p.get("first_switch_s"), ".2f"),
         ]
         for p in switch["pages"]
     ]
-    lines += _grid(["page", "seconds", "x floor", "first switch s"], rows)
+    lines += _grid(["page", "seconds", "x floor", "run finished s", "first switch s"], rows)
     if result.get("exceptions"):
         lines += ["", "Exceptions shown by the app:", *result["exceptions"]]
     return "\n".join(lines)
