@@ -71,16 +71,12 @@ def main_guard_mistake(demo: Demo) -> None:
     if worker_errors:
         first = worker_errors[0]
         sentence = first.message.split(". ")[0].rstrip(".") + "."
+        several = len(worker_errors) > 1
+        workers = f"The {len(worker_errors)} worker processes" if several else "The worker process"
         st.markdown(
-            (
-                "The worker process"
-                if len(worker_errors) == 1
-                else f"The {len(worker_errors)} worker processes"
-            )
-            + f" printed **{first.type}**: {sentence} "
+            f"{workers} printed **{first.type}**: {sentence} "
             + (
-                f"The script itself, waiting for its worker{'s' * (len(worker_errors) != 1)}, "
-                f"then stopped with "
+                f"The script itself, waiting for its worker{'s' * several}, then stopped with "
                 f"**{parent.type}**: the last error on the screen is not where the mistake is."
                 if parent is not None
                 else ""

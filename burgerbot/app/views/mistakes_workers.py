@@ -43,7 +43,7 @@ ASYNC_SCRIPTS: dict[str, tuple[str, Callable[[], str]]] = {
 }
 """Key -> (label, script) of mistake 5; all but "with" also run inside this process."""
 
-_PARALLEL_RUNS = 2  # two scripts at a time, each with ASYNC_NUM_ENVS workers
+_PARALLEL_RUNS = 2  # two scripts at a time (mistake 5: ASYNC_NUM_ENVS workers each; 6: one)
 
 
 def process_running(pid: int) -> bool:
