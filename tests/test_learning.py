@@ -196,3 +196,86 @@ def test_lazy_tabs_draw_only_the_open_tab_and_keep_it_open(tmp_path):
     assert app.session_state["drawn"] == ["One", "Three", "Three"]
     with pytest.raises(ValueError, match="must differ"):
         ui.lazy_tabs("twice", [("A", print), ("A", print)])
+
+
+def test_a_lazy_expander_stays_open_through_a_run_that_did_not_draw_it(tmp_path):
+    # Streamlit drops a widget's state when a run does not draw it, and a keyed expander
+    # whose label changes is a new one: neither may close what the learner opened.
+    script = tmp_path / "lazy_kept.py"
+    script.write_text(
+        "import streamlit as st\n"
+        "from burgerbot.app import ui\n"
+        "st.session_state.setdefault('show', True)\n"
+        "st.session_state.setdefault('count', 3)\n"
+        "if st.session_state.show:\n"
+        "    ui.lazy_expander(f'All {st.session_state.count} rows', lambda: st.code('rows'),\n"
+        "                     key='rows')\n"
+    )
+    app = AppTest.from_file(str(script)).run()
+    assert not app.expander[0].children
+    app.session_state["rows"] = True  # what a click on it does
+    app.run()
+    assert len(app.expander[0].code) == 1
+    app.session_state["show"] = False  # settings with nothing to list: no expander drawn
+    app.run()
+    assert not app.expander
+    app.session_state["show"] = True
+    app.run()
+    assert len(app.expander[0].code) == 1, "it closed after a run that did not draw it"
+    app.session_state["count"] = 4  # its label changes with the settings
+    app.run()
+    assert app.expander[0].label == "All 4 rows" and len(app.expander[0].code) == 1
+    app.session_state["rows"] = False  # closed by the learner, it stays closed
+    app.run()
+    app.session_state["show"] = False
+    app.run()
+    app.session_state["show"] = True
+    app.run()
+    assert not app.expander[0].children
+
+
+def test_lazy_tabs_keep_their_open_tab_through_a_run_that_did_not_draw_them(tmp_path):
+    script = tmp_path / "tabs_kept.py"
+    script.write_text(
+        "import streamlit as st\n"
+        "from burgerbot.app import ui\n"
+        "st.session_state.setdefault('show', True)\n"
+        "if st.session_state.show:\n"
+        "    ui.lazy_tabs('kept', [(n, lambda n=n: st.markdown(f'content of {n}'))\n"
+        "                          for n in ('One', 'Two')])\n"
+    )
+    app = AppTest.from_file(str(script)).run()
+    app.session_state[ui.TABS_KEY_PREFIX + "kept"] = "Two"
+    app.run()
+    assert [m.value for m in app.markdown] == ["content of Two"]
+    app.session_state["show"] = False
+    app.run()
+    assert not app.tabs
+    app.session_state["show"] = True
+    app.run()
+    assert [m.value for m in app.markdown] == ["content of Two"]
+
+
+def test_a_charts_open_table_stays_open_through_a_run_that_did_not_draw_it(tmp_path):
+    script = tmp_path / "chart_kept.py"
+    script.write_text(
+        "import altair as alt\n"
+        "import pandas as pd\n"
+        "import streamlit as st\n"
+        "from burgerbot.app import learning\n"
+        "st.session_state.setdefault('show', True)\n"
+        "frame = pd.DataFrame({'a': [1, 2]})\n"
+        "if st.session_state.show:\n"
+        "    learning.chart_with_table(alt.Chart(frame).mark_point().encode(x='a:Q'), frame,\n"
+        "                              key='table_kept')\n"
+    )
+    app = AppTest.from_file(str(script)).run()
+    assert not app.dataframe
+    app.session_state["table_kept"] = learning.TABLE_TAB  # what a click on the tab does
+    app.run()
+    assert len(app.dataframe) == 1
+    app.session_state["show"] = False
+    app.run()
+    app.session_state["show"] = True
+    app.run()
+    assert len(app.dataframe) == 1

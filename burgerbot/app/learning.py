@@ -23,6 +23,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from burgerbot.app.kept_state import keep_state
 from burgerbot.app.notebook import script_notebook
 from burgerbot.app.predictions import Prediction, tally
 from burgerbot.app.scripts import fragment_header, is_fragment
@@ -200,6 +201,7 @@ def chart_with_table(
 
 
 TABLE_TAB = "Data as a table"
+CHART_TABS = ("Chart", TABLE_TAB)
 TABLE_KEY_PREFIX = "table_"
 
 
@@ -211,7 +213,8 @@ def _table_key(spec: dict, data: pd.DataFrame, caption: str | None) -> str:
 
 @st.fragment
 def _chart_with_table(spec: dict, data: pd.DataFrame, caption: str | None, key: str) -> None:
-    as_chart, as_table = st.tabs(["Chart", TABLE_TAB], key=key, on_change="rerun")
+    keep_state(key, allowed=CHART_TABS)
+    as_chart, as_table = st.tabs(list(CHART_TABS), key=key, on_change="rerun")
     with as_chart:
         # A copy: Streamlit takes the data out of the spec it is given, and a rerun of this
         # fragment draws the same spec again.

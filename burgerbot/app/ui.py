@@ -10,6 +10,7 @@ import streamlit as st
 
 from burgerbot.app import learning
 from burgerbot.app.caps import CAPS_NOTES
+from burgerbot.app.kept_state import keep_state
 from burgerbot.app.library_wheel import library_wheel
 from burgerbot.app.settings import Setting, parse_settings, to_query
 from burgerbot.app.slots import EnvSlot
@@ -146,7 +147,8 @@ def lazy_expander(
     only this expander (a fragment), which then draws or drops its content.
 
     ``key`` names the expander's open state; by default it comes from the label, so two lazy
-    expanders on one page need different labels or keys.
+    expanders on one page need different labels or keys. With a key, the expander stays open
+    when its label changes, and through runs that do not draw it (`keep_state`).
     """
     _lazy_expander(label, draw, key or _expander_key(label), icon, expanded)
 
@@ -159,6 +161,7 @@ def _expander_key(label: str) -> str:
 def _lazy_expander(
     label: str, draw: Callable[[], None], key: str, icon: str | None, expanded: bool
 ) -> None:
+    keep_state(key)
     box = st.expander(label, expanded=expanded, key=key, icon=icon, on_change="rerun")
     if box.open:
         with box:
@@ -176,7 +179,7 @@ def lazy_tabs(name: str, tabs: Sequence[tuple[str, Callable[[], None]]]) -> None
     the page, open or not (a dataframe costs about 40 ms on a small machine, a chart about
     45). Here only the open tab is drawn; choosing another tab reruns only these tabs (a
     fragment). The open tab's label is kept in session state under ``"tabs_" + name``, so it
-    stays open across reruns.
+    stays open across reruns, those that do not draw the tabs included (`keep_state`).
     """
     labels = tuple(label for label, _ in tabs)
     if len(set(labels)) != len(labels):
@@ -186,6 +189,7 @@ def lazy_tabs(name: str, tabs: Sequence[tuple[str, Callable[[], None]]]) -> None
 
 @st.fragment
 def _lazy_tabs(key: str, labels: tuple[str, ...], draws: tuple[Callable[[], None], ...]) -> None:
+    keep_state(key, allowed=labels)
     for container, draw in zip(st.tabs(labels, key=key, on_change="rerun"), draws, strict=True):
         if container.open:
             with container:
