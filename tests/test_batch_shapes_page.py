@@ -353,8 +353,17 @@ def test_cartpoles_end_conditions_come_from_the_installed_gymnasium(app):
     assert f"±{math.degrees(env.theta_threshold_radians):g}°" in caption
     assert f"the cart leaves ±{env.x_threshold:g}" in caption
     assert f"truncated) after {limit} steps" in caption
-    table = next(d.value for d in app.dataframe if "cart position" in d.value.columns)
+
+    def tables():
+        return [d.value for d in app.dataframe if "cart position" in d.value.columns]
+
+    assert not tables()  # the chart's data as a table is drawn once its tab is open
+    open_expanders(app)
+    (table,) = tables()
     assert len(table) == 4
+    click(app, "step")  # the open table stays open, and shows the new call
+    (after,) = tables()
+    assert len(after) == 4 and not after.equals(table)
 
 
 def test_good_url_settings_fill_the_controls():

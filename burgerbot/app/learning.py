@@ -186,6 +186,8 @@ def chart_with_table(
     *,
     caption: str | None = None,
     key: str | None = None,
+    chart_data: Any = None,
+    width: str = "stretch",
 ) -> None:
     """``chart`` with its data as a table one click away (a tab), for screen readers too.
 
@@ -195,9 +197,13 @@ def chart_with_table(
     of the page, hidden or not. Switching tabs reruns only this chart (a fragment).
 
     ``key`` names the open tab; by default it comes from the chart and the table's columns.
+    ``chart_data`` is the chart's data when ``chart`` is a spec without any (a live view
+    sends each step's data beside one cached spec), ``width`` the chart's width
+    (``"stretch"`` or ``"content"``).
     """
     spec = chart if isinstance(chart, dict) else chart.to_dict()
-    _chart_with_table(spec, data, caption, key or _table_key(spec, data, caption))
+    key = key or _table_key(spec, data, caption)
+    _chart_with_table(spec, data, caption, key, chart_data, width)
 
 
 TABLE_TAB = "Data as a table"
@@ -212,13 +218,20 @@ def _table_key(spec: dict, data: pd.DataFrame, caption: str | None) -> str:
 
 
 @st.fragment
-def _chart_with_table(spec: dict, data: pd.DataFrame, caption: str | None, key: str) -> None:
+def _chart_with_table(
+    spec: dict,
+    data: pd.DataFrame,
+    caption: str | None,
+    key: str,
+    chart_data: Any,
+    width: str,
+) -> None:
     keep_state(key, allowed=CHART_TABS)
     as_chart, as_table = st.tabs(list(CHART_TABS), key=key, on_change="rerun")
     with as_chart:
         # A copy: Streamlit takes the data out of the spec it is given, and a rerun of this
         # fragment draws the same spec again.
-        st.vega_lite_chart(copy.deepcopy(spec), width="stretch")
+        st.vega_lite_chart(chart_data, copy.deepcopy(spec), width=width)
     if as_table.open:
         with as_table:
             st.dataframe(data, hide_index=True, width="stretch")

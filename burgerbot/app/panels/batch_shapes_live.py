@@ -9,6 +9,7 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
+from burgerbot.app import learning
 from burgerbot.app.call_stepper import call_view
 from burgerbot.app.charts.batch_shapes import cell_count_heatmap, pole_angle_chart
 from burgerbot.app.glossary import term_link
@@ -164,14 +165,11 @@ def _chart_spec(kind: str, title: str, _sample: pd.DataFrame) -> dict:
 
 
 def _draw(kind: str, title: str, data: pd.DataFrame, width: str = "content") -> None:
-    """The chart with its data as a table one click away (like `learning.chart_with_table`,
-    from the cached spec: an altair chart built per step would make a click slow)."""
-    as_chart, as_table = st.tabs(["Chart", "Data as a table"])
-    table = _arrow(data)
-    with as_chart:
-        st.vega_lite_chart(table, _chart_spec(kind, title, data), width=width)
-    with as_table:
-        st.dataframe(table, hide_index=True)
+    """The chart with its data as a table one click away, from the cached spec (an altair
+    chart built per step would make a click slow); the table is drawn once its tab is open."""
+    learning.chart_with_table(
+        _chart_spec(kind, title, data), data, chart_data=_arrow(data), width=width
+    )
 
 
 def _pictures(call: BatchCall, env: str) -> tuple[str, Callable[[], None] | None]:
