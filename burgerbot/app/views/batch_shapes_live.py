@@ -35,7 +35,9 @@ SCROLL_ROWS = 12
 
 _SCROLL_STYLE = "max-height: 24rem; overflow: auto; margin-bottom: 1rem;"
 _COLUMNS_STYLE = "display: flex; flex-wrap: wrap; gap: 0 2rem; align-items: flex-start;"
-_COLUMN_STYLE = "flex: 1 1 18rem; min-width: 0;"
+# A column is never narrower than its table (min-content), so two that do not fit side by
+# side wrap to one under the other instead of one's table running under the other's text.
+_COLUMN_STYLE = "flex: 1 1 18rem; min-width: min-content;"
 _FIGURES_STYLE = "display: flex; flex-wrap: wrap; gap: 0.75rem;"
 _FIGURE_STYLE = "margin: 0; text-align: center;"
 

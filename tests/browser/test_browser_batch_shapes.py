@@ -1,0 +1,61 @@
+"""Batch shapes' live view as a learner sees it in Chromium: its two columns of arrays never
+draw over each other, on a wide screen or a narrow one, whatever the env's columns."""
+
+from __future__ import annotations
+
+import pytest
+from app_driver import RUN_TIMEOUT_S, AppView, wait_until
+from interactions import batch_step
+
+pytestmark = pytest.mark.browser
+
+# Each column of a side-by-side block in the live view, with how far its widest element
+# reaches past the column's right edge (0 when it fits), whether the column scrolls its
+# content sideways (overflowing content that is not clipped spills over), and where the
+# column is.
+_COLUMNS_JS = """() => {
+  const rows = [...document.querySelectorAll('.bb-call-view > div')].filter(
+    (el) => getComputedStyle(el).display === 'flex');
+  return rows.map((row) => [...row.children].map((column) => {
+    const box = column.getBoundingClientRect();
+    const reach = Math.max(0, ...[...column.querySelectorAll('*')].map(
+      (el) => el.getBoundingClientRect().right - box.right));
+    const clips = getComputedStyle(column).overflowX !== 'visible';
+    return {reach, scrolls: clips && column.scrollWidth > column.clientWidth + 1,
+            left: box.left, right: box.right, top: box.top, bottom: box.bottom};
+  }));
+}"""
+
+
+def _overlap(a: dict, b: dict) -> float:
+    width = min(a["right"], b["right"]) - max(a["left"], b["left"])
+    height = min(a["bottom"], b["bottom"]) - max(a["top"], b["top"])
+    return max(0.0, width) * max(0.0, height)
+
+
+@pytest.mark.parametrize("width", [1400, 760])
+@pytest.mark.parametrize("env", ["cartpole-v1", "burgerbot"])
+def test_the_live_views_columns_never_draw_over_each_other(view: AppView, env, width):
+    view.page.set_viewport_size({"width": width, "height": 900})
+    view.goto("batch_shapes", {"env": env})
+    _assert_apart(_columns(view))  # the reset
+    view.click("batch_shapes_step", until=lambda: batch_step(view) == 1)
+    _assert_apart(_columns(view))
+    view.assert_no_exception()
+
+
+def _columns(view: AppView) -> list[list[dict]]:
+    """The live view's side-by-side columns, once the view is in the page (it is drawn by a
+    component, just after the run that sends it)."""
+    wait_until(lambda: view.page.evaluate(_COLUMNS_JS), RUN_TIMEOUT_S, "the live view")
+    return view.page.evaluate(_COLUMNS_JS)
+
+
+def _assert_apart(rows: list[list[dict]]) -> None:
+    for columns in rows:
+        for column in columns:
+            # Content wider than its column must scroll inside it, not spill onto the next.
+            assert column["reach"] <= 1 or column["scrolls"], columns
+        for i, first in enumerate(columns):
+            for second in columns[i + 1 :]:
+                assert _overlap(first, second) == 0, columns
