@@ -216,7 +216,7 @@ def test_speed_chart_is_one_panel_per_stepping_with_okabe_ito_colours_and_shapes
     frame = chart_frame(make_speeds(like_this_server))
     assert set(frame["setup"]) == set(SETUPS) and len(frame) == 2 * (1 + 2 * len(SIZES))
     spec = speed_chart(frame).to_dict()
-    assert spec["facet"]["column"]["field"] == "stepping"
+    assert spec["facet"]["row"]["field"] == "stepping"
     layers = spec["spec"]["layer"]
     assert [layer["mark"]["type"] for layer in layers] == ["rule", "line", "point"]
     colour = layers[2]["encoding"]["color"]["scale"]

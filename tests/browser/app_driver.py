@@ -476,6 +476,18 @@ SETTLED_JS = """
 """
 
 EXCEPTION = '[data-testid="stException"]'
+_CHARTS_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
+  .every((chart) => chart.querySelector('.vega-embed canvas, .vega-embed svg'))"""
+# A chart spills over when its picture reaches past the right edge of the block it sits in
+# (a column, or the page's main block): Vega draws a fixed-width chart as wide as it is.
+_CHARTS_PAST_JS = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
+  .flatMap((chart, i) => {
+    const picture = chart.querySelector('.vega-embed canvas, .vega-embed svg');
+    const block = chart.closest('[data-testid="stVerticalBlock"]');
+    const past = picture.getBoundingClientRect().right - block.getBoundingClientRect().right;
+    const title = picture.getAttribute('aria-label') || `chart ${i + 1} on the page`;
+    return past > 1 ? [`${title}: ${Math.round(past)} px past its column`] : [];
+  })"""
 
 
 def new_context(browser: Any) -> Any:
@@ -570,6 +582,15 @@ class AppView:
         assert not boxes, "Streamlit exception box on the page:\n" + "\n---\n".join(boxes)
         state = self.page.get_attribute('[data-testid="stApp"]', "data-test-script-state")
         assert state != "compilationError", "the page failed to compile"
+
+    def charts_past_their_column(self, timeout: float = RUN_TIMEOUT_S) -> list[str]:
+        """Each chart drawn wider than the column it sits in: how many pixels it spills over.
+
+        Waits until every chart on the page has drawn its picture (Vega draws it after the
+        run has finished).
+        """
+        wait_until(lambda: self.page.evaluate(_CHARTS_DRAWN_JS), timeout, "every chart to be drawn")
+        return self.page.evaluate(_CHARTS_PAST_JS)
 
     def title(self) -> str:
         heading = self.page.locator('[data-testid="stMain"] h1').first

@@ -27,8 +27,18 @@ def test_page_loads_without_exception(view: AppView, app_page, report):
     view.assert_no_exception()
     assert view.title(), f"{app_page.file} shows no title"
     view.screenshot(app_page.stem)
+    assert not view.charts_past_their_column()
     report.record("render_s_first_visit", app_page.stem, round(seconds, 2))
     assert not view.console_errors, view.console_errors
+
+
+def test_every_chart_fits_its_column_on_a_narrow_screen(view: AppView, app_page):
+    """At 760 px (a tablet; Streamlit folds the sidebar away) no chart spills past its column
+    (the wide screen is checked on first visit and after the main interaction)."""
+    view.page.set_viewport_size({"width": 760, "height": 900})
+    view.goto(app_page.url_path)
+    view.assert_no_exception()
+    assert not view.charts_past_their_column()
 
 
 def test_main_interaction(view: AppView, app_page, report):
@@ -39,6 +49,7 @@ def test_main_interaction(view: AppView, app_page, report):
     seconds = interaction(view)
     view.assert_no_exception()
     view.screenshot(f"{app_page.stem}-after-interaction")
+    assert not view.charts_past_their_column()
     report.record("main_interaction_s", app_page.stem, round(seconds, 2))
     assert not view.console_errors, view.console_errors
 

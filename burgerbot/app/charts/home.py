@@ -7,7 +7,10 @@ import pandas as pd
 
 from burgerbot.app.charts.palette import SHAPES, colour_scale
 
-__all__ = ["PLAIN", "SETUPS", "forward_chart", "speed_chart"]
+__all__ = ["PANEL_WIDTH", "PLAIN", "SETUPS", "forward_chart", "speed_chart"]
+
+PANEL_WIDTH = 440
+"""The speed chart's panel width in pixels: with its axis it fits a 600-pixel column."""
 
 PLAIN = "plain loop (1 env)"
 SETUPS = (PLAIN, "Sync", "native")
@@ -24,7 +27,7 @@ def _x(values: list[int], field: str, title: str) -> alt.X:
 
 
 def speed_chart(frame: pd.DataFrame) -> alt.FacetChart:
-    """Transitions per second against N, one panel per way of picking actions.
+    """Transitions per second against N, one panel per way of picking actions, stacked.
 
     ``frame`` is `burgerbot.app.views.home.chart_frame`'s. Sync and native are lines with
     markers of their own shape; the plain loop (one env) is a point at N = 1 and a dashed
@@ -40,11 +43,9 @@ def speed_chart(frame: pd.DataFrame) -> alt.FacetChart:
         scale=alt.Scale(domain=list(SETUPS), range=list(SHAPES[:3])),
         legend=alt.Legend(orient="top"),
     )
-    y = alt.Y(
-        "transitions_per_s:Q",
-        title="transitions per second (log)",
-        scale=alt.Scale(type="log"),
-    )
+    # No axis title: one per stacked panel is longer than the panel is tall (they overlapped);
+    # the chart's title says what the axis is.
+    y = alt.Y("transitions_per_s:Q", title=None, scale=alt.Scale(type="log"))
     tooltip = [
         alt.Tooltip("setup:N"),
         alt.Tooltip("stepping:N"),
@@ -69,11 +70,22 @@ def speed_chart(frame: pd.DataFrame) -> alt.FacetChart:
         .encode(y=y, color=colour, tooltip=tooltip)
     )
     steppings = list(dict.fromkeys(frame["stepping"]))
+    # One panel above the other: Vega-Lite cannot fit a faceted chart to its container, and
+    # two panels side by side at a readable width spilled past the page on a laptop screen.
     return (
         alt.layer(plain, lines, points, data=frame)
-        .properties(width=400, height=165)
-        .facet(column=alt.Column("stepping:N", title=None, sort=steppings))
-        .properties(title="Transitions collected per second, measured on this server")
+        .properties(width=PANEL_WIDTH, height=130)
+        .facet(
+            row=alt.Row(
+                "stepping:N",
+                title=None,
+                sort=steppings,
+                header=alt.Header(
+                    labelOrient="top", labelAngle=0, labelAnchor="start", labelFontSize=12
+                ),
+            )
+        )
+        .properties(title="Transitions collected per second (log scale), measured on this server")
     )
 
 
