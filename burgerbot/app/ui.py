@@ -147,8 +147,8 @@ def lazy_expander(
     only this expander (a fragment), which then draws or drops its content.
 
     ``key`` names the expander's open state; by default it comes from the label, so two lazy
-    expanders on one page need different labels or keys. With a key, the expander stays open
-    when its label changes, and through runs that do not draw it (`keep_state`).
+    expanders on one page need different labels or keys. The expander stays open through runs
+    that do not draw it and, given a key, when its label changes (`keep_state`).
     """
     _lazy_expander(label, draw, key or _expander_key(label), icon, expanded)
 

@@ -7,10 +7,10 @@ import pandas as pd
 
 from burgerbot.app.charts.palette import SHAPES, colour_scale
 
-__all__ = ["PANEL_WIDTH", "PLAIN", "SETUPS", "forward_chart", "speed_chart"]
+__all__ = ["PLAIN", "SETUPS", "forward_chart", "speed_chart"]
 
-PANEL_WIDTH = 440
-"""The speed chart's panel width in pixels: with its axis it fits a 600-pixel column."""
+# The speed chart's panel width in pixels: with its axis it fits a 600-pixel column.
+_PANEL_WIDTH = 440
 
 PLAIN = "plain loop (1 env)"
 SETUPS = (PLAIN, "Sync", "native")
@@ -74,7 +74,7 @@ def speed_chart(frame: pd.DataFrame) -> alt.FacetChart:
     # two panels side by side at a readable width spilled past the page on a laptop screen.
     return (
         alt.layer(plain, lines, points, data=frame)
-        .properties(width=PANEL_WIDTH, height=130)
+        .properties(width=_PANEL_WIDTH, height=130)
         .facet(
             row=alt.Row(
                 "stepping:N",
