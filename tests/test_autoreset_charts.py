@@ -12,7 +12,7 @@ from burgerbot.app.charts.autoreset import (
     episode_timeline,
     finished_episodes_chart,
 )
-from burgerbot.app.charts.palette import OKABE_ITO, SHAPES
+from burgerbot.app.palette import OKABE_ITO, SHAPES
 from burgerbot.app.views.autoreset import MODES, mode_of
 from burgerbot.app.views.autoreset_counting import count_finished_by_mode
 from burgerbot.app.views.autoreset_timeline import RESET_MARKERS, timeline_cells

@@ -16,7 +16,7 @@ from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 from burgerbot import BurgerBotVectorEnv, world
 from burgerbot.app.caps import CAPS, Caps
 from burgerbot.app.charts.batch_shapes import POLE_ANGLE_LIMIT, cell_count_heatmap, pole_angle_chart
-from burgerbot.app.charts.palette import OKABE_ITO
+from burgerbot.app.palette import OKABE_ITO
 from burgerbot.app.scripts.batch_shapes import snippet_for
 from burgerbot.app.views import batch_shapes_run
 from burgerbot.app.views.batch_shapes import (

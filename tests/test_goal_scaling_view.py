@@ -16,7 +16,7 @@ import pytest
 from burgerbot.app.caps import Caps
 from burgerbot.app.charts import goal_scaling as scaling_charts
 from burgerbot.app.charts.goal_scaling import LAYERS, scaling_panel
-from burgerbot.app.charts.palette import OKABE_ITO
+from burgerbot.app.palette import OKABE_ITO
 from burgerbot.app.progress import ThrottledProgress
 from burgerbot.app.scripts import goal_scaling as scaling_snippets
 from burgerbot.app.scripts.goal_scaling import snippet_for

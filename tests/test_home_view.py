@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from burgerbot.app.charts.home import PLAIN, SETUPS, forward_chart, speed_chart
-from burgerbot.app.charts.palette import OKABE_ITO, SHAPES
+from burgerbot.app.palette import OKABE_ITO, SHAPES
 from burgerbot.app.views.home import (
     NO,
     PREDICTION_N,

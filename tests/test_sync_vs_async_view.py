@@ -14,9 +14,9 @@ from child_processes import worker_pids
 
 from burgerbot.app.caps import Caps
 from burgerbot.app.charts import sync_vs_async as timing_charts
-from burgerbot.app.charts.palette import BACKEND_COLOURS as PALETTE
-from burgerbot.app.charts.palette import OKABE_ITO, SHAPES
 from burgerbot.app.charts.sync_vs_async import BACKEND_COLOURS, speedup_chart, throughput_chart
+from burgerbot.app.palette import BACKEND_COLOURS as PALETTE
+from burgerbot.app.palette import OKABE_ITO, SHAPES
 from burgerbot.app.scripts import sync_vs_async as timing_snippets
 from burgerbot.app.scripts.sync_vs_async import snippet_for
 from burgerbot.app.slots import BudgetExceeded, WorkerBudget

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from burgerbot.app.charts.palette import OKABE_ITO
 from burgerbot.app.charts.training_data import target_counts, targets_chart
+from burgerbot.app.palette import OKABE_ITO
 from burgerbot.app.views.training_data import (
     ROWS_OPTIONS,
     TrainingSettings,

@@ -12,7 +12,6 @@ import pytest
 from shown_scripts import assert_script_behaves
 
 from burgerbot.app.caps import Caps
-from burgerbot.app.charts.palette import OKABE_ITO, SHAPES
 from burgerbot.app.charts.why_batches import (
     EVENT_LABELS,
     buffer_cells,
@@ -20,6 +19,7 @@ from burgerbot.app.charts.why_batches import (
     buffer_heatmap,
     learning_curve,
 )
+from burgerbot.app.palette import OKABE_ITO, SHAPES
 from burgerbot.app.scripts.why_batches import buffer_script, q_learning_script, training_script
 from burgerbot.app.views import why_batches as why_view
 from burgerbot.app.views.why_batches import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from burgerbot.app.charts.palette import OKABE_ITO, SHAPES, colour_scale
+from burgerbot.app.palette import OKABE_ITO, SHAPES, colour_scale
 from burgerbot.app.views.autoreset import MODES
 from burgerbot.app.views.autoreset_timeline import RESET_MARKERS
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from burgerbot.app.charts.palette import OKABE_ITO
+from burgerbot.app.palette import OKABE_ITO
 from burgerbot.app.views.batch_shapes_pictures import CARTPOLE_LIMITS
 
 __all__ = ["POLE_ANGLE_LIMIT", "cell_count_heatmap", "pole_angle_chart"]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import altair as alt
 import pandas as pd
 
-from burgerbot.app.charts.palette import OKABE_ITO
+from burgerbot.app.palette import OKABE_ITO
 
 __all__ = ["LAYERS", "LAYER_SHAPES", "METRIC_TITLES", "scaling_panel"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from burgerbot.app.charts.palette import SHAPES, colour_scale
+from burgerbot.app.palette import SHAPES, colour_scale
 
 __all__ = ["PLAIN", "SETUPS", "forward_chart", "speed_chart"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from burgerbot.app.charts.palette import BACKEND_COLOURS, OKABE_ITO, SHAPES
 from burgerbot.app.labels import BACKEND_NAMES
+from burgerbot.app.palette import BACKEND_COLOURS, OKABE_ITO, SHAPES
 
 __all__ = ["BACKEND_COLOURS", "BACKEND_SHAPES", "NATIVE_LABEL", "speedup_chart", "throughput_chart"]
 

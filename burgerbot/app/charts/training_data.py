@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from burgerbot.app.charts.palette import OKABE_ITO, SHAPES
+from burgerbot.app.palette import OKABE_ITO, SHAPES
 
 __all__ = ["ROW_KINDS", "target_counts", "targets_chart"]
 
