@@ -187,6 +187,8 @@ def html_tables(text: str) -> list[Any]:
                 tables[-1][-1][-1] += data
 
     Cells().feed(text)
+    # markdown-it puts a newline between a row's cells: only a cell's own text counts.
+    tables = [[[cell.strip() for cell in row] for row in table] for table in tables]
     return [pd.DataFrame(body, columns=header) for header, *body in tables]
 
 
@@ -194,7 +196,7 @@ def html_text(text: str) -> str:
     """The text of an HTML fragment, without its tags (entities decoded)."""
     import html
 
-    return html.unescape(re.sub(r"<[^>]+>", "", text))
+    return html.unescape(re.sub(r"<[^>]+>", "", text)).strip()
 
 
 def live_view_html(app: AppTest, key: str = "batch_shapes_live") -> str:
