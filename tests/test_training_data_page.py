@@ -8,7 +8,7 @@ from page_apptest import open_app_page, open_tab, tab_texts, texts
 from shown_scripts import assert_script_behaves
 from streamlit.testing.v1 import AppTest
 
-from burgerbot.app.views.training_data import ROWS_OPTIONS
+from burgerbot.app.logic.training_data import ROWS_OPTIONS
 from burgerbot.targets import collect_buffer, follows_world_rules, transition_mask
 
 pytestmark = pytest.mark.slow

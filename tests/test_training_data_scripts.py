@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from shown_scripts import assert_script_behaves, run_notebook
 
+from burgerbot.app.logic.training_data import TrainingSettings, seeding_demo, training_run
 from burgerbot.app.notebook import script_notebook
 from burgerbot.app.scripts import is_fragment
 from burgerbot.app.scripts.training_data import (
@@ -19,8 +20,6 @@ from burgerbot.app.scripts.training_data import (
     seeding_script,
     targets_script,
 )
-from burgerbot.app.views.training_data import TrainingSettings, training_run
-from burgerbot.app.views.training_data_seeding import seeding_demo
 from burgerbot.targets import collect_buffer, transition_mask
 
 pytestmark = pytest.mark.slow

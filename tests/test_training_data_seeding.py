@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 import pandas as pd
 
-from burgerbot.app.views import training_data_seeding as seeding
+from burgerbot.app.logic import training_data as seeding
 
 
 def cartpole_start(seed):

@@ -9,28 +9,28 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from burgerbot.app.charts.training_data import target_counts, targets_chart
-from burgerbot.app.palette import OKABE_ITO
-from burgerbot.app.views.training_data import (
+from burgerbot.app.logic.training_data import (
     ROWS_OPTIONS,
     TrainingSettings,
+    buffer_grid,
+    endings,
+    endings_sentence,
+    mask_grid,
+    reset_rows,
     resolve_settings,
+    row_details,
     rows_answer,
     rows_explanation,
+    seeding_demo,
     takeaways,
+    target_counts,
+    target_points,
+    targets_chart,
+    targets_grid,
     targets_sentence,
     training_run,
 )
-from burgerbot.app.views.training_data_endings import endings, endings_sentence
-from burgerbot.app.views.training_data_seeding import seeding_demo
-from burgerbot.app.views.training_data_tables import (
-    buffer_grid,
-    mask_grid,
-    reset_rows,
-    row_details,
-    target_points,
-    targets_grid,
-)
+from burgerbot.app.palette import OKABE_ITO
 
 # The hand case of test_training_data_targets.py: env 0 hits on call 3, env 1 is truncated
 # (max_steps=4) on call 4 facing north at (0, 1).

@@ -5,9 +5,8 @@ seeding, and the masking exercise's answer. Each runs on its own with gymnasium,
 
 from __future__ import annotations
 
+from burgerbot.app.logic.training_data import FACTORY_SEED, SEEDING_ENVS, TrainingSettings
 from burgerbot.app.scripts import fragment_header
-from burgerbot.app.views.training_data import TrainingSettings
-from burgerbot.app.views.training_data_seeding import FACTORY_SEED, SEEDING_ENVS
 from burgerbot.targets import GAMMA
 
 __all__ = [
