@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from burgerbot.app.views.goal_scaling import DEFAULT_NUM_ENVS, ScalingSettings, run_sweep
-from burgerbot.app.views.goal_scaling_agreement import compare_backends, comparison_settings
+from burgerbot.app.logic.goal_scaling import (
+    DEFAULT_NUM_ENVS,
+    ScalingSettings,
+    compare_backends,
+    comparison_settings,
+    run_sweep,
+)
 
 
 def test_comparison_settings_are_small_but_long_enough_for_goals():

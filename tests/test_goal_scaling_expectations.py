@@ -7,9 +7,11 @@ import math
 import pytest
 
 from burgerbot.app.caps import Caps
-from burgerbot.app.views.goal_scaling import DEFAULT_NUM_ENVS, ScalingSettings, check_budget
-from burgerbot.app.views.goal_scaling_expectations import (
+from burgerbot.app.logic.goal_scaling import (
+    DEFAULT_NUM_ENVS,
     GoalRate,
+    ScalingSettings,
+    check_budget,
     expectations,
     lesson_expectations,
     measure_goal_rate,

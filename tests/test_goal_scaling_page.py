@@ -16,13 +16,16 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as app_test_module
 
 from burgerbot.app.caps import CAPS
+from burgerbot.app.logic.goal_scaling import (
+    ScalingSettings,
+    budget_reading,
+    comparison_settings,
+    goal_bucket,
+    measure_goal_rate,
+    run_lesson,
+    summarise,
+)
 from burgerbot.app.scripts.goal_scaling import exercise_answer_script, snippet_for
-from burgerbot.app.views.goal_scaling import ScalingSettings
-from burgerbot.app.views.goal_scaling_agreement import comparison_settings
-from burgerbot.app.views.goal_scaling_expectations import measure_goal_rate
-from burgerbot.app.views.goal_scaling_lesson import goal_bucket, run_lesson
-from burgerbot.app.views.goal_scaling_reading import budget_reading
-from burgerbot.app.views.goal_scaling_summary import summarise
 from burgerbot.experiments import goal_scaling
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,23 +5,21 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from burgerbot.app.views.goal_scaling_lesson import (
+from burgerbot.app.logic.goal_scaling import (
     GOAL_OPTIONS,
     VISIBLE_GOALS,
     LessonRun,
+    budget_reading,
     check_explanation,
     goal_bucket,
     lesson_verdict,
-    run_lesson,
-    takeaways,
-)
-from burgerbot.app.views.goal_scaling_reading import (
-    budget_reading,
     level_reading,
     rate_reading,
     rise_reading,
+    run_lesson,
+    summarise,
+    takeaways,
 )
-from burgerbot.app.views.goal_scaling_summary import summarise
 from burgerbot.experiments import goal_scaling
 
 

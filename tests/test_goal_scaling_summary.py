@@ -8,7 +8,7 @@ import math
 import pandas as pd
 import pytest
 
-from burgerbot.app.views.goal_scaling_summary import (
+from burgerbot.app.logic.goal_scaling import (
     chart_data,
     doubling_verdict,
     summarise,

@@ -1,4 +1,4 @@
-"""The "Goal scaling" settings, caps, runs, chart and script (`views.goal_scaling` & co)."""
+"""The "Goal scaling" settings, caps, runs, chart and script (`logic.goal_scaling` & co)."""
 
 from __future__ import annotations
 
@@ -14,26 +14,24 @@ import pandas as pd
 import pytest
 
 from burgerbot.app.caps import Caps
-from burgerbot.app.charts import goal_scaling as scaling_charts
-from burgerbot.app.charts.goal_scaling import LAYERS, scaling_panel
+from burgerbot.app.logic import goal_scaling as scaling_logic
+from burgerbot.app.logic.goal_scaling import (
+    DEFAULT_NUM_ENVS,
+    LAYERS,
+    SPECS,
+    ScalingSettings,
+    chart_data,
+    check_budget,
+    resolve_settings,
+    run_sweep,
+    scaling_panel,
+    summarise,
+    sweep_cap,
+)
 from burgerbot.app.palette import OKABE_ITO
 from burgerbot.app.progress import ThrottledProgress
 from burgerbot.app.scripts import goal_scaling as scaling_snippets
 from burgerbot.app.scripts.goal_scaling import snippet_for
-from burgerbot.app.views import goal_scaling as scaling_view
-from burgerbot.app.views import goal_scaling_agreement as agreement_view
-from burgerbot.app.views import goal_scaling_expectations as expectations_view
-from burgerbot.app.views import goal_scaling_summary as summary_view
-from burgerbot.app.views.goal_scaling import (
-    DEFAULT_NUM_ENVS,
-    SPECS,
-    ScalingSettings,
-    check_budget,
-    resolve_settings,
-    run_sweep,
-    sweep_cap,
-)
-from burgerbot.app.views.goal_scaling_summary import chart_data, summarise
 from burgerbot.experiments import goal_scaling, random_actions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -233,11 +231,7 @@ def test_script_uses_only_gymnasium_numpy_and_burgerbot():
 @pytest.mark.parametrize(
     "module",
     [
-        scaling_view,
-        expectations_view,
-        summary_view,
-        agreement_view,
-        scaling_charts,
+        scaling_logic,
         scaling_snippets,
     ],
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from burgerbot.app.views.goal_scaling import ScalingSettings
+from burgerbot.app.logic.goal_scaling import ScalingSettings
 
 __all__ = ["EXERCISE_RUNS", "exercise_answer_script", "snippet_for"]
 
