@@ -5,28 +5,31 @@ from __future__ import annotations
 import streamlit as st
 
 from burgerbot.app import learning, measured, ui
-from burgerbot.app.charts.home import forward_chart, speed_chart
 from burgerbot.app.glossary import term_link
 from burgerbot.app.labels import VERDICTS
-from burgerbot.app.scripts.home import speed_script
-from burgerbot.app.views.home import (
+from burgerbot.app.logic.home import (
+    LESSON_FIXES,
     NO,
+    PATH,
     PREDICTION_N,
     SPECS,
     YES,
     chart_frame,
     env_story,
+    forward_chart,
     forward_frame,
     forward_story,
+    lesson_goal_fix,
     measure_speeds,
     metric_delta,
     policy_story,
     prediction_explanation,
     prediction_truth,
     sizes_for,
+    speed_chart,
     speed_takeaways,
 )
-from burgerbot.app.views.home_path import LESSON_FIXES, PATH, lesson_goal_fix
+from burgerbot.app.scripts.home import speed_script
 
 PAGE = "home"
 PID = "home_sync16"

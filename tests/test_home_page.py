@@ -11,7 +11,7 @@ from page_apptest import open_expanders, texts
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.labels import VERDICTS
-from burgerbot.app.views.home import NO, YES
+from burgerbot.app.logic.home import NO, YES
 
 ROOT = Path(__file__).resolve().parent.parent
 PID = "home_sync16"

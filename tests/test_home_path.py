@@ -12,7 +12,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 from burgerbot.app.labels import VERDICTS
-from burgerbot.app.views.home_path import (
+from burgerbot.app.logic.home import (
     LESSON_FIXES,
     PATH,
     EpisodeFacts,

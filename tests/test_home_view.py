@@ -5,11 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from burgerbot.app.charts.home import PLAIN, SETUPS, forward_chart, speed_chart
-from burgerbot.app.palette import OKABE_ITO, SHAPES
-from burgerbot.app.views.home import (
+from burgerbot.app.logic.home import (
     NO,
+    PLAIN,
     PREDICTION_N,
+    SETUPS,
     SIZES,
     YES,
     Rate,
@@ -17,6 +17,7 @@ from burgerbot.app.views.home import (
     chart_frame,
     compare,
     env_story,
+    forward_chart,
     forward_frame,
     forward_story,
     measure_speeds,
@@ -26,8 +27,10 @@ from burgerbot.app.views.home import (
     prediction_explanation,
     prediction_truth,
     sizes_for,
+    speed_chart,
     speed_takeaways,
 )
+from burgerbot.app.palette import OKABE_ITO, SHAPES
 
 
 def make_speeds(rates, forward_us=(10.0, 12.0, 15.0, 30.0), spread=0.9, sizes=SIZES) -> Speeds:

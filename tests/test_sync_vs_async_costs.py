@@ -7,10 +7,10 @@ import doctest
 import pandas as pd
 import pytest
 
-from burgerbot.app.views import sync_vs_async_costs as costs_view
-from burgerbot.app.views.sync_vs_async import CallCost
-from burgerbot.app.views.sync_vs_async_costs import (
+from burgerbot.app.logic import sync_vs_async as costs_view
+from burgerbot.app.logic.sync_vs_async import (
     Bookkeeping,
+    CallCost,
     faster_backend,
     measure_bookkeeping,
     micros,

@@ -13,9 +13,9 @@ from shown_scripts import assert_script_behaves
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.caps import CAPS
+from burgerbot.app.logic.sync_vs_async import TimingSettings
 from burgerbot.app.scripts.sync_vs_async import EXERCISE_ANSWER, snippet_for
 from burgerbot.app.slots import WORKER_BUDGET
-from burgerbot.app.views.sync_vs_async import TimingSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/sync_vs_async.py"

@@ -1,4 +1,4 @@
-"""The "Sync vs Async" logic, charts and script (`burgerbot.app.views.sync_vs_async` & co)."""
+"""The "Sync vs Async" logic, charts and script (`burgerbot.app.logic.sync_vs_async` & co)."""
 
 from __future__ import annotations
 
@@ -13,15 +13,9 @@ import pytest
 from child_processes import worker_pids
 
 from burgerbot.app.caps import Caps
-from burgerbot.app.charts import sync_vs_async as timing_charts
-from burgerbot.app.charts.sync_vs_async import BACKEND_COLOURS, speedup_chart, throughput_chart
-from burgerbot.app.palette import BACKEND_COLOURS as PALETTE
-from burgerbot.app.palette import OKABE_ITO, SHAPES
-from burgerbot.app.scripts import sync_vs_async as timing_snippets
-from burgerbot.app.scripts.sync_vs_async import snippet_for
-from burgerbot.app.slots import BudgetExceeded, WorkerBudget
-from burgerbot.app.views import sync_vs_async as timing_view
-from burgerbot.app.views.sync_vs_async import (
+from burgerbot.app.logic import sync_vs_async as timing_logic
+from burgerbot.app.logic.sync_vs_async import (
+    BACKEND_COLOURS,
     LESSON,
     SPECS,
     CallCost,
@@ -34,10 +28,17 @@ from burgerbot.app.views.sync_vs_async import (
     predicted_crossover,
     resolve_settings,
     run_timing,
+    speedup_chart,
     speedups,
+    throughput_chart,
     timing_table,
     usable_cores,
 )
+from burgerbot.app.palette import BACKEND_COLOURS as PALETTE
+from burgerbot.app.palette import OKABE_ITO, SHAPES
+from burgerbot.app.scripts import sync_vs_async as timing_snippets
+from burgerbot.app.scripts.sync_vs_async import snippet_for
+from burgerbot.app.slots import BudgetExceeded, WorkerBudget
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -335,6 +336,6 @@ def test_script_mentions_the_step_cost_only_when_there_is_one():
     assert "WORK_SECONDS = 0.00025" in code and 'WORK_KIND = "busy"' in code
 
 
-@pytest.mark.parametrize("module", [timing_view, timing_charts, timing_snippets])
+@pytest.mark.parametrize("module", [timing_logic, timing_snippets])
 def test_docstring_examples_run(module):
     assert doctest.testmod(module).failed == 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from burgerbot.app.views.sync_vs_async import TimingSettings, plan
+from burgerbot.app.logic.sync_vs_async import TimingSettings, plan
 
 __all__ = ["EXERCISE_ANSWER", "snippet_for"]
 

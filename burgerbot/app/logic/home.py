@@ -7,33 +7,49 @@ the slowest of the repeats (the spread), so its wording follows the data either 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
+import altair as alt
+import numpy as np
 import pandas as pd
 
 from burgerbot.app.caps import CAPS
 from burgerbot.app.glossary import term_link
+from burgerbot.app.palette import SHAPES, colour_scale
 from burgerbot.app.settings import IntSetting
 from burgerbot.speed import forward_speeds, loop_speeds
+from burgerbot.statistics import poisson_zero_chance
+from burgerbot.world import GOAL_REWARD, NUM_ACTIONS, NUM_STATES, START_STATE, TABLES
 
 __all__ = [
+    "LESSON_FIXES",
     "NO",
+    "PATH",
+    "PLAIN",
     "PREDICTION_N",
+    "SETUPS",
     "SIZES",
     "SPECS",
     "YES",
+    "EpisodeFacts",
+    "LessonFix",
     "Speeds",
+    "Stop",
     "chart_frame",
     "compare",
     "env_story",
+    "episode_facts",
+    "forward_chart",
     "forward_frame",
     "forward_story",
+    "lesson_goal_fix",
     "measure_speeds",
     "metric_delta",
     "policy_story",
     "prediction_explanation",
     "prediction_truth",
     "sizes_for",
+    "speed_chart",
     "speed_takeaways",
 ]
 
@@ -340,3 +356,282 @@ def forward_frame(forwards: pd.DataFrame) -> pd.DataFrame:
         ],
         ignore_index=True,
     ).round({"us_per_call": 1})
+
+
+# --- views/home_path.py ---
+# Home's map: the lesson's code that no longer works as written, and a path through the pages.
+
+TARGET_GOALS = 20
+"""Goals expected per setting before a doubling stands out from the noise."""
+
+
+@dataclass(frozen=True)
+class EpisodeFacts:
+    """A uniformly random BurgerBot's episodes, computed exactly from the world's rules."""
+
+    goal_chance: float
+    """Probability that an episode ends at the goal."""
+    mean_length: float
+    """Expected env-steps per episode (time limit included)."""
+
+    @property
+    def goals_per_env_step(self) -> float:
+        """Long-run goals per env-step (renewal: goals per episode over steps per episode)."""
+        return self.goal_chance / self.mean_length
+
+    def expected_goals(self, step_calls: int, num_envs: int) -> float:
+        """Expected goals in ``step_calls`` calls of a NEXT_STEP vector env.
+
+        Each episode also uses one reset call that is not a transition, hence the + 1.
+        """
+        return step_calls * num_envs * self.goal_chance / (self.mean_length + 1)
+
+
+@cache
+def episode_facts(max_steps: int = 150) -> EpisodeFacts:
+    """Follow the probability of every state through one episode of uniformly random actions.
+
+    >>> facts = episode_facts()
+    >>> round(1 / facts.goal_chance, -2), round(facts.mean_length, 1)
+    (3700.0, 9.9)
+    """
+    alive = np.zeros(NUM_STATES)
+    alive[START_STATE] = 1.0
+    is_goal = TABLES.reward == GOAL_REWARD
+    goes_on = ~TABLES.terminated
+    goal_chance = mean_length = 0.0
+    for _ in range(max_steps):
+        mean_length += alive.sum()  # the episode takes this step if it has not ended yet
+        by_action = np.repeat(alive / NUM_ACTIONS, NUM_ACTIONS)  # index state * 4 + action
+        goal_chance += by_action[is_goal].sum()
+        alive = np.bincount(
+            TABLES.next_state[goes_on], weights=by_action[goes_on], minlength=NUM_STATES
+        )
+    return EpisodeFacts(float(goal_chance), float(mean_length))
+
+
+@dataclass(frozen=True)
+class LessonFix:
+    """One place where the lesson's code does not work as written today, and the fix."""
+
+    kind: str
+    """A key of `burgerbot.app.labels.VERDICTS`."""
+    problem: str
+    fix: str
+    page: str
+    """The file in app_pages/ that runs it."""
+    link: str
+    detail: str = ""
+    """More on it, for a tooltip."""
+
+
+def lesson_goal_fix(facts: EpisodeFacts | None = None) -> LessonFix:
+    """The goal experiment's line, its expected counts computed from the world's rules."""
+    facts = facts or episode_facts()
+    four, eight = facts.expected_goals(500, 4), facts.expected_goals(500, 8)
+    needed = float(f"{TARGET_GOALS / facts.goals_per_env_step:.2g}")
+    return LessonFix(
+        "not_visible",
+        "500 steps with 4 envs, then 8: the goal count roughly doubles",
+        f"true on average, but {four:.2f} and {eight:.2f} goals are expected: "
+        f"{poisson_zero_chance(four):.0%} and {poisson_zero_chance(eight):.0%} of runs show none",
+        "goal_scaling.py",
+        "Goal scaling",
+        f"A random BurgerBot reaches the goal in 1 episode of {1 / facts.goal_chance:,.0f}, "
+        f"episodes last {facts.mean_length:.1f} steps on average (both computed exactly from "
+        f"the world's rules). Seeing the doubling takes about {needed:,.0f} env-steps per "
+        f"setting ({TARGET_GOALS} goals expected), or many seeds.",
+    )
+
+
+LESSON_FIXES = (
+    LessonFix(
+        "changed",
+        "the call that ends an episode returns the next episode's first observation",
+        "it returns the final one; the *next* call resets that env (NEXT_STEP)",
+        "autoreset.py",
+        "Auto-reset",
+        "Since gymnasium 1.0 the default is `AutoresetMode.NEXT_STEP`: the reset call ignores "
+        "that env's action and returns reward 0 with both flags False.",
+    ),
+    LessonFix(
+        "changed",
+        '`infos["final_observation"]`',
+        'gone: `obs` of the ending call (NEXT_STEP), or `infos["final_obs"]` (SAME_STEP)',
+        "autoreset.py",
+        "Auto-reset",
+        "`gym.vector.SyncVectorEnv(fns, autoreset_mode=AutoresetMode.SAME_STEP)` behaves as the "
+        "lesson says, with the keys `final_obs` and `final_info` (and masks `_final_obs`, "
+        "`_final_info`).",
+    ),
+    LessonFix(
+        "never_valid",
+        '`PPO("MlpPolicy", env, n_envs=4)`',
+        "`make_vec_env(make_env, n_envs=4)`, then pass that to PPO",
+        "sb3.py",
+        "Stable-Baselines3",
+        "No Stable-Baselines3 release had an `n_envs` argument on PPO: a mistake in the "
+        "lesson's text, not a change in the library.",
+    ),
+    LessonFix(
+        "never_valid",
+        "a Gymnasium `SyncVectorEnv` given to PPO",
+        "SB3's own VecEnv (`make_vec_env` builds a `DummyVecEnv`)",
+        "sb3.py",
+        "Stable-Baselines3",
+        "No Stable-Baselines3 release ever trained on a Gymnasium vector env as N envs (older "
+        "releases took it for one env with a batched observation and failed in training); "
+        "SB3's own VecEnvs reset on the same step and keep the last observation in "
+        '`infos[i]["terminal_observation"]`.',
+    ),
+)
+"""The lines whose wording is fixed; `lesson_goal_fix` gives the goal experiment's line."""
+
+
+@dataclass(frozen=True)
+class Stop:
+    """One stop on the suggested path: a page and what to do there."""
+
+    page: str
+    title: str
+    what: str
+
+
+PATH = (
+    Stop("batch_shapes.py", "Batch shapes", "every array one call returns"),
+    Stop("autoreset.py", "Auto-reset", "episodes ending and restarting"),
+    Stop("training_data.py", "From batches to training data", "which rows are transitions"),
+    Stop("why_batches.py", "Why batches help", "calls per PPO batch"),
+    Stop("sb3.py", "Stable-Baselines3", "`make_vec_env` and SB3's VecEnv"),
+    Stop("goal_scaling.py", "Goal scaling", "exercise 1: goals with 8 envs"),
+    Stop("sync_vs_async.py", "Sync vs Async", "exercise 2: one process or many"),
+    Stop("mistakes.py", "Shapes, dtypes and mistakes", "exercise 3, common errors"),
+    Stop("lesson_vs_today.py", "The lesson vs today", "every disagreement, run live"),
+)
+"""The suggested order through the pages (the Glossary is there whenever a word is new)."""
+
+
+# --- charts/home.py ---
+# Home page charts: transitions per second against N, and a policy forward pass against N.
+
+# The speed chart's panel width in pixels: with its axis it fits a 600-pixel column.
+_PANEL_WIDTH = 440
+
+PLAIN = "plain loop (1 env)"
+SETUPS = (PLAIN, "Sync", "native")
+"""The setups of `chart_frame`, in legend order."""
+
+
+def _x(values: list[int], field: str, title: str) -> alt.X:
+    return alt.X(
+        f"{field}:Q",
+        title=title,
+        scale=alt.Scale(type="log", base=2, nice=False, padding=12),
+        axis=alt.Axis(values=values, format="d"),
+    )
+
+
+def speed_chart(frame: pd.DataFrame) -> alt.FacetChart:
+    """Transitions per second against N, one panel per way of picking actions, stacked.
+
+    ``frame`` is `chart_frame`'s. Sync and native are lines with
+    markers of their own shape; the plain loop (one env) is a point at N = 1 and a dashed
+    line across the panel, so every N can be read against it.
+    """
+    values = sorted(int(n) for n in frame["num_envs"].unique())
+    colour = alt.Color(
+        "setup:N", title=None, scale=colour_scale(SETUPS), legend=alt.Legend(orient="top")
+    )
+    shape = alt.Shape(
+        "setup:N",
+        title=None,
+        scale=alt.Scale(domain=list(SETUPS), range=list(SHAPES[:3])),
+        legend=alt.Legend(orient="top"),
+    )
+    # No axis title: one per stacked panel is longer than the panel is tall (they overlapped);
+    # the chart's title says what the axis is.
+    y = alt.Y("transitions_per_s:Q", title=None, scale=alt.Scale(type="log"))
+    tooltip = [
+        alt.Tooltip("setup:N"),
+        alt.Tooltip("stepping:N"),
+        alt.Tooltip("num_envs:Q", title="N"),
+        alt.Tooltip("transitions_per_s:Q", title="transitions/s (best repeat)", format=",.0f"),
+        alt.Tooltip("slowest_repeat:Q", title="transitions/s (slowest repeat)", format=",.0f"),
+        alt.Tooltip("us_per_call:Q", title="µs per step() call", format=",.1f"),
+    ]
+    base = alt.Chart().encode(
+        x=_x(values, "num_envs", "N, envs per step() call (log scale)"),
+        y=y,
+        color=colour,
+        tooltip=tooltip,
+    )
+    vectors = base.transform_filter(alt.datum.setup != PLAIN)
+    lines = vectors.mark_line()
+    points = base.mark_point(filled=True, size=80, opacity=1).encode(shape=shape)
+    plain = (
+        alt.Chart()
+        .transform_filter(alt.datum.setup == PLAIN)
+        .mark_rule(strokeDash=[6, 4])
+        .encode(y=y, color=colour, tooltip=tooltip)
+    )
+    steppings = list(dict.fromkeys(frame["stepping"]))
+    # One panel above the other: Vega-Lite cannot fit a faceted chart to its container, and
+    # two panels side by side at a readable width spilled past the page on a laptop screen.
+    return (
+        alt.layer(plain, lines, points, data=frame)
+        .properties(width=_PANEL_WIDTH, height=130)
+        .facet(
+            row=alt.Row(
+                "stepping:N",
+                title=None,
+                sort=steppings,
+                header=alt.Header(
+                    labelOrient="top", labelAngle=0, labelAnchor="start", labelFontSize=12
+                ),
+            )
+        )
+        .properties(title="Transitions collected per second (log scale), measured on this server")
+    )
+
+
+def forward_chart(frame: pd.DataFrame) -> alt.LayerChart:
+    """Microseconds per policy forward pass against the batch size, both axes logarithmic.
+
+    ``frame`` is `forward_frame`'s: the measured cost and, dashed,
+    what it would be if it grew in proportion to the batch.
+    """
+    values = sorted(int(n) for n in frame["batch_size"].unique())
+    series = list(dict.fromkeys(frame["series"]))
+    encoding = {
+        "x": _x(values, "batch_size", "observations per forward pass (log scale)"),
+        "y": alt.Y(
+            # Short: a rotated title longer than the plot makes Vega's "fit" shrink the plot.
+            "us_per_call:Q",
+            title="µs per pass (log)",
+            scale=alt.Scale(type="log"),
+        ),
+        "color": alt.Color(
+            "series:N", title=None, scale=colour_scale(series), legend=alt.Legend(orient="top")
+        ),
+        "strokeDash": alt.StrokeDash(
+            "series:N",
+            title=None,
+            scale=alt.Scale(domain=series, range=[[1, 0], [6, 4]]),
+            legend=alt.Legend(orient="top"),
+        ),
+        "tooltip": [
+            alt.Tooltip("series:N", title="what"),
+            alt.Tooltip("batch_size:Q", title="observations"),
+            alt.Tooltip("us_per_call:Q", title="µs per forward pass", format=",.1f"),
+        ],
+    }
+    base = alt.Chart(frame).encode(**encoding)
+    shape = alt.Shape(
+        "series:N",
+        title=None,
+        scale=alt.Scale(domain=series, range=list(SHAPES[:2])),
+        legend=alt.Legend(orient="top"),
+    )
+    return (
+        base.mark_line() + base.mark_point(filled=True, size=70, opacity=1).encode(shape=shape)
+    ).properties(title="One policy forward pass, measured on this server", height=250)
