@@ -9,12 +9,11 @@ from child_processes import worker_pids
 from gymnasium.vector import AsyncVectorEnv
 from shown_scripts import assert_script_behaves, run_notebook
 
+from burgerbot.app.logic import mistakes as w
 from burgerbot.app.notebook import script_notebook
 from burgerbot.app.scripts import expected_error
-from burgerbot.app.scripts import mistakes_async as scripts
+from burgerbot.app.scripts import mistakes as scripts
 from burgerbot.app.slots import BudgetExceeded, WorkerBudget
-from burgerbot.app.views import mistakes_files as files
-from burgerbot.app.views import mistakes_workers as w
 
 pytestmark = pytest.mark.slow
 
@@ -137,7 +136,7 @@ if __name__ == "__main__":
 
 
 def test_run_as_file_finds_a_worker_that_outlived_its_script_and_stops_it():
-    run = files.run_as_file(LEAVES_A_WORKER)
+    run = w.run_as_file(LEAVES_A_WORKER)
     pid = int(run.output)
     assert run.values["returncode"] == 3 and run.error is None
     assert run.values["left_after_exit"] == [pid]
@@ -145,7 +144,7 @@ def test_run_as_file_finds_a_worker_that_outlived_its_script_and_stops_it():
 
 
 def test_run_as_file_reports_the_scripts_own_error_and_output():
-    run = files.run_as_file("print('before')\n{}['missing']\n", name="lookup.py")
+    run = w.run_as_file("print('before')\n{}['missing']\n", name="lookup.py")
     assert run.output == "before\n"
     assert run.error.headline == "KeyError: 'missing'"
     assert run.error.where == "line 2 of the script"
@@ -168,9 +167,9 @@ def test_errors_in_stderr_reads_every_traceback_in_order():
         '  File "/site-packages/gymnasium/vector/async_vector_env.py", line 768, in recv\n'
         "ConnectionResetError: [Errno 104] Connection reset by peer\n"
     )
-    worker, parent = files.errors_in_stderr(stderr)
+    worker, parent = w.errors_in_stderr(stderr)
     assert (worker.type, worker.message) == ("RuntimeError", "An attempt has been made.")
     assert worker.where == "spawn.py, line 140, in _check"
     assert parent.headline == "ConnectionResetError: [Errno 104] Connection reset by peer"
     assert parent.path == ("script line 7", "gymnasium/vector/async_vector_env.py:768 in recv")
-    assert files.errors_in_stderr("no traceback here\n") == []
+    assert w.errors_in_stderr("no traceback here\n") == []

@@ -13,9 +13,8 @@ from page_apptest import across_tabs, open_app_page, tabs_text, texts
 from shown_scripts import assert_script_behaves
 from streamlit.testing.v1 import AppTest
 
+from burgerbot.app.logic.mistakes import MISTAKES, SHAPE_OPTIONS, shape_pattern
 from burgerbot.app.scripts.mistakes import dtype_exercise
-from burgerbot.app.views.mistakes import MISTAKES, shape_pattern
-from burgerbot.app.views.mistakes_sentences import SHAPE_OPTIONS
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/mistakes.py"

@@ -6,11 +6,9 @@ from dataclasses import replace
 
 import pytest
 
+from burgerbot.app.logic import mistakes as s
+from burgerbot.app.logic.mistakes import SpaceRow, spaces_table
 from burgerbot.app.script_runner import CapturedError, ScriptRun
-from burgerbot.app.views import mistakes as m
-from burgerbot.app.views import mistakes_sentences as s
-from burgerbot.app.views import mistakes_workers as w
-from burgerbot.app.views.mistakes_spaces import SpaceRow, spaces_table
 
 N = 4
 
@@ -121,11 +119,11 @@ def test_takeaways_read_shapes_and_dtypes_from_the_rows():
 
 
 def test_shape_helpers():
-    assert m.shape_pattern((7, 2), 7) == "(N, 2)" and m.shape_pattern((2,), 7) == "(2,)"
+    assert s.shape_pattern((7, 2), 7) == "(N, 2)" and s.shape_pattern((2,), 7) == "(2,)"
     shape_error = CapturedError("ValueError", "must have shape (4,)", "", (), "")
     other = CapturedError("TypeError", "only 0-dimensional arrays", "", (), "")
-    assert m.shape_mentioned([other, None, shape_error])
-    assert not m.shape_mentioned([other, None])
+    assert s.shape_mentioned([other, None, shape_error])
+    assert not s.shape_mentioned([other, None])
 
 
 # --- Mistake 5's worker sentences ---------------------------------------------------------
@@ -146,22 +144,22 @@ def demo_runs(kept=(11, 12), after_exit=(), fixed_kept=(), daemon=True):
 
 
 def test_leak_sentences_follow_the_counts_both_ways():
-    usual = w.leak_sentences(demo_runs(), {"async_has_del": True})
+    usual = s.leak_sentences(demo_runs(), {"async_has_del": True})
     assert "no script left a worker behind" in usual[0] and "daemon" in usual[0]
     assert "kept 2 of its 2 workers" in usual[1] and "`AsyncVectorEnv.__del__`" in usual[1]
-    assert "__del__" not in w.leak_sentences(demo_runs(), {"async_has_del": False})[1]
+    assert "__del__" not in s.leak_sentences(demo_runs(), {"async_has_del": False})[1]
     assert "Both ✅ versions closed" in usual[2]
-    odd = w.leak_sentences(demo_runs(kept=(), after_exit=(11,), fixed_kept=(13,), daemon=False))
+    odd = s.leak_sentences(demo_runs(kept=(), after_exit=(11,), fixed_kept=(13,), daemon=False))
     assert "1 worker process outlived the script" in odd[0]
     assert "kept none of its 2 workers" in odd[1]
     assert "still left 1 worker running" in odd[2]
     unknown = demo_runs()
     unknown["with"] = run(left_after_exit=None)
-    assert "could not be counted" in w.leak_sentences(unknown)[0]
+    assert "could not be counted" in s.leak_sentences(unknown)[0]
 
 
 def test_workers_frame_counts_each_way():
-    frame = w.workers_frame(demo_runs(kept=(11,), after_exit=(11, 12)))
+    frame = s.workers_frame(demo_runs(kept=(11,), after_exit=(11, 12)))
     assert frame.iloc[0].tolist()[2:] == ["2", "1"]
     assert frame.iloc[1].tolist()[2:] == ["0", "0"]
     assert len(frame) == 3

@@ -12,13 +12,10 @@ from gymnasium.vector.utils import batch_space
 from shown_scripts import assert_script_behaves
 
 from burgerbot import BurgerBotEnv
+from burgerbot.app.logic import mistakes as m
 from burgerbot.app.script_runner import ScriptRun
 from burgerbot.app.scripts import expected_error
 from burgerbot.app.scripts import mistakes as snippets
-from burgerbot.app.scripts import mistakes_async as async_snippets
-from burgerbot.app.views import mistakes as m
-from burgerbot.app.views import mistakes_spaces as sp
-from burgerbot.app.views import mistakes_workers as w
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.parametrize("n", [1, 4, 7])
 def test_spaces_table_shapes_and_dtypes(n):
-    rows = {(r.env, r.vector_env): r for r in sp.spaces_table(n)}
+    rows = {(r.env, r.vector_env): r for r in m.spaces_table(n)}
     burgerbot = rows[("BurgerBot", "SyncVectorEnv")]
     assert (burgerbot.obs_shape, burgerbot.obs_dtype) == ((n, 4), "int64")
     cartpole = rows[("CartPole-v1", "SyncVectorEnv")]
@@ -53,12 +50,12 @@ def test_spaces_table_shapes_and_dtypes(n):
 @pytest.mark.parametrize("n", [1, 5])
 def test_reward_dtypes_are_whatever_each_vector_env_returns(n):
     """Issue 10: rewards are not "always float64": Gymnasium's batched CartPole gives float32."""
-    rows = {(r.env, r.vector_env): r for r in sp.spaces_table(n)}
+    rows = {(r.env, r.vector_env): r for r in m.spaces_table(n)}
     for (env, vector_env), row in rows.items():
         if vector_env == "SyncVectorEnv":
-            envs = gym.vector.SyncVectorEnv([sp.ENV_MAKERS[env]] * n)
+            envs = gym.vector.SyncVectorEnv([m.ENV_MAKERS[env]] * n)
         else:
-            envs = sp.NATIVE_MAKERS[env](n)
+            envs = m.NATIVE_MAKERS[env](n)
         envs.reset(seed=0)
         _, rewards, _, _, _ = envs.step(envs.action_space.sample())
         envs.close()
@@ -69,7 +66,7 @@ def test_reward_dtypes_are_whatever_each_vector_env_returns(n):
 
 def test_spaces_table_reports_what_batch_space_returns():
     n = 5
-    rows = {(r.env, r.vector_env): r for r in sp.spaces_table(n)}
+    rows = {(r.env, r.vector_env): r for r in m.spaces_table(n)}
     single = BurgerBotEnv().observation_space
     expected = batch_space(single, n)
     burgerbot = rows[("BurgerBot", "SyncVectorEnv")]
@@ -81,9 +78,9 @@ def test_spaces_table_reports_what_batch_space_returns():
 
 
 def test_the_two_frames_have_one_text_row_per_env():
-    rows = sp.spaces_table(3)
-    returns, spaces_ = sp.returns_frame(rows), sp.spaces_frame(rows)
-    assert len(returns) == len(spaces_) == len(rows) == len(sp.ENV_MAKERS) + len(sp.NATIVE_MAKERS)
+    rows = m.spaces_table(3)
+    returns, spaces_ = m.returns_frame(rows), m.spaces_frame(rows)
+    assert len(returns) == len(spaces_) == len(rows) == len(m.ENV_MAKERS) + len(m.NATIVE_MAKERS)
     assert returns["obs shape (real reset)"].tolist()[:3] == ["(3, 4)", "(3, 4)", "(3,)"]
     assert returns["obs dtype"].tolist()[:3] == ["int64", "float32", "int64"]
     assert set(returns["rewards"]) == {f"(3,) {row.reward_dtype}" for row in rows}
@@ -114,9 +111,9 @@ def test_each_fix_differs_from_its_mistake_where_expected():
 
 
 def test_short_space_stays_short_at_large_n():
-    text = sp.short_space(batch_space(gym.make("CartPole-v1").observation_space, 64))
+    text = m.short_space(batch_space(gym.make("CartPole-v1").observation_space, 64))
     assert text == "Box(shape=(64, 4), dtype=float32)"
-    text = sp.short_space(batch_space(gym.spaces.Discrete(16), 64))
+    text = m.short_space(batch_space(gym.spaces.Discrete(16), 64))
     assert "shape=(64,)" in text and "..." in text and len(text) < 60
 
 
@@ -277,7 +274,7 @@ def test_dtype_exercise_answer_runs_from_a_file(n, tmp_path):
 @pytest.mark.parametrize("n", [2, 9])
 def test_spaces_script_prints_what_the_table_shows(n, tmp_path):
     lines = assert_script_behaves(snippets.spaces_script(n), tmp_path).splitlines()
-    for row in sp.spaces_table(n):
+    for row in m.spaces_table(n):
         at = lines.index(f"{row.env} in {row.vector_env}")
         assert lines[at + 1] == (
             f"  obs: {row.obs_shape} {row.obs_dtype} | same as batch_space: {row.spaces_agree}"
@@ -302,9 +299,9 @@ def test_every_script_is_formatted():
         snippets.final_obs_wrong(4, "SAME_STEP"),
         snippets.final_obs_fixed_same_step(4),
         snippets.final_obs_fixed_next_step(4),
-        *(make() for _, make in w.ASYNC_SCRIPTS.values()),
-        async_snippets.main_guard_wrong(),
-        async_snippets.main_guard_fixed(),
+        *(make() for _, make in m.ASYNC_SCRIPTS.values()),
+        snippets.main_guard_wrong(),
+        snippets.main_guard_fixed(),
     ]
     for code in codes:
         formatted = subprocess.run(
