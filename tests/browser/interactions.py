@@ -13,7 +13,7 @@ from pathlib import Path
 
 from app_driver import RUN_TIMEOUT_S, AppView, wait_until
 
-from burgerbot.app.views.autoreset_prediction import ENDS_AS_IN_NEXT_STEP
+from burgerbot.app.logic.autoreset import ENDS_AS_IN_NEXT_STEP
 from burgerbot.app.views.mistakes import MISTAKES
 
 
