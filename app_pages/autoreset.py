@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import replace
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -11,51 +13,143 @@ from burgerbot.app import learning, ui
 from burgerbot.app.call_stepper import call_stepper
 from burgerbot.app.caps import CAPS
 from burgerbot.app.glossary import term_link
-from burgerbot.app.panels import autoreset as panels
-from burgerbot.app.panels.autoreset_lesson import lesson_verdict_line
-from burgerbot.app.scripts.autoreset import final_obs_script
-from burgerbot.app.views.autoreset import (
+from burgerbot.app.labels import BACKEND_CLASSES, VERDICTS
+from burgerbot.app.logic.autoreset import (
     BACKEND_CHOICES,
     MODES,
-    SPECS,
-    AutoresetSettings,
-    gymnasium_version,
-    resolve_settings,
-    run_page_rollout,
-    widget_values,
-)
-from burgerbot.app.views.autoreset_disabled import DisabledDemo, disabled_demo
-from burgerbot.app.views.autoreset_episodes import episode_ends
-from burgerbot.app.views.autoreset_lesson import (
-    InfosCheck,
-    check_infos_live,
-    default_autoreset_mode,
-    lesson_vs_installed,
-    pick_episode_end,
-    same_step_end_keys,
-)
-from burgerbot.app.views.autoreset_prediction import (
     OPTIONS,
+    READABLE_ENVS,
+    SPECS,
+    START_OBS,
+    TABLE_COLUMNS,
+    TIMELINE_MAX_CELLS,
+    AutoresetSettings,
+    DisabledDemo,
+    InfosCheck,
+    causes_sentence,
+    check_infos_live,
+    count_finished_by_mode,
+    counting_sentence,
+    default_autoreset_mode,
+    disabled_demo,
+    disabled_demo_table,
     ending_calls,
+    episode_ends,
+    episode_timeline,
+    finished_episodes_chart,
+    gymnasium_version,
+    lesson_verdict,
+    lesson_vs_installed,
+    mode_captions,
+    obs_text,
+    pick_episode_end,
     prediction_explanation,
     question,
-)
-from burgerbot.app.views.autoreset_sentences import (
-    lesson_verdict,
-    mode_captions,
+    resolve_settings,
+    run_page_rollout,
+    same_step_end_keys,
+    stepper_views,
     takeaway_bullets,
-)
-from burgerbot.app.views.autoreset_stepper import stepper_views
-from burgerbot.app.views.autoreset_timeline import (
-    READABLE_ENVS,
     timeline_cells,
     timeline_highlight,
+    widget_values,
+)
+from burgerbot.app.markdown import markdown_table
+from burgerbot.app.result_cache import ResultCache
+from burgerbot.app.scripts.autoreset import (
+    disabled_fix_fragment,
+    disabled_fix_script,
+    final_obs_script,
+    infos_check_output,
+    infos_check_script,
+    snippet_for,
 )
 from burgerbot.checks import MAX_SEED
 
 PAGE = "autoreset"
 PREDICTION = "autoreset_next_step"
 HIGH = {spec.key: spec.high for spec in SPECS if hasattr(spec, "high")}
+
+
+# --- panels/autoreset.py --------------------------------------------------------------------------
+# The "Auto-reset" page's panels: each section's text, chart and tables, and its runs.
+
+_BACKEND_NOTES = {"sync": " (as in the lesson)", "native": " (this project's, not Gymnasium's)"}
+BACKEND_LABELS = {
+    backend: BACKEND_CLASSES[backend] + _BACKEND_NOTES[backend] for backend in BACKEND_CHOICES
+}
+"""``{"sync": "SyncVectorEnv (as in the lesson)", "native": "BurgerBotVectorEnv (this ...)"}``."""
+
+_READING = {
+    "NEXT_STEP": (
+        "**Look for the white cells ⚪.** After an episode ends (✖ hit, ◆ goal, ▼ cut off at "
+        "the step limit), the **next** call is spent on the reset: that is the white cell with "
+        "a dot, where the new episode's colour starts. Hover it to see what it returned."
+    ),
+    "SAME_STEP": (
+        "**Look for the black bar ▮ at the right edge of an ending cell.** The robot is restarted "
+        "*inside* the call that ends its episode: that call already returns the new start "
+        '`[0, 0, 1, 1]`, and the final observation moves to `infos["final_obs"]`. No call is '
+        "lost: the next call is an ordinary step of the new episode."
+    ),
+    "DISABLED": (
+        "**Look for the black squares ◼ between an ending cell and the next one.** Nothing "
+        "restarts by itself. Between the ending call and the next one, this page calls "
+        "`envs.reset(options={'reset_mask': ended})` for just the robots that ended (section "
+        "2 shows what happens if you forget). The next call is an ordinary step."
+    ),
+}
+
+_WHERE = {
+    "NEXT_STEP": (
+        "In NEXT_STEP mode the final observation is simply `obs[i]` on the ending call, and the "
+        "next episode's first observation comes one call later."
+    ),
+    "SAME_STEP": (
+        "In SAME_STEP mode `obs[i]` on the ending call is already the next episode's start; "
+        'the final observation is in `infos["final_obs"][i]` (and `infos["_final_obs"][i]` '
+        "is True)."
+    ),
+    "DISABLED": (
+        "In DISABLED mode the final observation is `obs[i]` on the ending call; the next "
+        "episode's first observation is what your own `reset(options={'reset_mask': ...})` "
+        "call returns."
+    ),
+}
+
+
+@st.cache_resource
+def shared_results() -> ResultCache:
+    """Finished runs and what the page derives from them, shared by every session.
+
+    A few entries only: a run can hold 128,000 rows (about 15 MB).
+    """
+    return ResultCache(max_entries=10)
+
+
+def computed(key: Hashable, label: str, compute: Callable[[Any], Any]) -> Any:
+    """A cached result; the first time, computed under a progress bar. Errors stop the page.
+
+    Args:
+        key: What the result depends on.
+        label: The progress bar's text (and the error's, if it fails).
+        compute: Makes the result, given a progress callback (None when it is cached).
+    """
+    cache = shared_results()
+    if key in cache:
+        return cache.get_or_compute(key, lambda: compute(None))
+    bar = st.progress(0.0, text=label)
+
+    def progress(fraction: float, message: str) -> None:
+        bar.progress(fraction, text=f"{label}: {message}")
+
+    try:
+        return cache.get_or_compute(key, lambda: compute(progress))
+    except Exception as exc:  # a failed run must not take the page down
+        st.error(f"{label} failed: {exc}")
+        st.stop()
+    finally:
+        bar.empty()
 
 
 @st.cache_data(show_spinner=False)
@@ -81,7 +175,7 @@ def run_key(settings: AutoresetSettings, backend: str) -> tuple:
 def page_run(run_settings: AutoresetSettings) -> pd.DataFrame:
     """The rollout for ``run_settings`` on its backend, shared by every session."""
     size = f"{run_settings.num_envs} envs × {run_settings.steps:,} steps, {run_settings.mode}"
-    return panels.computed(
+    return computed(
         run_key(run_settings, run_settings.backend),
         f"Running {size} on {run_settings.backend}",
         lambda progress: run_page_rollout(run_settings, progress=progress),
@@ -151,7 +245,7 @@ col_backend.selectbox(
     "Backend",
     BACKEND_CHOICES,
     key=frame.key["backend"],
-    format_func=panels.BACKEND_LABELS.get,
+    format_func=BACKEND_LABELS.get,
     help="Both must give the very same run; the page checks that the other one agrees.",
 )
 frame.settings_done()
@@ -161,12 +255,12 @@ version = gymnasium_version()
 other_backend = "native" if settings.backend == "sync" else "sync"
 run = page_run(settings)
 # Only the verdict is kept: a second copy of the run would double the memory.
-backends_agree = panels.computed(
+backends_agree = computed(
     ("agree", *run_key(settings, settings.backend)),
     f"Checking the same run on {other_backend}",
     lambda progress: run.equals(run_page_rollout(settings, other_backend, progress)),
 )
-events = panels.computed(
+events = computed(
     ("events", *run_key(settings, settings.backend)),
     "Listing every episode end",
     lambda _: episode_ends(run, mode),
@@ -174,7 +268,7 @@ events = panels.computed(
 # The prediction is about NEXT_STEP: its answer comes from a NEXT_STEP run of these settings.
 next_settings = replace(settings, mode="NEXT_STEP")
 next_run = page_run(next_settings)
-calls = panels.computed(
+calls = computed(
     ("calls", *run_key(next_settings, settings.backend)),
     "Reading the episode ends",
     lambda _: ending_calls(next_run),
@@ -182,15 +276,78 @@ calls = panels.computed(
 learning.prediction(PREDICTION, question(default_mode), OPTIONS)
 
 # --- 1. Timeline ---------------------------------------------------------------------------
+
+
+def timeline_reading(mode: str) -> None:
+    """How to read the timeline, and what to look for in ``mode``."""
+    st.markdown(
+        f"Each row is one {term_link('sub-environment')}, each cell one "
+        f"{term_link('step-call', '`step()` call')}, read left to right. Colours alternate with "
+        "each new episode, so a change of colour is a restart. " + _READING[mode]
+    )
+
+
+def timeline(
+    cells: pd.DataFrame,
+    shown_steps: int,
+    highlight: tuple[int, int, int] | None,
+    settings: AutoresetSettings,
+    results: int,
+    backends_agree: bool,
+) -> None:
+    """The timeline chart, and captions on what it shows and on the other backend's check.
+
+    Args:
+        cells: From ``timeline_cells``.
+        shown_steps: How many steps ``cells`` covers.
+        highlight: ``(env, first_step, last_step)`` of the episode end section 3 uses.
+        settings: The page's settings.
+        results: How many (step, env) results the run returned.
+        backends_agree: Whether the other backend returned the very same run.
+    """
+    learning.chart_with_table(
+        learning.chart_spec(episode_timeline, cells, shown_steps, highlight),
+        cells[list(TABLE_COLUMNS)],
+    )
+    other_backend = "native" if settings.backend == "sync" else "sync"
+    captions = ["Hover a cell for details; scroll to zoom, drag to pan, double-click to reset."]
+    if highlight is not None:
+        captions.append(
+            f"The black outline (env {highlight[0]}, step {highlight[1]}) marks the episode end "
+            "that section 3 compares with the lesson."
+        )
+    if shown_steps < settings.steps:
+        captions.append(
+            f"The timeline shows the first {shown_steps:,} of {settings.steps:,} steps (it draws "
+            f"at most {TIMELINE_MAX_CELLS:,} cells); section 2 lists every episode end."
+        )
+    if settings.num_envs > READABLE_ENVS:
+        captions.append(
+            f"With more than {READABLE_ENVS} envs the rows get thin: hover to read a cell, or "
+            "lower NUM_ENVS."
+        )
+    if backends_agree:
+        captions.append(
+            f"✅ Check: the same run on {BACKEND_LABELS[other_backend]} returned exactly the same "
+            f"{results:,} (step, env) results."
+        )
+    else:
+        st.error(
+            f"The same run on {BACKEND_LABELS[other_backend]} returned different results: "
+            "please report this."
+        )
+    st.caption(" ".join(captions))
+
+
 st.header("1. Every step of every robot")
-panels.timeline_reading(mode)
+timeline_reading(mode)
 end = pick_episode_end(events, settings.steps)
-cells, shown_steps = panels.computed(
+cells, shown_steps = computed(
     ("cells", *run_key(settings, settings.backend)),
     "Drawing the timeline",
     lambda _: timeline_cells(run, mode),
 )
-panels.timeline(
+timeline(
     cells,
     shown_steps,
     timeline_highlight(end, mode, settings.steps),
@@ -211,7 +368,7 @@ st.markdown(
 )
 shown_run = run_key(settings, settings.backend)
 call_stepper(
-    panels.computed(
+    computed(
         ("stepper", *shown_run),
         "Writing out each call",
         lambda _: stepper_views(run, mode, settings.num_envs, settings.steps),
@@ -222,8 +379,30 @@ call_stepper(
 )
 
 # --- 2. Episode ends -----------------------------------------------------------------------
+
+
+def episode_ends_table(events: pd.DataFrame, mode: str, steps: int) -> None:
+    """How many episodes ended, by cause, where ``mode`` puts their observations, the table."""
+    if events.empty:
+        st.info(f"No episode ended in these {steps} steps. Try more steps or another seed.")
+        return
+    by_cause = events["cause"].str.split(" ").str[0].value_counts()
+    st.write(
+        f"{len(events):,} episodes ended in this run ("
+        + ", ".join(f"{c}: {by_cause.get(c, 0):,}" for c in ("hit", "goal", "truncated"))
+        + ")"
+        + ". "
+        + _WHERE[mode]
+    )
+    ui.lazy_expander(
+        f"All {len(events):,} episode ends, and where each one's observations are",
+        lambda: st.dataframe(events, hide_index=True, height=min(420, 38 + 35 * len(events))),
+        key="autoreset_episode_ends",
+    )
+
+
 st.header("2. Every episode end, and where to find its observations")
-panels.episode_ends_table(events, mode, settings.steps)
+episode_ends_table(events, mode, settings.steps)
 learning.exercise(
     "autoreset_final_obs",
     "collect the final observations in NEXT_STEP mode",
@@ -237,10 +416,185 @@ learning.exercise(
     answer_name="collect final observations",
 )
 
+
+# --- panels/autoreset_lesson.py -------------------------------------------------------------------
+# The "Auto-reset" page's lesson panels: the lesson vs the installed gymnasium, and DISABLED.
+
+
+def _envs_text(envs: tuple[int, ...]) -> str:
+    return ("envs " if len(envs) > 1 else "env ") + ", ".join(str(i) for i in envs)
+
+
+def disabled_demo_panel(demo: DisabledDemo, expanded: bool) -> None:
+    """The DISABLED demo in an expander: both errors, what the failed call did, the fix.
+
+    Drawn only while open (`ui.lazy_expander`); it opens by itself in DISABLED mode.
+    """
+    label = "DISABLED, where nothing restarts: step an ended robot again, and see the fix (live)"
+
+    def draw() -> None:
+        if demo.end_step == 0:
+            st.info("No episode ended within the steps this demo may take; try another seed.")
+            return
+        ended = _envs_text(demo.ended)
+        st.markdown(
+            f"A fresh `SyncVectorEnv` with `autoreset_mode=AutoresetMode.DISABLED`, the same "
+            f"{demo.num_envs} robots and the same random actions. At step {demo.end_step}, "
+            f"{ended} ended. The page then called `envs.step(actions)` once more, without "
+            "resetting. This is what came back:"
+        )
+        st.markdown("**SyncVectorEnv over BurgerBotEnv raised:**")
+        st.code(
+            demo.sync_error or "no error (was Python started with -O?)",
+            language="text",
+            wrap_lines=True,
+        )
+        st.markdown(
+            "It is an `assert` inside gymnasium: it shows its internal flags (True for each "
+            "env waiting for a reset), not what to do. This project's natively batched "
+            "`BurgerBotVectorEnv` (not part of Gymnasium), given the same actions, says it in "
+            "words:"
+        )
+        st.code(demo.native_error or "no error", language="text", wrap_lines=True)
+        if demo.stepped_before_error:
+            several = len(demo.stepped_before_error) > 1
+            st.warning(
+                "**The failed call was not harmless.** SyncVectorEnv checks the envs one by "
+                f"one while it steps them, so before it raised, "
+                f"{_envs_text(demo.stepped_before_error)} had already taken "
+                f"{'their' if several else 'its'} step-{demo.end_step + 1} action (measured "
+                f"live: {'their step counters' if several else 'its step counter'} moved). "
+                "You never saw those results. "
+                + (
+                    "BurgerBotVectorEnv checks first: none of its robots moved."
+                    if not demo.native_stepped_before_error
+                    else "BurgerBotVectorEnv's robots moved too."
+                )
+            )
+        st.markdown(
+            f"**The fix:** reset only the envs that ended, with a {term_link('mask')} (one "
+            "True/False per env), *before* the next step:"
+        )
+        learning.fragment_block(disabled_fix_fragment(), of="the DISABLED script below")
+        st.dataframe(disabled_demo_table(demo), hide_index=True)
+        st.success(
+            f"After the masked reset, step {demo.end_step + 1} worked. Only {ended} went "
+            f"back to `{obs_text(START_OBS)}`; the others kept their place."
+        )
+        st.markdown("**The DISABLED script** (same robots, seed and actions):")
+        learning.script_block(
+            disabled_fix_script(demo.num_envs, demo.seed), name="disabled reset with a mask"
+        )
+
+    # One key per starting state: a keyed expander keeps its first `expanded`.
+    ui.lazy_expander(label, draw, key=f"autoreset_disabled_{int(expanded)}", expanded=expanded)
+
+
 demo = disabled_run(settings.num_envs, settings.seed)
-panels.disabled_demo_panel(demo, expanded=mode == "DISABLED")
+disabled_demo_panel(demo, expanded=mode == "DISABLED")
 
 # --- 3. The lesson vs the installed gymnasium ----------------------------------------------
+
+
+def lesson_verdict_line(kind: str, why: str) -> None:
+    """The verdict on the lesson's auto-reset claim: its badge (colour and icon by kind), why."""
+    st.markdown(f"{VERDICTS[kind].badge()} {why}")
+
+
+def _installed_text(mode: str, end: Mapping[str, Any], check: InfosCheck) -> str:
+    """What the installed gymnasium handed back at the episode end, in ``mode``."""
+    step, env, final = int(end["step"]), int(end["env"]), end["final obs"]
+    if mode == "NEXT_STEP":
+        return (
+            f"NEXT_STEP (a new `SyncVectorEnv` here defaults to `{check.default_mode}`). Step "
+            f"{step} handed back `obs[{env}] = {final}`, the **final** observation, and no "
+            f"extra key in `infos`. The start `{obs_text(START_OBS)}` only came at step "
+            f"{step + 1}, with reward 0.0."
+        )
+    if mode == "SAME_STEP":
+        return (
+            f"SAME_STEP gives the lesson's timing: step {step} handed back `obs[{env}] = "
+            f"{obs_text(START_OBS)}`. But the final observation `{final}` is under a new name, "
+            f'`infos["final_obs"][{env}]`. (The default mode here is `{check.default_mode}`.)'
+        )
+    return (
+        f"DISABLED never restarts: step {step} handed back `obs[{env}] = {final}`, the final "
+        "observation, and the robot stays ended until you reset it. (The default mode here "
+        f"is `{check.default_mode}`.)"
+    )
+
+
+def lesson_comparison(
+    end: Mapping[str, Any],
+    mode: str,
+    check: InfosCheck,
+    version: str,
+    table: pd.DataFrame,
+    num_envs: int,
+    seed: int,
+) -> None:
+    """One episode end: the lesson's account beside the installed gymnasium's, and the proof.
+
+    Args:
+        end: The episode end (a row of ``episode_ends``).
+        mode: The run's auto-reset mode.
+        check: What ``infos`` held at that end, checked live.
+        version: The installed gymnasium's version.
+        table: ``lesson_vs_installed`` for that end.
+        num_envs: The run's number of envs (for the script that checks ``infos``).
+        seed: The run's seed.
+    """
+    step, env = int(end["step"]), int(end["env"])
+    key_error = (
+        ""
+        if check.has_final_observation
+        else ' Code copied from the lesson that reads `infos["final_observation"]` there stops '
+        "with a KeyError."
+    )
+    st.write(
+        f"The lesson was written for gymnasium 0.29; this app runs gymnasium **{version}**. "
+        f"One real episode end from the run above: **env {env} at step {step}** "
+        f"({end['cause']}, {term_link('final-observation')} `{end['final obs']}`).{key_error}"
+    )
+
+    def side() -> None:
+        left, right = st.columns(2)
+        with left, st.container(border=True):
+            st.markdown("**What the lesson describes (gymnasium 0.29)**")
+            st.markdown(
+                f"The ending call restarts the robot at once: step {step} would hand you "
+                f"`obs[{env}] = {obs_text(START_OBS)}` (the new start), and the final one, "
+                f'`{end["final obs"]}`, in `infos["final_observation"][{env}]`.'
+            )
+        with right, st.container(border=True):
+            st.markdown(f"**What gymnasium {version} did in this run ({mode})**")
+            st.markdown(_installed_text(mode, end, check))
+
+    def script() -> None:
+        st.markdown(
+            f"This script replays the run above on a fresh `SyncVectorEnv` up to step {step} "
+            "and prints what `infos` holds. It printed this on the app's server just now:"
+        )
+        st.code(
+            infos_check_output(
+                version, check.has_final_observation, check.has_final_obs, check.keys
+            ),
+            language="text",
+        )
+        learning.script_block(
+            infos_check_script(num_envs, seed, mode, step), name="check infos at an episode end"
+        )
+
+    ui.lazy_tabs(
+        "autoreset_lesson",
+        [
+            ("Side by side", side),
+            ("Row by row", lambda: st.markdown(markdown_table(table))),
+            ("Check it yourself", script),
+        ],
+    )
+
+
 st.header(f"3. The lesson vs gymnasium {version}")
 lesson_verdict_line(*lesson_verdict(default_mode, same_step_keys))
 if end is None:
@@ -248,9 +602,59 @@ if end is None:
 else:
     check = infos_check(settings.num_envs, settings.seed, mode, int(end["step"]), int(end["env"]))
     table = lesson_vs_installed(run, end, mode, check, version)
-    panels.lesson_comparison(end, mode, check, version, table, settings.num_envs, settings.seed)
+    lesson_comparison(end, mode, check, version, table, settings.num_envs, settings.seed)
 
 # --- 4. Counting finished episodes ---------------------------------------------------------
+
+
+def counting_section(frame: ui.PageFrame, high: Mapping[str, int]) -> None:
+    """Section 4's controls, its counts and the page's script, for the page's fragment.
+
+    It runs alone when a counting control changes, so it resolves the settings itself and
+    mirrors them in the URL (the full page's preamble does that for the other settings).
+
+    Args:
+        frame: The page's frame (its widget keys and current values).
+        high: Each setting's largest value, by URL key.
+    """
+    values = frame.values()
+    settings, _ = resolve_settings(values)
+    # A counting run too big for this page is cut down (only possible with caps raised
+    # locally): the full page then says so and shows the value used in the widget.
+    if (settings.count_envs, settings.count_steps) != (values["cn"], values["ck"]):
+        st.rerun(scope="app")
+    col_cn, col_ck = st.columns(2)
+    col_cn.slider("NUM_ENVS (counting)", min_value=1, max_value=high["cn"], key=frame.key["cn"])
+    col_ck.number_input(
+        "step() calls (counting)",
+        min_value=1,
+        max_value=high["ck"],
+        step=50,
+        key=frame.key["ck"],
+        help=f"At most {CAPS.max_steps_per_run:,} (BURGERBOT_MAX_STEPS_PER_RUN).",
+    )
+    counts = computed(
+        ("counts", settings.backend, settings.count_envs, settings.count_steps, settings.seed),
+        f"Counting {settings.count_envs} envs × {settings.count_steps:,} steps in every mode",
+        lambda progress: count_finished_by_mode(
+            settings.backend, settings.count_envs, settings.count_steps, settings.seed, progress
+        ),
+    )
+    counting_results(counts, settings.count_steps)
+    ui.sync_query_params(frame.page, frame.specs)
+    ui.code_expander(
+        snippet_for(settings),
+        "Code: the timeline run and this count as a script you can run",
+        name="auto-reset counting",
+    )
+
+
+def counting_results(counts: pd.DataFrame, count_steps: int) -> None:
+    """Finished episodes per env and mode: the chart, the totals, and what they say."""
+    learning.chart_with_table(learning.chart_spec(finished_episodes_chart, counts), counts)
+    st.write(counting_sentence(counts, count_steps) + " " + causes_sentence(counts))
+
+
 st.header("4. Counting finished episodes")
 st.write(
     "The lesson's second example (on 2 CartPoles, 200 steps; here on BurgerBots): episodes "
@@ -264,7 +668,7 @@ def counting() -> None:
 
     The sections above do not depend on the counting run, so they are not redrawn.
     """
-    panels.counting_section(frame, HIGH)
+    counting_section(frame, HIGH)
 
 
 counting()

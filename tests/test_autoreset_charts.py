@@ -5,17 +5,19 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from burgerbot.app.charts.autoreset import (
+from burgerbot.app.logic.autoreset import (
     END_MARKERS,
     MODE_SHAPES,
+    MODES,
+    RESET_MARKERS,
     SEGMENT_COLOURS,
+    count_finished_by_mode,
     episode_timeline,
     finished_episodes_chart,
+    mode_of,
+    timeline_cells,
 )
 from burgerbot.app.palette import OKABE_ITO, SHAPES
-from burgerbot.app.views.autoreset import MODES, mode_of
-from burgerbot.app.views.autoreset_counting import count_finished_by_mode
-from burgerbot.app.views.autoreset_timeline import RESET_MARKERS, timeline_cells
 from burgerbot.experiments import rollout
 
 

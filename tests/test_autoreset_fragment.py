@@ -6,25 +6,40 @@ not depend on the counting settings, so a change there must not redraw them.
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from page_apptest import counted, open_app_page, rerun_fragment, texts
-
-from burgerbot.app.panels import autoreset as panels
+from page_apptest import open_app_page, rerun_fragment, texts
 
 PAGE = "app_pages/autoreset.py"
+PAGE_PATH = Path(__file__).resolve().parent.parent / PAGE
 OUTSIDE = ("timeline", "episode_ends_table", "lesson_comparison", "disabled_demo_panel")
 SMALL = {"n": "3", "steps": "20", "ck": "60"}
 
 
 @pytest.fixture
-def calls(monkeypatch) -> Counter:
-    """How often each section was drawn."""
+def calls() -> Iterator[Counter]:
+    """How often each section was drawn: the calls of the page's functions of those names.
+
+    They are defined by the page itself (a script, not a module to patch), so each script
+    thread counts them as they are entered.
+    """
     counter: Counter = Counter()
-    for name in (*OUTSIDE, "counting_results"):
-        monkeypatch.setattr(panels, name, counted(getattr(panels, name), name, counter))
-    return counter
+    names = {*OUTSIDE, "counting_results"}
+
+    def trace(frame, event, arg):
+        code = frame.f_code
+        if code.co_name in names and Path(code.co_filename).resolve() == PAGE_PATH:
+            counter[code.co_name] += 1
+        # No local trace function: only the calls are seen, not the lines.
+
+    previous = threading.gettrace()
+    threading.settrace(trace)
+    yield counter
+    threading.settrace(previous)
 
 
 def test_counting_controls_rerun_only_the_counting_section(calls, monkeypatch):

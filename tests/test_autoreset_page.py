@@ -10,15 +10,16 @@ from page_apptest import open_expanders, open_tab, tab_texts
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.caps import CAPS
-from burgerbot.app.views.autoreset import (
+from burgerbot.app.logic.autoreset import (
     MODES,
+    TABLE_COLUMNS,
+    count_finished_by_mode,
+    episode_ends,
     gymnasium_version,
     resolve_settings,
     run_page_rollout,
+    timeline_cells,
 )
-from burgerbot.app.views.autoreset_counting import count_finished_by_mode
-from burgerbot.app.views.autoreset_episodes import episode_ends
-from burgerbot.app.views.autoreset_timeline import TABLE_COLUMNS, timeline_cells
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/autoreset.py"

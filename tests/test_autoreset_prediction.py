@@ -12,13 +12,15 @@ from gymnasium.vector import AutoresetMode
 from page_apptest import open_app_page, texts
 from shown_scripts import assert_script_behaves
 
-from burgerbot.app.views.autoreset import SPECS, START_OBS, mode_of
-from burgerbot.app.views.autoreset_prediction import (
+from burgerbot.app.logic.autoreset import (
     ENDS_AS_IN_NEXT_STEP,
     ENDS_AS_IN_THE_LESSON,
     ENDS_WITH_A_HIDDEN_RESET,
     OPTIONS,
+    SPECS,
+    START_OBS,
     ending_calls,
+    mode_of,
     prediction_explanation,
     question,
 )

@@ -13,6 +13,18 @@ import numpy as np
 import pytest
 from shown_scripts import assert_script_behaves, run_notebook
 
+from burgerbot.app.logic.autoreset import (
+    MODES,
+    AutoresetSettings,
+    check_infos_live,
+    count_finished_by_mode,
+    disabled_demo,
+    episode_ends,
+    finished_per_env,
+    gymnasium_version,
+    resolve_settings,
+    run_page_rollout,
+)
 from burgerbot.app.notebook import script_notebook
 from burgerbot.app.scripts import is_fragment
 from burgerbot.app.scripts.autoreset import (
@@ -25,17 +37,6 @@ from burgerbot.app.scripts.autoreset import (
     infos_check_script,
     snippet_for,
 )
-from burgerbot.app.views.autoreset import (
-    MODES,
-    AutoresetSettings,
-    gymnasium_version,
-    resolve_settings,
-    run_page_rollout,
-)
-from burgerbot.app.views.autoreset_counting import count_finished_by_mode, finished_per_env
-from burgerbot.app.views.autoreset_disabled import disabled_demo
-from burgerbot.app.views.autoreset_episodes import episode_ends
-from burgerbot.app.views.autoreset_lesson import check_infos_live
 from burgerbot.experiments import random_actions
 
 

@@ -5,15 +5,17 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from burgerbot.app.views.autoreset import MODES
-from burgerbot.app.views.autoreset_counting import count_finished_by_mode
-from burgerbot.app.views.autoreset_lesson import default_autoreset_mode, same_step_end_keys
-from burgerbot.app.views.autoreset_prediction import ENDS_AS_IN_NEXT_STEP, ENDS_AS_IN_THE_LESSON
-from burgerbot.app.views.autoreset_sentences import (
+from burgerbot.app.logic.autoreset import (
+    ENDS_AS_IN_NEXT_STEP,
+    ENDS_AS_IN_THE_LESSON,
+    MODES,
     causes_sentence,
+    count_finished_by_mode,
     counting_sentence,
+    default_autoreset_mode,
     lesson_verdict,
     mode_captions,
+    same_step_end_keys,
     takeaway_bullets,
 )
 

@@ -8,8 +8,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 from page_apptest import component_data, html_tables, html_text, open_app_page
 
-from burgerbot.app.markdown import markdown_html
-from burgerbot.app.views.autoreset_stepper import (
+from burgerbot.app.logic.autoreset import (
     MAX_STEPPER_ENVS,
     STEPPER_MAX_ROWS,
     call_markdown,
@@ -18,6 +17,7 @@ from burgerbot.app.views.autoreset_stepper import (
     stepper_calls,
     stepper_views,
 )
+from burgerbot.app.markdown import markdown_html
 from burgerbot.experiments import rollout as library_rollout
 
 PAGE = "app_pages/autoreset.py"

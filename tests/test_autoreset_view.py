@@ -8,27 +8,28 @@ import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 from burgerbot.app.caps import CAPS
-from burgerbot.app.views.autoreset import (
+from burgerbot.app.logic.autoreset import (
     MODES,
+    RESET_MARKERS,
     SPECS,
     START_OBS,
     AutoresetSettings,
+    check_infos_live,
+    count_finished_by_mode,
+    disabled_demo,
+    disabled_demo_table,
+    episode_ends,
+    finished_per_env,
     gymnasium_version,
+    lesson_vs_installed,
     mode_of,
     obs_text,
+    pick_episode_end,
     resolve_settings,
     run_page_rollout,
+    timeline_cells,
     widget_values,
 )
-from burgerbot.app.views.autoreset_counting import count_finished_by_mode, finished_per_env
-from burgerbot.app.views.autoreset_disabled import disabled_demo, disabled_demo_table
-from burgerbot.app.views.autoreset_episodes import episode_ends
-from burgerbot.app.views.autoreset_lesson import (
-    check_infos_live,
-    lesson_vs_installed,
-    pick_episode_end,
-)
-from burgerbot.app.views.autoreset_timeline import RESET_MARKERS, timeline_cells
 from burgerbot.experiments import MAX_ROLLOUT_ROWS, rollout
 from burgerbot.factories import make_env
 

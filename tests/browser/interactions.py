@@ -13,8 +13,8 @@ from pathlib import Path
 
 from app_driver import RUN_TIMEOUT_S, AppView, wait_until
 
+from burgerbot.app.logic.autoreset import ENDS_AS_IN_NEXT_STEP
 from burgerbot.app.logic.mistakes import MISTAKES
-from burgerbot.app.views.autoreset_prediction import ENDS_AS_IN_NEXT_STEP
 
 
 def metric_values(view: AppView) -> list[str]:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from burgerbot.app.caps import CAPS
+from burgerbot.app.logic.autoreset import AutoresetSettings
 from burgerbot.app.scripts import fragment_header
-from burgerbot.app.views.autoreset import AutoresetSettings
 
 __all__ = [
     "COUNT_LINE",

@@ -1,0 +1,1485 @@
+"""The "Auto-reset" page's Streamlit-free logic: its settings and runs, the tables and
+sentences computed from them, and its charts."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+
+from burgerbot import checks, world
+from burgerbot.app.caps import CAPS
+from burgerbot.app.markdown import markdown_html, markdown_table
+from burgerbot.app.palette import OKABE_ITO, SHAPES, colour_scale
+from burgerbot.app.settings import ChoiceSetting, IntSetting
+from burgerbot.app.versions import installed_version
+from burgerbot.checks import MAX_SEED
+from burgerbot.experiments import MAX_ROLLOUT_ROWS, Progress, random_actions, rollout
+from burgerbot.factories import make_env
+from burgerbot.vector import BurgerBotVectorEnv
+
+__all__ = [
+    "BACKEND_CHOICES",
+    "COUNTING_HEIGHT",
+    "ENDS_AS_IN_NEXT_STEP",
+    "ENDS_AS_IN_THE_LESSON",
+    "ENDS_WITH_A_HIDDEN_RESET",
+    "ENDS_WITH_NOTHING",
+    "END_CAUSES",
+    "END_COLUMNS",
+    "END_MARKERS",
+    "FINAL_COLUMNS",
+    "MAX_STEPPER_ENVS",
+    "MAX_TIMELINE_ENVS",
+    "MODES",
+    "MODE_SHAPES",
+    "OBS_COLUMNS",
+    "OPTIONS",
+    "READABLE_ENVS",
+    "RESET_MARKERS",
+    "SEGMENT_COLOURS",
+    "SPECS",
+    "START_OBS",
+    "STEPPER_MAX_ROWS",
+    "TABLE_COLUMNS",
+    "TIMELINE_MAX_CELLS",
+    "AutoresetSettings",
+    "DisabledDemo",
+    "EndingCalls",
+    "InfosCheck",
+    "call_markdown",
+    "call_rows",
+    "call_title",
+    "causes_sentence",
+    "check_infos_live",
+    "count_finished_by_mode",
+    "counting_sentence",
+    "default_autoreset_mode",
+    "disabled_demo",
+    "disabled_demo_table",
+    "end_cause",
+    "ending_calls",
+    "episode_ends",
+    "episode_timeline",
+    "finished_episodes_chart",
+    "finished_per_env",
+    "gymnasium_version",
+    "lesson_verdict",
+    "lesson_vs_installed",
+    "mode_captions",
+    "mode_of",
+    "obs_text",
+    "pick_episode_end",
+    "prediction_explanation",
+    "question",
+    "resolve_settings",
+    "run_page_rollout",
+    "same_step_end_keys",
+    "stepper_calls",
+    "stepper_views",
+    "takeaway_bullets",
+    "timeline_cells",
+    "timeline_highlight",
+    "widget_values",
+]
+
+
+# --- views/autoreset.py ---------------------------------------------------------------------------
+# The "Auto-reset" page's settings: the modes, the URL settings and the run they describe.
+
+MODES = ("NEXT_STEP", "SAME_STEP", "DISABLED")
+"""The auto-reset modes by their ``AutoresetMode`` member names, the default first."""
+
+BACKEND_CHOICES = ("sync", "native")
+"""Sync is what the lesson uses; native (BurgerBotVectorEnv) must give the very same run."""
+
+MAX_TIMELINE_ENVS = 64
+"""Local cap (not in CAPS): one timeline row per env stops being readable long before this."""
+
+START_OBS = tuple(int(v) for v in world.observe(*world.START, world.START_HEADING))
+"""Every BurgerBot episode starts with this observation: [0, 0, 1, 1]."""
+
+OBS_COLUMNS = ("row", "col", "heading", "sensor")
+"""A ``rollout`` frame's observation columns, in observation order."""
+
+FINAL_COLUMNS = tuple(f"final_{name}" for name in OBS_COLUMNS)
+"""A ``rollout`` frame's final-observation columns (filled on the step an episode ends)."""
+
+_N_HIGH = min(MAX_TIMELINE_ENVS, CAPS.max_envs)
+
+SPECS = (
+    IntSetting("n", "NUM_ENVS", 4, 1, _N_HIGH),
+    ChoiceSetting("mode", "Auto-reset mode", "NEXT_STEP", MODES),
+    IntSetting("seed", "Seed", 0, 0, MAX_SEED),
+    IntSetting("steps", "step() calls", 40, 1, CAPS.max_steps_per_run),
+    ChoiceSetting("backend", "Backend", "sync", BACKEND_CHOICES),
+    IntSetting("cn", "NUM_ENVS (counting)", 2, 1, _N_HIGH),
+    IntSetting("ck", "step() calls (counting)", 200, 1, CAPS.max_steps_per_run),
+)
+
+
+def mode_of(name: str) -> AutoresetMode:
+    """``"NEXT_STEP"`` -> ``AutoresetMode.NEXT_STEP`` (and so on).
+
+    Only the page's names are accepted (not the enum's values, which the library also
+    reads): a page setting is always one of ``MODES``.
+
+    Example:
+        >>> mode_of("SAME_STEP")
+        <AutoresetMode.SAME_STEP: 'SameStep'>
+    """
+    if name not in MODES:
+        raise ValueError(f"`mode` must be one of {MODES}, got {name!r}")
+    return checks.autoreset_mode(name)
+
+
+def obs_text(values: Any) -> str:
+    """An observation as learners see it printed: ``[0, 2, 1, 0]``.
+
+    Example:
+        >>> obs_text(START_OBS)
+        '[0, 0, 1, 1]'
+    """
+    return "[" + ", ".join(str(int(v)) for v in values) + "]"
+
+
+def gymnasium_version() -> str:
+    """The installed gymnasium's version, read live from the package metadata."""
+    return installed_version("gymnasium") or "not installed"
+
+
+@dataclass(frozen=True)
+class AutoresetSettings:
+    """What the page runs: the timeline run and the episode-counting run."""
+
+    num_envs: int
+    mode: str
+    seed: int
+    steps: int
+    backend: str
+    count_envs: int
+    count_steps: int
+
+    @property
+    def autoreset_mode(self) -> AutoresetMode:
+        return mode_of(self.mode)
+
+
+def resolve_settings(values: Mapping[str, Any]) -> tuple[AutoresetSettings, list[str]]:
+    """Turn the page's values into runnable settings, with a note for each change made.
+
+    Values come from widgets that already keep to their ranges; this only guards the
+    limits that depend on two settings at once (or on caps raised locally).
+
+    Example:
+        >>> settings, notes = resolve_settings(
+        ...     {"n": 4, "mode": "SAME_STEP", "seed": 0, "steps": 40, "backend": "sync",
+        ...      "cn": 2, "ck": 200}
+        ... )
+        >>> settings.autoreset_mode, notes
+        (<AutoresetMode.SAME_STEP: 'SameStep'>, [])
+    """
+    notes: list[str] = []
+    by_key = {spec.key: spec for spec in SPECS}
+
+    def pick(key: str) -> Any:
+        spec = by_key[key]
+        value, note = spec.parse(str(values.get(key, spec.default)))
+        if note:
+            notes.append(note)
+        return value
+
+    num_envs, steps = pick("n"), pick("steps")
+    count_envs, count_steps = pick("cn"), pick("ck")
+    # Only matters when BURGERBOT_MAX_STEPS_PER_RUN is raised: rollout refuses bigger runs.
+    for label, n, k in (("timeline", num_envs, steps), ("counting", count_envs, count_steps)):
+        if n * k > MAX_ROLLOUT_ROWS:
+            notes.append(
+                f"The {label} run would record {n * k:,} steps; this page records at most "
+                f"{MAX_ROLLOUT_ROWS:,}: using {MAX_ROLLOUT_ROWS // n:,} step() calls."
+            )
+    steps = min(steps, MAX_ROLLOUT_ROWS // num_envs)
+    count_steps = min(count_steps, MAX_ROLLOUT_ROWS // count_envs)
+    settings = AutoresetSettings(
+        num_envs=num_envs,
+        mode=pick("mode"),
+        seed=pick("seed"),
+        steps=steps,
+        backend=pick("backend"),
+        count_envs=count_envs,
+        count_steps=count_steps,
+    )
+    return settings, notes
+
+
+def widget_values(settings: AutoresetSettings) -> dict[str, Any]:
+    """The settings by URL key, so that each widget shows the value really used."""
+    return {
+        "n": settings.num_envs,
+        "mode": settings.mode,
+        "seed": settings.seed,
+        "steps": settings.steps,
+        "backend": settings.backend,
+        "cn": settings.count_envs,
+        "ck": settings.count_steps,
+    }
+
+
+def run_page_rollout(
+    settings: AutoresetSettings, backend: str | None = None, progress: Progress | None = None
+) -> pd.DataFrame:
+    """``experiments.rollout`` for the page's timeline settings (on ``backend`` if given)."""
+    return rollout(
+        backend or settings.backend,
+        settings.num_envs,
+        settings.steps,
+        settings.seed,
+        settings.autoreset_mode,
+        progress=progress,
+    )
+
+
+# --- views/autoreset_prediction.py ----------------------------------------------------------------
+# The "Auto-reset" page's prediction: what the ending call and the next call return in NEXT_STEP.
+#
+# The answer is read from a live run: every episode end that has a call after it is sorted into
+# one of the `OPTIONS` by what the two calls really returned.
+
+_START = obs_text(START_OBS)
+
+ENDS_AS_IN_NEXT_STEP = f"end: final obs, real reward · next: {_START}, reward 0.0"
+ENDS_AS_IN_THE_LESSON = f"end: {_START}, real reward · next: a normal step"
+ENDS_WITH_A_HIDDEN_RESET = "end: final obs, real reward · next: a normal step"
+ENDS_WITH_NOTHING = f"end: {_START}, reward 0.0 · next: a normal step"
+OPTIONS = (ENDS_AS_IN_THE_LESSON, ENDS_AS_IN_NEXT_STEP, ENDS_WITH_A_HIDDEN_RESET, ENDS_WITH_NOTHING)
+"""The answers offered, in the order shown."""
+
+
+def question(default_mode: str) -> str:
+    """The question, saying whether NEXT_STEP is the installed gymnasium's default mode."""
+    default = " (your gymnasium's default)" if default_mode == "NEXT_STEP" else ""
+    return (
+        f"In **NEXT_STEP** mode{default}, a robot's episode ends on some `step()` call, say "
+        "with a hit (reward -10). What do `obs[i]` and `rewards[i]` hold for that robot on the "
+        "ending call (**end**), and on the **next** call? (A normal step uses the action.)"
+    )
+
+
+@dataclass(frozen=True)
+class EndingCalls:
+    """What the ending call and the next call returned, over every episode end of a run.
+
+    Only ends with a call after them (same env) count. ``by_option`` maps each option of
+    `OPTIONS` to how many ends looked like it.
+    """
+
+    by_option: dict[str, int]
+    example: dict[str, object] | None
+    """The first end: env, step, final obs, reward, the next call's action, obs and reward."""
+    next_actions: tuple[int, ...]
+    """The distinct actions sent on the calls after an end (sorted)."""
+
+    @property
+    def ends(self) -> int:
+        return sum(self.by_option.values())
+
+    @property
+    def truth(self) -> str | None:
+        """The option every end agreed on; None if no end had a call after it, or they differ."""
+        seen = [option for option, count in self.by_option.items() if count]
+        return seen[0] if len(seen) == 1 else None
+
+
+def _option(start_on_end: bool, zero_on_end: bool, reset_next: bool) -> str:
+    if start_on_end:
+        return ENDS_WITH_NOTHING if zero_on_end else ENDS_AS_IN_THE_LESSON
+    return ENDS_AS_IN_NEXT_STEP if reset_next else ENDS_WITH_A_HIDDEN_RESET
+
+
+def ending_calls(frame: pd.DataFrame) -> EndingCalls:
+    """Sort every episode end of a ``rollout`` frame into one of `OPTIONS`, from its values.
+
+    An ending call "returns the start" when its ``obs`` is ``[0, 0, 1, 1]``; its reward is
+    "real" when it is not 0.0 (BurgerBot never gives 0.0 for a step of an episode). The next
+    call "is a reset" when it returns the start, reward 0.0 and both flags False.
+
+    Example:
+        >>> from burgerbot.experiments import rollout
+        >>> ending_calls(rollout("native", 2, 12, seed=0)).truth  # no end has a call after it
+        >>> ending_calls(rollout("native", 2, 20, seed=0)).truth == ENDS_AS_IN_NEXT_STEP
+        True
+    """
+    if frame.empty:
+        return EndingCalls({option: 0 for option in OPTIONS}, None, ())
+    num_envs = int(frame["env"].max()) + 1
+    obs = frame[list(OBS_COLUMNS)].to_numpy()
+    rewards = frame["reward"].to_numpy()
+    flags = (frame["terminated"] | frame["truncated"]).to_numpy()
+    # Rows go step by step, env by env: the same env's next call is num_envs rows on.
+    ends = np.flatnonzero(flags[: len(frame) - num_envs])
+    after = ends + num_envs
+    is_start = (obs == np.asarray(START_OBS)).all(axis=1)
+    start_on_end, zero_on_end = is_start[ends], rewards[ends] == 0.0
+    reset_next = is_start[after] & (rewards[after] == 0.0) & ~flags[after]
+    counts = Counter(
+        _option(bool(s), bool(z), bool(r))
+        for s, z, r in zip(start_on_end, zero_on_end, reset_next, strict=True)
+    )
+    example = None
+    if len(ends):
+        first, next_row = int(ends[0]), int(after[0])
+        example = {
+            "env": int(frame["env"].iat[first]),
+            "step": int(frame["step"].iat[first]),
+            "obs": obs_text(obs[first]),
+            "reward": float(rewards[first]),
+            "next action": int(frame["action"].iat[next_row]),
+            "next obs": obs_text(obs[next_row]),
+            "next reward": float(rewards[next_row]),
+        }
+    actions = tuple(sorted({int(a) for a in frame["action"].to_numpy()[after]}))
+    return EndingCalls({option: counts.get(option, 0) for option in OPTIONS}, example, actions)
+
+
+def prediction_explanation(calls: EndingCalls, run_mode: str) -> str:
+    """What the NEXT_STEP run showed, in words that follow its numbers.
+
+    ``run_mode`` is the mode of the timeline above (the NEXT_STEP run is a separate one
+    when it is not NEXT_STEP).
+    """
+    if calls.example is None:
+        return "No episode ended with a call after it in this run: try more steps."
+    ex = calls.example
+    where = (
+        "the timeline above"
+        if run_mode == "NEXT_STEP"
+        else "a NEXT_STEP run with your settings (switch the mode to NEXT_STEP to see it above)"
+    )
+    counted = (
+        f"all {calls.ends:,} episode ends"
+        if calls.truth is not None
+        else f"{calls.ends:,} episode ends, which did not all agree"
+    )
+    text = (
+        f"Read from {where}: {counted} with a call after them. For example env {ex['env']} "
+        f"ended at step {ex['step']} with obs {ex['obs']} and reward {ex['reward']}; at step "
+        f"{ex['step'] + 1} it was sent action {ex['next action']} and returned obs "
+        f"{ex['next obs']} with reward {ex['next reward']}."
+    )
+    if calls.truth == ENDS_AS_IN_NEXT_STEP:
+        moving = [a for a in calls.next_actions if a != 3]  # 3 (stop) would not move it anyway
+        text += (
+            " So the ending call hands you the episode's **final** observation, and the next "
+            "call is spent on the reset"
+            + (
+                f": actions {', '.join(map(str, moving))} were sent on such calls and none "
+                "moved the robot."
+                if moving
+                else "."
+            )
+            + " That call is not a step of any episode: keep it out of your "
+            "[training data](training_data)."
+        )
+    return text
+
+
+# --- views/autoreset_timeline.py ------------------------------------------------------------------
+# The "Auto-reset" page's timeline data: one cell per (step, env), with its end and reset marks.
+
+READABLE_ENVS = 16
+"""Up to this many envs the timeline rows stay tall enough to read comfortably."""
+
+TIMELINE_MAX_CELLS = 4_800
+"""The timeline draws at most this many (step, env) cells (below altair's 5,000-row limit)."""
+
+RESET_MARKERS = {
+    "NEXT_STEP": "reset step (action ignored)",
+    "SAME_STEP": "reset inside the ending step",
+    "DISABLED": "reset(reset_mask) after the step",
+}
+"""How the timeline labels the moment a sub-environment is reset, per mode."""
+
+_CELL_COLUMNS = [
+    "step",
+    "env",
+    "episode",
+    "action",
+    "obs",
+    "reward",
+    "event",
+    "terminated",
+    "truncated",
+    "final obs",
+    "segment",
+    "end",
+    "reset",
+    "note",
+]
+
+
+TABLE_COLUMNS = tuple(c for c in _CELL_COLUMNS if c not in ("event", "segment", "end", "reset"))
+"""The timeline's cells as its "data as a table" shows them (without the drawing columns)."""
+
+
+def _row_note(row: Mapping[str, Any], mode: str) -> str:
+    env, k = int(row["env"]), int(row["episode"])
+    if row["event"] == "reset":
+        return (
+            f"This call only reset env {env}: its action was ignored, the reward is 0 and obs "
+            f"is episode {k}'s first observation."
+        )
+    if not (row["terminated"] or row["truncated"]):
+        return "moved forward" if row["event"] == "move" else "turned or stopped"
+    cause = end_cause(row)
+    if mode == "NEXT_STEP":
+        return (
+            f"Episode {k} ended ({cause}). obs is its final observation; the next call "
+            f"resets env {env}."
+        )
+    if mode == "SAME_STEP":
+        return (
+            f"Episode {k} ended ({cause}) and env {env} was reset inside this call: obs is "
+            f'already the next episode\'s start; the final observation is in infos["final_obs"].'
+        )
+    return (
+        f"Episode {k} ended ({cause}). obs is its final observation. Nothing resets by itself: "
+        f"the page then called reset(options={{'reset_mask': mask}}) for env {env}."
+    )
+
+
+def timeline_cells(
+    frame: pd.DataFrame, mode: str, max_cells: int = TIMELINE_MAX_CELLS
+) -> tuple[pd.DataFrame, int]:
+    """Long-form cells for the timeline chart, and how many steps they cover.
+
+    One row per (step, env) of the first ``max_cells // num_envs`` steps (at least one),
+    with display columns: ``action`` ("0 forward"), ``obs`` and ``final obs`` as text,
+    ``segment`` (which colour: alternating episodes, or NEXT_STEP's reset step),
+    ``end`` (goal / hit / truncated / None), ``reset`` (the mode's reset marker or None)
+    and ``note`` (what happened, in words).
+    """
+    mode_of(mode)
+    num_envs = int(frame["env"].max()) + 1 if len(frame) else 1
+    shown_steps = max(1, max_cells // num_envs)
+    cells = frame[frame["step"] <= shown_steps].copy()
+    shown_steps = int(cells["step"].max()) if len(cells) else 0
+    ended = cells["terminated"] | cells["truncated"]
+    cells["action"] = [f"{a} {world.ACTION_NAMES[a]}" for a in cells["action"]]
+    cells["obs"] = [obs_text(v) for v in cells[list(OBS_COLUMNS)].to_numpy()]
+    cells["final obs"] = [
+        obs_text(v) if end else ""
+        for v, end in zip(cells[list(FINAL_COLUMNS)].to_numpy(), ended, strict=True)
+    ]
+    is_reset = cells["event"] == "reset"
+    cells["segment"] = np.where(
+        is_reset,
+        "reset step",
+        np.where(cells["episode"] % 2 == 0, "episodes 0, 2, 4, …", "episodes 1, 3, 5, …"),
+    )
+    cells["end"] = np.where(ended, cells["event"].astype(str), None)
+    resets = is_reset if mode == "NEXT_STEP" else ended
+    cells["reset"] = np.where(resets, RESET_MARKERS[mode], None)
+    cells["note"] = [_row_note(row, mode) for row in cells.to_dict("records")]
+    cells["event"] = cells["event"].astype(str)
+    return cells[_CELL_COLUMNS].reset_index(drop=True), shown_steps
+
+
+def timeline_highlight(
+    end: Mapping[str, Any] | None, mode: str, steps: int
+) -> tuple[int, int, int] | None:
+    """``(env, first_step, last_step)`` to outline for an episode end (None: no end).
+
+    In NEXT_STEP mode the outline takes in the reset step after the end, when the run has it.
+
+    Example:
+        >>> timeline_highlight({"env": 1, "step": 12}, "NEXT_STEP", 40)
+        (1, 12, 13)
+        >>> timeline_highlight({"env": 1, "step": 12}, "SAME_STEP", 40)
+        (1, 12, 12)
+    """
+    if end is None:
+        return None
+    last = end["step"] + 1 if mode == "NEXT_STEP" and end["step"] < steps else end["step"]
+    return int(end["env"]), int(end["step"]), int(last)
+
+
+# --- charts/autoreset.py --------------------------------------------------------------------------
+# Charts for the "Auto-reset" page: episodes per sub-environment over time, and episode counts.
+
+_SKY_BLUE, _BLUISH_GREEN, _VERMILLION, _REDDISH_PURPLE, _YELLOW, _BLACK = (
+    OKABE_ITO[i] for i in (1, 2, 4, 5, 6, 7)
+)
+
+SEGMENT_COLOURS = {
+    "episodes 0, 2, 4, …": _SKY_BLUE,
+    "episodes 1, 3, 5, …": _YELLOW,
+    "reset step": "#ffffff",
+}
+"""Cell fill (Okabe-Ito): episodes alternate two colours; NEXT_STEP's reset step is left blank."""
+
+END_MARKERS = {
+    "goal": (SHAPES[3], _BLUISH_GREEN),  # diamond
+    "hit": (SHAPES[4], _VERMILLION),  # cross
+    "truncated": (SHAPES[5], _REDDISH_PURPLE),  # triangle-down
+}
+"""(shape, colour) of the marker on the step where an episode ends, by cause: every marker
+differs by its shape as well as its colour."""
+
+# A filled vertical bar (Vega scales a custom shape path from the square -1..1): it sits at
+# the ending cell's right edge, where SAME_STEP's reset happens.
+_BAR_SHAPE = "M-0.3,-1L0.3,-1L0.3,1L-0.3,1Z"
+_RESET_STYLE = {
+    RESET_MARKERS["NEXT_STEP"]: (SHAPES[0], _BLACK),  # circle
+    RESET_MARKERS["SAME_STEP"]: (_BAR_SHAPE, _BLACK),
+    RESET_MARKERS["DISABLED"]: (SHAPES[1], _BLACK),  # square
+}
+# Where a reset marker sits, relative to its cell's centre, in steps. NEXT_STEP: the
+# middle of its own reset cell; SAME_STEP: inside the ending cell, at its right edge;
+# DISABLED: on the boundary after the ending cell (the reset is a call of its own).
+_RESET_OFFSET = {
+    RESET_MARKERS["NEXT_STEP"]: 0.0,
+    RESET_MARKERS["SAME_STEP"]: 0.32,
+    RESET_MARKERS["DISABLED"]: 0.5,
+}
+_MARKER_STYLE = {**END_MARKERS, **_RESET_STYLE}
+
+_LABEL_LIMIT = 400
+COUNTING_HEIGHT = 130
+"""The counting chart's plot height in pixels (its legend and axes come on top)."""
+
+MODE_SHAPES = dict(zip(MODES, SHAPES, strict=False))
+"""The counting chart marks each mode's bar top with its own shape, as well as its colour."""
+
+_TOOLTIP = [
+    alt.Tooltip("step:Q", title="step() call"),
+    alt.Tooltip("env:O", title="env"),
+    alt.Tooltip("episode:Q", title="episode"),
+    alt.Tooltip("action:N", title="action sent"),
+    alt.Tooltip("obs:N", title="obs returned"),
+    alt.Tooltip("reward:Q", title="reward", format=".1f"),
+    alt.Tooltip("terminated:N"),
+    alt.Tooltip("truncated:N"),
+    alt.Tooltip("final obs:N", title="final obs"),
+    alt.Tooltip("note:N", title="what happened"),
+]
+
+
+def _row_pixels(num_envs: int) -> int:
+    """Tall rows for a few envs, thinner ones (never below 10 px) for many."""
+    return max(10, min(26, 640 // max(1, num_envs)))
+
+
+def _markers(cells: pd.DataFrame) -> pd.DataFrame:
+    """One row per marker: ends at the cell centre, resets placed by ``_RESET_OFFSET``."""
+    ends = cells[cells["end"].notna()].assign(marker=lambda f: f["end"], x=lambda f: f["step"])
+    resets = cells[cells["reset"].notna()].assign(marker=lambda f: f["reset"])
+    resets = resets.assign(x=resets["step"] + resets["reset"].map(_RESET_OFFSET))
+    return pd.concat([ends, resets], ignore_index=True)
+
+
+def episode_timeline(
+    cells: pd.DataFrame, shown_steps: int, highlight: tuple[int, int, int] | None = None
+) -> alt.LayerChart:
+    """One row per sub-environment, one cell per ``step()`` call, coloured by episode.
+
+    ``cells`` is long form as made by ``timeline_cells``: columns step, env, episode,
+    action, obs, reward, terminated, truncated, final obs, segment, end, reset, note.
+    Markers show goals, hits, truncations and resets; every cell and marker has a tooltip.
+    Drag or scroll over the chart to pan or zoom along the steps.
+    ``highlight=(env, first_step, last_step)`` draws a thick outline around those cells.
+    """
+    num_envs = int(cells["env"].max()) + 1 if len(cells) else 1
+    row = _row_pixels(num_envs)
+    cells = cells.assign(start=cells["step"] - 0.46, stop=cells["step"] + 0.46)
+    x_scale = alt.Scale(domain=[0.5, shown_steps + 0.5], nice=False)
+    x_axis = alt.Axis(tickMinStep=1, format="d", title="step() call (1 = the first step)")
+    y = alt.Y(
+        "env:O",
+        title=None,
+        axis=alt.Axis(labelExpr="'env ' + datum.value", labelFontSize=12),
+    )
+    segments = list(SEGMENT_COLOURS)
+    present = [s for s in segments if s in set(cells["segment"])]
+    zoom = alt.selection_interval(bind="scales", encodings=["x"])
+    rects = (
+        alt.Chart(cells)
+        .mark_rect(stroke="#525252", strokeWidth=0.6, clip=True)
+        .encode(
+            x=alt.X("start:Q", scale=x_scale, axis=x_axis),
+            x2="stop:Q",
+            y=y,
+            # fill, not color: the markers' colour scale stays separate (one legend each).
+            fill=alt.Fill(
+                "segment:N",
+                title="cell colour",
+                scale=alt.Scale(domain=present, range=[SEGMENT_COLOURS[s] for s in present]),
+                legend=alt.Legend(
+                    orient="top",
+                    symbolStrokeColor="#525252",
+                    symbolType="square",
+                    labelLimit=_LABEL_LIMIT,
+                ),
+            ),
+            tooltip=_TOOLTIP,
+        )
+        .add_params(zoom)
+    )
+    markers = _markers(cells)
+    order = [m for m in _MARKER_STYLE if m in set(markers["marker"])]
+    points = (
+        alt.Chart(markers)
+        .mark_point(filled=True, size=max(25, row * row // 4), opacity=1, clip=True)
+        .encode(
+            x=alt.X("x:Q", scale=x_scale, axis=x_axis),
+            y=y,
+            shape=alt.Shape(
+                "marker:N",
+                title="marker",
+                scale=alt.Scale(domain=order, range=[_MARKER_STYLE[m][0] for m in order]),
+                legend=alt.Legend(orient="top", labelLimit=_LABEL_LIMIT),
+            ),
+            color=alt.Color(
+                "marker:N",
+                title="marker",
+                scale=alt.Scale(domain=order, range=[_MARKER_STYLE[m][1] for m in order]),
+                legend=alt.Legend(orient="top", labelLimit=_LABEL_LIMIT),
+            ),
+            tooltip=[alt.Tooltip("marker:N", title="marker"), *_TOOLTIP],
+        )
+    )
+    layers = [rects, points]
+    if highlight is not None:
+        env, first, last = highlight
+        box = pd.DataFrame({"env": [env], "start": [first - 0.5], "stop": [last + 0.5]})
+        layers.append(
+            alt.Chart(box)
+            .mark_rect(fillOpacity=0, stroke="#000000", strokeWidth=3, clip=True)
+            .encode(x=alt.X("start:Q", scale=x_scale, axis=x_axis), x2="stop:Q", y=y)
+        )
+    # Streamlit fits the whole chart (legends and axis too) into the spec's height.
+    # fit-x: the width fits the page; the height is the rows', and the legends and axis come
+    # on top (Streamlit's default "fit" would squeeze the rows into the height).
+    return alt.layer(*layers).properties(
+        width="container",
+        height=row * num_envs,
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
+    )
+
+
+def finished_episodes_chart(counts: pd.DataFrame) -> alt.LayerChart:
+    """Bars: finished episodes per env, one bar per auto-reset mode side by side.
+
+    Each mode has its Okabe-Ito colour and a marker of its own shape on its bars' tops, so
+    the modes stay apart without colour. ``counts`` is long form as made by
+    ``count_finished_by_mode``: columns mode, env, finished episodes, goals, hits,
+    truncations.
+    """
+    modes = [m for m in MODES if m in set(counts["mode"])]
+    legend = alt.Legend(orient="top", title="auto-reset mode")
+    base = alt.Chart(counts).encode(
+        x=alt.X("env:O", title="sub-environment (env index)", axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset("mode:N", sort=modes),
+        y=alt.Y("finished episodes:Q", title="finished episodes"),
+        color=alt.Color("mode:N", sort=modes, scale=colour_scale(modes), legend=legend),
+        tooltip=["mode:N", "env:O", "finished episodes:Q", "goals:Q", "hits:Q", "truncations:Q"],
+    )
+    tops = base.mark_point(filled=True, size=70, stroke=_BLACK, strokeWidth=0.8).encode(
+        shape=alt.Shape(
+            "mode:N",
+            sort=modes,
+            scale=alt.Scale(domain=modes, range=[MODE_SHAPES[m] for m in modes]),
+            legend=legend,
+        )
+    )
+    return alt.layer(base.mark_bar(), tops).properties(
+        width="container",
+        height=COUNTING_HEIGHT,
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
+    )
+
+
+# --- views/autoreset_stepper.py -------------------------------------------------------------------
+# Auto-reset's stepper: the page's run, one `step()` call at a time.
+#
+# The run is the page's own (``experiments.rollout``, recorded live), so the stepper's call N is
+# column N of the timeline. Each call's view is one Markdown text (`call_markdown`);
+# `stepper_views` makes them all, as HTML, for `burgerbot.app.call_stepper`, which pages through
+# them in the browser.
+
+MAX_STEPPER_ENVS = 16
+"""Rows the stepper's table shows; the timeline above shows every env."""
+STEPPER_MAX_ROWS = 1_600
+"""Table rows the stepper sends the browser at most, over all its calls (about 0.5 MB)."""
+
+_OBS = ("row", "col", "heading", "sensor")
+_FINAL = tuple(f"final_{name}" for name in _OBS)
+
+
+def call_title(step: int) -> str:
+    """The stepper's heading for call ``step`` (0: right after the reset).
+
+    Example:
+        >>> call_title(0), call_title(3)
+        ('Latest call: reset', 'Latest call: step 3 since the reset')
+    """
+    return "Latest call: reset" if step == 0 else f"Latest call: step {step} since the reset"
+
+
+def _happened(row: pd.Series, mode: str) -> str:
+    event = str(row["event"])
+    if event == "reset":
+        return "**auto-reset**: its episode ended on the call before; action ignored, reward 0"
+    ended = {"hit": "hit an obstacle", "goal": "reached the burger"}.get(event)
+    if ended is None and bool(row["truncated"]):
+        ended = "cut off by the step limit"
+    if ended is None:
+        return "moved" if event == "move" else "turned or stopped"
+    final = obs_text(row[list(_FINAL)])
+    if mode == "SAME_STEP":
+        return (
+            f"**{ended}: episode ends, and restarts in this call**: `obs` is already the new "
+            f'start; the final observation {final} is in `infos["final_obs"]`'
+        )
+    if mode == "DISABLED":
+        return (
+            f"**{ended}: episode ends**: `obs` {final} is the final observation; nothing "
+            "restarts until the page's `reset(options={'reset_mask': ...})`"
+        )
+    return (
+        f"**{ended}: episode ends**: `obs` {final} is the final observation; the next call "
+        "resets this env"
+    )
+
+
+def _call(run: pd.DataFrame, step: int) -> pd.DataFrame:
+    """The rows of ``run`` for call ``step``, one per env."""
+    rows = run[run["step"] == step]
+    if rows.empty:
+        raise ValueError(f"the run has no step {step}")
+    return rows
+
+
+def _table(rows: pd.DataFrame, mode: str, max_envs: int) -> tuple[pd.DataFrame, int]:
+    shown = rows.head(max_envs)
+    table = pd.DataFrame(
+        {
+            "env": shown["env"].to_numpy(),
+            "action": shown["action"].to_numpy(),
+            "obs": [obs_text(values) for values in shown[list(_OBS)].to_numpy()],
+            "reward": [f"{r:g}" for r in shown["reward"]],
+            "terminated": shown["terminated"].to_numpy(),
+            "truncated": shown["truncated"].to_numpy(),
+            "what happened": [_happened(row, mode) for _, row in shown.iterrows()],
+        }
+    )
+    return table, len(rows) - len(shown)
+
+
+def call_rows(run: pd.DataFrame, step: int, mode: str, max_envs: int = MAX_STEPPER_ENVS):
+    """What call ``step`` of ``run`` returned, one row per env (the first ``max_envs``).
+
+    Returns ``(table, envs left out)``; columns env, action, obs, reward, terminated,
+    truncated and what happened.
+    """
+    return _table(_call(run, step), mode, max_envs)
+
+
+def _infos_line(rows: pd.DataFrame, mode: str) -> str:
+    if mode != "SAME_STEP":
+        return "`infos` is `{}`: in this mode the vector env adds nothing to it."
+    ended = rows.loc[rows["terminated"] | rows["truncated"], "env"].tolist()
+    if not ended:
+        return '`infos` is `{}`: no episode ended in this call, so there is no `"final_obs"`.'
+    return (
+        f'`infos["final_obs"]` holds the final observation of env {", ".join(map(str, ended))} '
+        f'(`infos["_final_obs"]` is True there).'
+    )
+
+
+def call_markdown(run: pd.DataFrame, step: int, mode: str, num_envs: int, steps: int) -> str:
+    """The stepper's view of call ``step`` (0: the reset) of ``run`` in ``mode``."""
+    title = "### " + call_title(step)
+    if step == 0:
+        return (
+            f"{title}\n\n`obs, infos = envs.reset(seed=...)`: all {num_envs} robots stand at "
+            "the start, `[0, 0, 1, 1]`. Press **Step once** to send the run's first actions."
+        )
+    rows = _call(run, step)
+    table, hidden = _table(rows, mode, MAX_STEPPER_ENVS)
+    ended = int((rows["terminated"] | rows["truncated"]).sum())
+    resets = int((rows["event"] == "reset").sum())
+    endings = {0: "No episode ended", 1: "1 episode ended"}.get(ended, f"{ended} episodes ended")
+    spent = f"{resets} env{'s' if resets > 1 else ''} spent it on an auto-reset"
+    summary = (
+        f"`obs, rewards, terminated, truncated, infos = envs.step(actions)`: call {step} of "
+        f"{steps} in {mode} mode (column {step} of the timeline). {endings} in this call"
+        + (f"; {spent}." if resets else ".")
+    )
+    more = f"\n\n{hidden} more envs are in the timeline above." if hidden else ""
+    return f"{title}\n\n{summary}\n\n{markdown_table(table)}{more}\n\n{_infos_line(rows, mode)}"
+
+
+def stepper_calls(num_envs: int, steps: int) -> int:
+    """How many ``step()`` calls the stepper covers: all ``steps``, unless their tables
+    would pass `STEPPER_MAX_ROWS` rows.
+
+    Example:
+        >>> stepper_calls(4, 40), stepper_calls(16, 2000), stepper_calls(64, 2000)
+        (40, 100, 100)
+    """
+    return min(steps, max(1, STEPPER_MAX_ROWS // min(num_envs, MAX_STEPPER_ENVS)))
+
+
+def stepper_views(run: pd.DataFrame, mode: str, num_envs: int, steps: int) -> list[str]:
+    """Every call's view as HTML, the reset first, up to `stepper_calls`; the last one says
+    that it is the last, and where the rest of the run is when the stepper stops early."""
+    last = stepper_calls(num_envs, steps)
+    texts = [call_markdown(run, step, mode, num_envs, steps) for step in range(last + 1)]
+    if last < steps:
+        texts[-1] += (
+            f"\n\nThe stepper stops at call {last} of {steps:,}: the timeline above and the "
+            "episode ends below cover the whole run."
+        )
+    else:
+        texts[-1] += "\n\nThat was the run's last call: raise `step() calls` above for more."
+    return [markdown_html(text) for text in texts]
+
+
+# --- views/autoreset_episodes.py ------------------------------------------------------------------
+# The "Auto-reset" page's episode-end table: every end of a run, and where its observations are.
+
+END_CAUSES = ("goal", "hit", "truncated")
+
+END_COLUMNS = (
+    "env",
+    "step",
+    "cause",
+    "reward",
+    "final obs",
+    "final obs is in",
+    "next episode's first obs",
+    "returned by",
+)
+"""The columns of the table ``episode_ends`` makes."""
+
+
+def end_cause(row: Mapping[str, Any]) -> str:
+    """Why an episode ended, from its ``rollout`` row: goal, hit or truncated.
+
+    Example:
+        >>> end_cause({"event": "hit", "truncated": True})
+        'hit (and truncated)'
+    """
+    cause = str(row["event"])
+    if cause != "truncated" and row["truncated"]:
+        return f"{cause} (and truncated)"  # terminated on the very step that hit max_steps
+    return cause
+
+
+def episode_ends(frame: pd.DataFrame, mode: str) -> pd.DataFrame:
+    """One row per episode end in a ``rollout`` frame: what ended, and where to find what.
+
+    Columns: ``env``, ``step``, ``cause`` (goal / hit / truncated), ``reward``,
+    ``final obs`` (the episode's last observation), ``final obs is in`` (where the
+    learner's code finds it in this mode), ``next episode's first obs`` and
+    ``returned by`` (which call hands it over). NEXT_STEP's first observation is read
+    from the run itself (the reset step's row); SAME_STEP's is the ending step's ``obs``;
+    DISABLED's comes from the manual ``reset`` call, which always returns the start.
+
+    Example:
+        >>> from burgerbot.experiments import rollout
+        >>> frame = rollout("native", num_envs=2, steps=12, seed=0)
+        >>> episode_ends(frame, "NEXT_STEP")[["env", "step", "cause", "final obs"]].values.tolist()
+        [[1, 12, 'hit', '[0, 2, 0, 0]']]
+    """
+    mode_of(mode)
+    steps = int(frame["step"].max()) if len(frame) else 0
+    num_envs = int(frame["env"].max()) + 1 if len(frame) else 0
+    observations = frame[list(OBS_COLUMNS)].to_numpy()
+    positions = np.flatnonzero((frame["terminated"] | frame["truncated"]).to_numpy())
+    rows = []
+    for position, row in zip(positions, frame.iloc[positions].to_dict("records"), strict=True):
+        step, env = int(row["step"]), int(row["env"])
+        final = obs_text(row[name] for name in FINAL_COLUMNS)
+        # Plain text: a table cell shows no Markdown.
+        if mode == "NEXT_STEP":
+            where = f"obs[{env}] of step {step}"
+            if step < steps:
+                # Rows go step by step, env by env: the same env's next step is num_envs on.
+                first = obs_text(observations[position + num_envs])
+                returned = f"step {step + 1} (the reset step)"
+            else:
+                first = "not in this run"
+                returned = f"step {step + 1}, after this run"
+        elif mode == "SAME_STEP":
+            where = f'infos["final_obs"][{env}] of step {step}'
+            first = obs_text(row[name] for name in OBS_COLUMNS)
+            returned = f"step {step} itself, as obs[{env}]"
+        else:
+            where = f"obs[{env}] of step {step}"
+            first = obs_text(START_OBS)
+            returned = f"reset(reset_mask) after step {step}"
+        rows.append(
+            {
+                "env": env,
+                "step": step,
+                "cause": end_cause(row),
+                "reward": float(row["reward"]),
+                "final obs": final,
+                "final obs is in": where,
+                "next episode's first obs": first,
+                "returned by": returned,
+            }
+        )
+    return pd.DataFrame(rows, columns=list(END_COLUMNS))
+
+
+# --- views/autoreset_disabled.py ------------------------------------------------------------------
+# The "Auto-reset" page's DISABLED demo: an ended robot stepped again, the error, and the fix.
+
+
+@dataclass(frozen=True)
+class DisabledDemo:
+    """A live DISABLED-mode run: an episode ends, the next step fails, reset_mask fixes it."""
+
+    num_envs: int
+    seed: int
+    end_step: int
+    """The step on which the first episode(s) ended (0 if none ended within the budget)."""
+    ended: tuple[int, ...]
+    obs_at_end: np.ndarray
+    sync_error: str | None
+    """``"AssertionError: ..."`` from SyncVectorEnv over BurgerBotEnv (None: no error)."""
+    stepped_before_error: tuple[int, ...]
+    """Envs that SyncVectorEnv had already stepped when its check failed (measured)."""
+    native_error: str | None
+    """The same step on ``BurgerBotVectorEnv`` (its message says what to do)."""
+    native_stepped_before_error: bool
+    """Whether BurgerBotVectorEnv's robots moved in its failed call (they should not)."""
+    obs_after_reset: np.ndarray | None
+    step_after_fix: dict[str, np.ndarray] | None
+    """obs, rewards, terminated, truncated of the step after the fix."""
+
+
+def _error_text(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _disabled_sync(num_envs: int) -> SyncVectorEnv:
+    return SyncVectorEnv(
+        [make_env() for _ in range(num_envs)], autoreset_mode=AutoresetMode.DISABLED
+    )
+
+
+def _episode_steps(envs: SyncVectorEnv) -> list[int]:
+    """Each BurgerBot's step count in its current episode (it grows on every real step)."""
+    return [env.unwrapped._steps for env in envs.envs]
+
+
+def _try_step(envs: Any, actions: np.ndarray) -> str | None:
+    try:
+        envs.step(actions)
+    except Exception as exc:  # the point of the demo: show what is raised
+        return _error_text(exc)
+    return None
+
+
+def disabled_demo(
+    num_envs: int, seed: int, max_calls: int = CAPS.max_steps_per_run
+) -> DisabledDemo:
+    """Step the page's random actions in DISABLED mode until an episode ends, then go on.
+
+    The step after the end is tried, without a reset, on ``SyncVectorEnv`` (over
+    ``BurgerBotEnv``) and on ``BurgerBotVectorEnv``; both raise. SyncVectorEnv checks
+    env by env, so the envs before the ended one have already taken that step when it
+    raises: the demo measures which. The fix then runs on a fresh SyncVectorEnv with the
+    same actions: ``reset(options={"reset_mask": ended})`` right after the end, then the
+    next step.
+    """
+    actions = np.concatenate(list(random_actions(seed, num_envs, max_calls + 1)))
+    sync, native, fixed = _disabled_sync(num_envs), None, None
+    try:
+        native = BurgerBotVectorEnv(num_envs, autoreset_mode=AutoresetMode.DISABLED)
+        sync.reset(seed=seed)
+        native.reset(seed=seed)
+        end_step = 0
+        for t in range(1, max_calls + 1):
+            obs, _, terminated, truncated, _ = sync.step(actions[t - 1])
+            native.step(actions[t - 1])
+            ended = terminated | truncated
+            if ended.any():
+                end_step = t
+                break
+        if end_step == 0:
+            return DisabledDemo(num_envs, seed, 0, (), obs, None, (), None, False, None, None)
+        retry = actions[end_step]
+
+        before = _episode_steps(sync)
+        sync_error = _try_step(sync, retry)
+        after = _episode_steps(sync)
+        stepped = tuple(i for i in range(num_envs) if after[i] != before[i])
+        robots = native.robots.copy()
+        native_error = _try_step(native, retry)
+        native_moved = not np.array_equal(robots, native.robots)
+
+        # The failed call changed some of `sync`'s envs: show the fix on a clean replay.
+        fixed = _disabled_sync(num_envs)
+        fixed.reset(seed=seed)
+        for t in range(1, end_step + 1):
+            fixed.step(actions[t - 1])
+        obs_after, _ = fixed.reset(options={"reset_mask": ended})
+        obs_next, rewards, terminated_next, truncated_next, _ = fixed.step(retry)
+        return DisabledDemo(
+            num_envs=num_envs,
+            seed=seed,
+            end_step=end_step,
+            ended=tuple(int(i) for i in np.flatnonzero(ended)),
+            obs_at_end=obs.copy(),
+            sync_error=sync_error,
+            stepped_before_error=stepped,
+            native_error=native_error,
+            native_stepped_before_error=native_moved,
+            obs_after_reset=obs_after.copy(),
+            step_after_fix={
+                "obs": obs_next.copy(),
+                "rewards": rewards.copy(),
+                "terminated": terminated_next.copy(),
+                "truncated": truncated_next.copy(),
+            },
+        )
+    finally:
+        for envs in (sync, native, fixed):
+            if envs is not None:
+                envs.close()
+
+
+def disabled_demo_table(demo: DisabledDemo) -> pd.DataFrame:
+    """Per env: obs at the end step, in the mask?, obs from the masked reset, the retried step."""
+    if demo.obs_after_reset is None or demo.step_after_fix is None:
+        return pd.DataFrame()
+    fix = demo.step_after_fix
+    return pd.DataFrame(
+        {
+            "env": range(demo.num_envs),
+            f"obs after step {demo.end_step}": [obs_text(v) for v in demo.obs_at_end],
+            "in reset_mask": [i in demo.ended for i in range(demo.num_envs)],
+            "obs returned by reset(reset_mask)": [obs_text(v) for v in demo.obs_after_reset],
+            f"step {demo.end_step + 1} obs": [obs_text(v) for v in fix["obs"]],
+            f"step {demo.end_step + 1} reward": fix["rewards"],
+        }
+    )
+
+
+# --- views/autoreset_lesson.py --------------------------------------------------------------------
+# The "Auto-reset" page's comparison: one episode end in gymnasium 0.29 and today.
+
+
+def pick_episode_end(events: pd.DataFrame, steps: int) -> dict[str, Any] | None:
+    """The episode end the comparison uses: the first one that still has a step after it."""
+    if events.empty:
+        return None
+    followed = events[events["step"] < steps]
+    chosen = followed if not followed.empty else events
+    return chosen.sort_values(["step", "env"]).iloc[0].to_dict()
+
+
+@dataclass(frozen=True)
+class InfosCheck:
+    """What ``infos`` held, live, on the step where an episode ended."""
+
+    step: int
+    env: int
+    keys: tuple[str, ...]
+    has_final_observation: bool
+    """``"final_observation" in infos``: the key the lesson reads (gymnasium 0.29)."""
+    has_final_obs: bool
+    """``"final_obs" in infos``: the key SAME_STEP uses today."""
+    default_mode: str
+    """The auto-reset mode a ``SyncVectorEnv`` gets when none is given."""
+
+
+def _step_sync(
+    num_envs: int, seed: int, mode: AutoresetMode, steps: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+    """Replay the page's random actions on a SyncVectorEnv; return the last step's result."""
+    envs = SyncVectorEnv([make_env() for _ in range(num_envs)], autoreset_mode=mode)
+    try:
+        envs.reset(seed=seed)
+        actions = np.concatenate(list(random_actions(seed, num_envs, steps)))
+        for t, step_actions in enumerate(actions, start=1):
+            result = envs.step(step_actions)
+            ended = result[2] | result[3]
+            if mode == AutoresetMode.DISABLED and ended.any() and t < steps:
+                envs.reset(options={"reset_mask": ended})
+        return result
+    finally:
+        envs.close()
+
+
+def default_autoreset_mode() -> str:
+    """The auto-reset mode a new ``SyncVectorEnv`` gets when none is given: ``"NEXT_STEP"``."""
+    envs = SyncVectorEnv([make_env()])
+    try:
+        return AutoresetMode(envs.metadata["autoreset_mode"]).name
+    finally:
+        envs.close()
+
+
+def same_step_end_keys() -> tuple[str, ...]:
+    """The ``infos`` keys on an episode end in SAME_STEP mode, checked live (sorted).
+
+    One BurgerBot drives forward from the start, east, until it hits the obstacle at
+    (0, 3) on its third step.
+
+    Example:
+        >>> same_step_end_keys()
+        ('_final_info', '_final_obs', 'final_info', 'final_obs')
+    """
+    envs = SyncVectorEnv([make_env()], autoreset_mode=AutoresetMode.SAME_STEP)
+    try:
+        envs.reset(seed=0)
+        for _ in range(3):
+            _, _, terminated, truncated, infos = envs.step(np.array([0]))
+    finally:
+        envs.close()
+    if not (terminated[0] or truncated[0]):
+        raise RuntimeError("three steps forward from the start should hit the obstacle at (0, 3)")
+    return tuple(sorted(infos))
+
+
+def check_infos_live(num_envs: int, seed: int, mode: str, step: int, env: int) -> InfosCheck:
+    """Run the page's actions on a fresh SyncVectorEnv up to ``step`` and look at ``infos``."""
+    _, _, _, _, infos = _step_sync(num_envs, seed, mode_of(mode), step)
+    default_mode = default_autoreset_mode()
+    return InfosCheck(
+        step=step,
+        env=env,
+        keys=tuple(sorted(infos)),
+        has_final_observation="final_observation" in infos,
+        has_final_obs="final_obs" in infos,
+        default_mode=default_mode,
+    )
+
+
+def _next_step_text(after: Mapping[str, Any], mode: str) -> str:
+    """What the installed gymnasium did on the call after the episode end, in words."""
+    action = int(after["action"])
+    after_obs = obs_text(after[name] for name in OBS_COLUMNS)
+    after_reward = str(float(after["reward"]))
+    if mode == "NEXT_STEP":
+        return (
+            f"the reset step: action {action} was ignored; obs {after_obs}, reward "
+            f"{after_reward}, both flags False"
+        )
+    if mode == "SAME_STEP":
+        return (
+            f"an ordinary step of the new episode: action {action} is used, obs {after_obs}, "
+            f"reward {after_reward}"
+        )
+    return (
+        f"after the manual `reset(options={{'reset_mask': mask}})`, an ordinary step: "
+        f"action {action} is used, obs {after_obs}, reward {after_reward} (without that "
+        "reset, step() raises an AssertionError)"
+    )
+
+
+def lesson_vs_installed(
+    frame: pd.DataFrame, end: Mapping[str, Any], mode: str, check: InfosCheck, version: str
+) -> pd.DataFrame:
+    """For one episode end of the run: what gymnasium 0.29 would hand back, and what we got.
+
+    Three columns: ``you look at``, ``lesson (gymnasium 0.29)`` (derived from the run:
+    the start observation on the ending step, the real final observation in
+    ``infos["final_observation"]``) and ``installed gymnasium <version>, <mode>`` (the
+    values this run really returned).
+    """
+    step, env = int(end["step"]), int(end["env"])
+    steps = int(frame["step"].max())
+    by_step_env = frame.set_index(["step", "env"])
+    here = by_step_env.loc[(step, env)]
+    final = end["final obs"]
+    start = obs_text(START_OBS)
+    reward = str(float(here["reward"]))
+    flags = f"terminated={bool(here['terminated'])}, truncated={bool(here['truncated'])}"
+    installed = f"installed gymnasium {version}, {mode}"
+
+    rows: list[tuple[str, str, str]] = [
+        (
+            f"`obs[{env}]` from step {step}",
+            f"{start}: already the next episode's first observation",
+            obs_text(here[name] for name in OBS_COLUMNS)
+            + (
+                ": already the next episode's first observation"
+                if mode == "SAME_STEP"
+                else ": the episode's final observation"
+            ),
+        ),
+        (f"`rewards[{env}]`, flags at step {step}", f"{reward}, {flags}", f"{reward}, {flags}"),
+        (
+            "the final observation",
+            f'{final} in `infos["final_observation"][{env}]`',
+            f'{final} in `infos["final_obs"][{env}]`'
+            if mode == "SAME_STEP"
+            else f"{final}: it is `obs[{env}]` itself",
+        ),
+        (
+            f"`infos` keys at step {step}",
+            '"final_observation", "_final_observation", "final_info", "_final_info"',
+            ", ".join(f'"{key}"' for key in check.keys) or "none: `infos` is `{}`",
+        ),
+        (
+            '`"final_observation" in infos`',
+            "True",
+            f"{check.has_final_observation} (checked live)",
+        ),
+    ]
+    if step < steps:
+        after = by_step_env.loc[(step + 1, env)]
+        rows.append(
+            (
+                f"env {env} at step {step + 1}",
+                f"an ordinary step of the new episode: action {int(after['action'])} is used",
+                _next_step_text(after, mode),
+            )
+        )
+    return pd.DataFrame(rows, columns=["you look at", "lesson (gymnasium 0.29)", installed])
+
+
+# --- views/autoreset_counting.py ------------------------------------------------------------------
+# The "Auto-reset" page's counting experiment: finished episodes per env, in every mode.
+
+
+def finished_per_env(frame: pd.DataFrame, num_envs: int) -> pd.DataFrame:
+    """Finished episodes per env in a ``rollout`` frame, split by cause.
+
+    Columns: ``env``, ``finished episodes`` (terminated or truncated), ``goals``,
+    ``hits``, ``truncations`` (truncated without terminating).
+    """
+    ended = frame["terminated"] | frame["truncated"]
+    parts = {
+        "finished episodes": ended,
+        "goals": ended & (frame["event"] == "goal"),
+        "hits": ended & (frame["event"] == "hit"),
+        "truncations": ended & (frame["event"] == "truncated"),
+    }
+    table = pd.DataFrame({"env": frame["env"], **parts}).groupby("env").sum()
+    table = table.reindex(range(num_envs), fill_value=0).astype(np.int64)
+    return table.reset_index()
+
+
+def count_finished_by_mode(
+    backend: str,
+    num_envs: int,
+    steps: int,
+    seed: int,
+    progress: Progress | None = None,
+) -> pd.DataFrame:
+    """The lesson's counting experiment in every mode: finished episodes per env after K calls.
+
+    Long form, one row per (mode, env): ``mode``, ``env``, ``finished episodes``,
+    ``goals``, ``hits``, ``truncations``. Every mode sees the same random actions.
+    """
+    parts = []
+    for index, mode in enumerate(MODES):
+
+        def report(fraction: float, message: str, index: int = index, mode: str = mode) -> None:
+            if progress is not None:
+                progress((index + fraction) / len(MODES), f"{mode}: {message}")
+
+        frame = rollout(backend, num_envs, steps, seed, mode_of(mode), progress=report)
+        counts = finished_per_env(frame, num_envs)
+        counts.insert(0, "mode", mode)
+        parts.append(counts)
+    return pd.concat(parts, ignore_index=True)
+
+
+# --- views/autoreset_sentences.py -----------------------------------------------------------------
+# The "Auto-reset" page's sentences that depend on a run: each one follows the numbers given.
+#
+# Pure functions (no Streamlit): the mode captions, the lesson's verdict, what the counting run
+# shows, and the key takeaways.
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
+
+
+def mode_captions(default_mode: str) -> list[str]:
+    """One caption per mode of `MODES`; the installed default (read live) is marked so.
+
+    Example:
+        >>> mode_captions("NEXT_STEP")[0]
+        'the default here: restarts on the next call'
+    """
+    what = {
+        "NEXT_STEP": "restarts on the next call",
+        "SAME_STEP": "restarts inside the ending call (the lesson)",
+        "DISABLED": "never restarts by itself: you reset it",
+    }
+    return [(f"the default here: {what[m]}" if m == default_mode else what[m]) for m in MODES]
+
+
+def _observation_keys(keys: Sequence[str]) -> list[str]:
+    """The ``infos`` keys that hold observations (not their ``_`` masks, not ``final_info``)."""
+    return [key for key in keys if "obs" in key and not key.startswith("_")]
+
+
+def lesson_verdict(default_mode: str, same_step_keys: Sequence[str]) -> tuple[str, str]:
+    """The verdict kind (a key of ``labels.VERDICTS``) on the lesson's auto-reset claim, and why.
+
+    The lesson (gymnasium 0.29): the ending call already returns the next episode's first
+    observation, and the final one is in ``infos["final_observation"]``. Both parts are
+    judged from what the installed gymnasium did: its default mode, and the ``infos`` keys
+    of an episode end in SAME_STEP mode.
+
+    Example:
+        >>> lesson_verdict("NEXT_STEP", ["_final_obs", "final_info", "final_obs"])[1][-54:]
+        'in `infos` under "final_obs", not "final_observation".'
+        >>> lesson_verdict("SAME_STEP", ["final_observation"])[0]
+        'holds'
+    """
+    changes = []
+    if default_mode != "SAME_STEP":
+        changes.append(
+            f"the default is now {default_mode}, whose ending call returns the final "
+            "observation, not the next start"
+        )
+    if "final_observation" not in same_step_keys:
+        found = ", ".join(f'"{key}"' for key in _observation_keys(same_step_keys))
+        changes.append(
+            "SAME_STEP has the lesson's timing, but the final observation is in "
+            + (f"`infos` under {found}" if found else "no `infos` key")
+            + ', not "final_observation"'
+        )
+    if not changes:
+        return "holds", (
+            "The installed gymnasium behaves as the lesson says: SAME_STEP by default, with "
+            '`infos["final_observation"]`.'
+        )
+    return "changed", "Changed since gymnasium 1.0: " + "; and ".join(changes) + "."
+
+
+def _totals(counts: pd.DataFrame) -> pd.DataFrame:
+    return counts.groupby("mode", sort=False)[
+        ["finished episodes", "goals", "hits", "truncations"]
+    ].sum()
+
+
+def counting_sentence(counts: pd.DataFrame, count_steps: int) -> str:
+    """What the counting run shows: NEXT_STEP against SAME_STEP, and DISABLED against SAME_STEP.
+
+    ``counts`` is ``count_finished_by_mode``'s long frame (one row per mode and env). The
+    comparison follows the totals both ways, and says in how many envs it held.
+
+    Example:
+        >>> counts = pd.DataFrame({
+        ...     "mode": ["NEXT_STEP"] * 2 + ["SAME_STEP"] * 2 + ["DISABLED"] * 2,
+        ...     "env": [0, 1] * 3, "finished episodes": [20, 25, 19, 18, 19, 18],
+        ...     "goals": [0] * 6, "hits": [20, 25, 19, 18, 19, 18], "truncations": [0] * 6})
+        >>> counting_sentence(counts, 200).split(". ")[1][:58]
+        'This time NEXT_STEP finished **more** episodes than SAME_S'
+    """
+    totals = _totals(counts)["finished episodes"]
+    nxt, same, disabled = (int(totals[m]) for m in ("NEXT_STEP", "SAME_STEP", "DISABLED"))
+    per_env = counts.pivot(index="env", columns="mode", values="finished episodes")
+    num_envs = len(per_env)
+    fewer_envs = int((per_env["NEXT_STEP"] < per_env["SAME_STEP"]).sum())
+    text = (
+        f"In {count_steps:,} calls, NEXT_STEP finished **{nxt:,}** episodes in total, "
+        f"SAME_STEP **{same:,}** and DISABLED **{disabled:,}**. "
+    )
+    envs = f"in {fewer_envs} of {_plural(num_envs, 'env')}"
+    if nxt < same:
+        text += (
+            f"This time NEXT_STEP finished **fewer** episodes than SAME_STEP (fewer {envs}): it "
+            "spends a call on every reset. A tendency, not a rule: after a reset the same "
+            "random actions fall on other moments of the episode, so with other seeds it can "
+            "finish as many or more. "
+        )
+    else:
+        word = "as many" if nxt == same else "**more**"
+        text += (
+            f"This time NEXT_STEP finished {word} episodes {'as' if nxt == same else 'than'} "
+            f"SAME_STEP (fewer {envs}), although it spends a call on every reset: after a reset "
+            "the same random actions fall on other moments of the episode, and here its "
+            "episodes were shorter by luck. "
+        )
+    if per_env["DISABLED"].equals(per_env["SAME_STEP"]):
+        text += "DISABLED, reset by hand after each end, matched SAME_STEP in every env."
+    else:
+        text += (
+            f"DISABLED, reset by hand after each end, finished {disabled:,} against "
+            f"SAME_STEP's {same:,}: not the same episodes."
+        )
+    return text
+
+
+def causes_sentence(counts: pd.DataFrame) -> str:
+    """How the counting run's episodes ended (goal, hit, step limit), in every mode together.
+
+    Example:
+        >>> counts = pd.DataFrame({"mode": ["NEXT_STEP"], "env": [0], "finished episodes": [3],
+        ...     "goals": [0], "hits": [3], "truncations": [0]})
+        >>> causes_sentence(counts)[:40]
+        'No goals: a robot moving at random almos'
+    """
+    totals = _totals(counts).sum()
+    goals, hits, cut = (int(totals[c]) for c in ("goals", "hits", "truncations"))
+    limit = f" and {_plural(cut, 'episode')} cut off at the step limit" if cut else ""
+    if goals == 0:
+        return (
+            "No goals: a robot moving at random almost never finds its way to the burger. "
+            f"Over the three modes: {_plural(hits, 'hit')}{limit}."
+        )
+    return (
+        f"Over the three modes: {_plural(goals, 'goal')} (reward 50.0), "
+        f"{_plural(hits, 'hit')}{limit}."
+    )
+
+
+def takeaway_bullets(
+    default_mode: str, next_step_truth: str | None, same_step_keys: Sequence[str], error: str
+) -> list[str]:
+    """The page's key takeaways, each from what the installed gymnasium did.
+
+    Args:
+        default_mode: The mode a new ``SyncVectorEnv`` gets.
+        next_step_truth: ``EndingCalls.truth`` of a NEXT_STEP run (None: not seen).
+        same_step_keys: The ``infos`` keys of an episode end in SAME_STEP mode.
+        error: What stepping an ended env raised in DISABLED mode (``"AssertionError: ..."``),
+            or "" if it was not seen.
+    """
+    bullets = []
+    if next_step_truth == ENDS_AS_IN_NEXT_STEP:
+        default = " (the default)" if default_mode == "NEXT_STEP" else ""
+        bullets.append(
+            f"NEXT_STEP{default}: the ending call returns the **final** observation and real "
+            f"reward; the next call only resets (obs {_START}, reward 0.0)."
+        )
+    else:
+        bullets.append(f"Your gymnasium's default auto-reset mode is {default_mode}.")
+    public = _observation_keys(same_step_keys)
+    if "final_observation" in same_step_keys:
+        bullets.append('SAME_STEP: the final observation is in `infos["final_observation"]`.')
+    else:
+        keys = " and ".join(f'`infos["{k}"]`' for k in public) or "no `infos` key"
+        bullets.append(
+            f"SAME_STEP gives the lesson's timing, but the final observation is in {keys}, "
+            'not `infos["final_observation"]`.'
+        )
+    raised = error.split(":")[0] if error else ""
+    bullets.append(
+        'DISABLED: call `envs.reset(options={"reset_mask": ended})` before the next step, '
+        + (f"or `step()` raises {raised}." if raised else "or stepping an ended env fails.")
+    )
+    bullets.append(
+        "`terminated | truncated` counts finished episodes in every mode; in NEXT_STEP, keep "
+        "the reset calls out of your [training data](training_data)."
+    )
+    return bullets
