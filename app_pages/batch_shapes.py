@@ -3,35 +3,67 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, NoReturn
 
+import pandas as pd
+import pyarrow as pa
 import streamlit as st
+from gymnasium.vector import VectorEnv
 
-from burgerbot.app import ui
-from burgerbot.app.caps import CAPS
+from burgerbot.app import learning, ui
+from burgerbot.app.call_stepper import call_view
+from burgerbot.app.caps import CAPS, Caps
 from burgerbot.app.glossary import term_link
-from burgerbot.app.panels.batch_shapes import (
-    actions_note,
-    fail,
-    guess_panel,
-    play_one_step,
-    script_panel,
-    settings_controls,
-    spaces_panel,
-    step_controls,
-)
-from burgerbot.app.panels.batch_shapes_live import latest_call_panel
-from burgerbot.app.slots import BudgetExceeded
-from burgerbot.app.views.batch_shapes import (
+from burgerbot.app.logic.batch_shapes import (
+    CARTPOLE_LIMITS,
+    DTYPE_OPTIONS,
+    ENV_NAMES,
+    ENVS,
+    HISTORY_LENGTH,
+    MAX_PICTURES,
+    MAX_TABLE_ROWS,
+    PICTURE_WIDTH,
     PLAY_INTERVAL_SECONDS,
+    SHAPE_OPTIONS,
     SPECS,
+    BatchCall,
+    BatchRun,
     BatchSettings,
+    array_summary,
+    backend_option,
     build_vector_env,
+    burgerbot_cell_counts,
+    cell_count_heatmap,
+    dtype_explanation,
+    ended_envs,
+    frozenlake_cell_counts,
+    heading,
+    history_rows,
+    infos_table,
+    observation_table,
+    one_observation,
+    pictures_html,
+    pole_angle_chart,
+    pole_angles,
+    prediction_ids,
     resolve_settings,
+    robot_picture,
+    shape_explanation,
+    shape_truth,
+    side_by_side,
+    small,
+    space_type_notes,
+    spaces_table,
+    step_table,
+    table_block,
+    takeaways,
 )
-from burgerbot.app.views.batch_shapes_guess import takeaways
-from burgerbot.app.views.batch_shapes_run import BatchRun
+from burgerbot.app.markdown import markdown_html, markdown_table
+from burgerbot.app.scripts.batch_shapes import snippet_for
+from burgerbot.app.slots import BudgetExceeded, EnvSlot
+from burgerbot.checks import MAX_SEED
+from burgerbot.factories import BACKENDS
 
 PAGE = "batch_shapes"
 KEPT_NOTES = f"_{PAGE}_adjust_notes"
@@ -75,8 +107,116 @@ settings = frame.resolve(
     resolve_keeping_notes,
     lambda s: {"env": s.env, "n": s.num_envs, "backend": s.backend, "seed": s.seed},
 )
+
+
+# --- panels/batch_shapes.py -----------------------------------------------------------------------
+# The "Batch shapes" page's panels: settings, the guess, the step buttons and the latest call.
+
+
+def settings_controls(key: Mapping[str, str], settings: BatchSettings, caps: Caps) -> None:
+    """Environment, NUM_ENVS and seed side by side, the backend below, and what the env is."""
+    col_env, col_n, col_seed = st.columns([4, 2, 2])
+    col_env.selectbox("Environment", ENV_NAMES, key=key["env"])
+    col_n.number_input(
+        "NUM_ENVS",
+        min_value=1,
+        max_value=caps.max_envs,
+        step=1,
+        key=key["n"],
+        help=f"1 to {caps.max_envs}; Async at most {caps.max_async_envs} (one process per env).",
+    )
+    col_seed.number_input("Seed", min_value=0, max_value=MAX_SEED, step=1, key=key["seed"])
+    st.radio(
+        "Vector env class (backend)",
+        BACKENDS,
+        key=key["backend"],
+        format_func=lambda backend: backend_option(settings.env, backend),
+        horizontal=True,
+        help=(
+            "Sync: all copies in this process, stepped one after another. Async: one worker "
+            "process per copy. native: one object that steps every copy with array operations."
+        ),
+    )
+    st.caption(ENVS[settings.env].about)
+
+
 settings_controls(frame.key, settings, CAPS)
 frame.settings_done()
+
+
+# --- The live env ------------------------------------------------------------------------------
+
+
+def fail(slot: EnvSlot, message: str) -> NoReturn:
+    """Show what went wrong, drop the env (the next run builds a fresh one) and stop here."""
+    slot.close()
+    st.error(message)
+    st.stop()
+
+
+def call_env(slot: EnvSlot, action: Callable[[], Any], what: str) -> None:
+    """Run ``action`` on the env; if it raises (e.g. an Async worker died), close the env."""
+    slot.touch()
+    try:
+        action()
+    except Exception as exc:  # e.g. an Async worker that died
+        fail(slot, f"`{what}` failed: {exc}. The env was closed; the page builds a new one.")
+
+
+def _set_playing(slot: EnvSlot, on: bool) -> None:
+    slot.state["playing"] = on
+    slot.state["play_steps"] = 0
+
+
+def step_controls(page: str, slot: EnvSlot, run: BatchRun, seed: int, caps: Caps) -> None:
+    """Reset, Step once, Step xN and Play/Pause, in one row."""
+    playing = bool(slot.state.get("playing"))
+    # One block, not a set of columns: a click redraws this view, each element costs.
+    row = st.container(horizontal=True)
+    if row.button("Reset", key=f"{page}_reset", help=f"envs.reset(seed={seed})"):
+        call_env(slot, run.reset, f"reset(seed={seed})")
+    if row.button("Step once", key=f"{page}_step", disabled=playing):
+        call_env(slot, lambda: run.step(1), "step()")
+    steps_per_click = min(10, caps.max_steps_per_run)
+    if row.button(f"Step ×{steps_per_click}", key=f"{page}_step10", disabled=playing):
+        call_env(slot, lambda: run.step(steps_per_click), "step()")
+    if playing:
+        row.button("⏸ Pause", key=f"{page}_pause", on_click=_set_playing, args=(slot, False))
+    else:
+        row.button(
+            "▶ Play",
+            key=f"{page}_play",
+            on_click=_set_playing,
+            args=(slot, True),
+            help=f"Step on its own every {PLAY_INTERVAL_SECONDS} s until paused.",
+        )
+    if note := slot.state.pop("play_note", None):
+        st.info(note)
+
+
+def actions_note() -> None:
+    """Where the live view's actions come from (drawn once, above it)."""
+    st.caption(
+        "Actions are random: `envs.action_space.sample()`, with the action space seeded by the "
+        "same seed at every reset, so the script below the live view reproduces them. So that "
+        "**Step once** answers at once, the page sends the next `step()` as soon as it shows "
+        "a call, and the click reveals it: you see every call the env returned, in order."
+    )
+
+
+def play_one_step(slot: EnvSlot, run: BatchRun, caps: Caps) -> None:
+    """While playing, every run of the live view takes one step (up to the per-click cap)."""
+    if slot.state.get("play_steps", 0) >= caps.max_steps_per_run:
+        slot.state["playing"] = False
+        slot.state["play_note"] = (
+            f"Paused after {caps.max_steps_per_run} steps, this app's limit per click "
+            "(raise with BURGERBOT_MAX_STEPS_PER_RUN when running locally). Press Play again "
+            "to go on."
+        )
+        st.rerun(scope="app")
+    slot.state["play_steps"] = slot.state.get("play_steps", 0) + 1
+    call_env(slot, lambda: run.step(1), "step()")
+
 
 # --- The vector env, kept between runs in this session's slot ----------------------------------
 slot = ui.env_slot(PAGE)
@@ -104,9 +244,275 @@ if run is None:
     except Exception as exc:
         fail(slot, f"`reset()` failed: {exc}")
 
+
+# --- Predict -------------------------------------------------------------------------------------
+
+
+SHAPE_HELP = "k: how many numbers one env's observation holds."
+
+
+def guess_panel(page: str, run: BatchRun, envs: VectorEnv, env: str) -> None:
+    """Ask for the observation batch's shape and dtype before the live view shows them.
+
+    Each answer is checked against the batch this run's env returned (shape and dtype are
+    the same for every call of one env, so the reset's batch will do), outside the live view:
+    a step click does not redo it.
+    """
+    observations = run.latest.observations
+    single = envs.single_observation_space
+    shape_id, dtype_id = prediction_ids(env)
+    st.markdown(
+        f"**{len(observations)} {env} envs; one observation is "
+        f"{one_observation(env, single)}.** Predict, then see the batch below."
+    )
+    left, right = st.columns(2)
+    with left:
+        learning.prediction(
+            shape_id, "What is `observations.shape`?", SHAPE_OPTIONS, help=SHAPE_HELP
+        )
+        truth = shape_truth(observations.shape, len(observations))
+        if truth is not None:
+            learning.check(shape_id, truth, shape_explanation(observations, single, env))
+    with right:
+        learning.prediction(dtype_id, "What is `observations.dtype`?", DTYPE_OPTIONS)
+        learning.check(dtype_id, str(observations.dtype), dtype_explanation(observations, single))
+
+
 # --- Predict, then step ------------------------------------------------------------------------
 guess_panel(PAGE, run, envs, settings.env)
 playing = bool(slot.state.get("playing"))
+
+
+# --- panels/batch_shapes_live.py ------------------------------------------------------------------
+# The "Batch shapes" page's live view: the latest call's arrays, infos and robots.
+
+
+def _arrow(frame: pd.DataFrame) -> pa.Table:
+    """``frame`` as an Arrow table, its index kept (Streamlit shows it as before).
+
+    Streamlit converts a pandas frame itself, through checks these small tables never need;
+    pyarrow's own conversion costs a fraction of that, and the live view redraws its chart
+    and the chart's data on every step.
+    """
+    return pa.Table.from_pandas(frame)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _summary(env: str, signature: tuple, _call: BatchCall) -> str:
+    """``array_summary`` as a Markdown table, made once per env and array shapes and dtypes.
+
+    It tells shapes, dtypes and axes only, so every step of a run has the same one. Markdown
+    rather than a dataframe widget: it joins the call's line in one element, and each element
+    of the live view is redrawn in the browser on every click.
+    """
+    frame = array_summary(_call, env).rename(columns={"axes": "what each axis means"})
+    return markdown_table(frame)
+
+
+def _signature(call: BatchCall) -> tuple:
+    arrays = (call.observations, call.actions, call.rewards, call.terminated, call.truncated)
+    return tuple((a.shape, a.dtype.str) for a in arrays if a is not None)
+
+
+def latest_call_panel(
+    run: BatchRun,
+    settings: BatchSettings,
+    history_key: str,
+    *,
+    view_key: str,
+    step_key: str,
+    slot: EnvSlot,
+) -> None:
+    """The latest call's arrays and infos, a picture of the envs and, on demand, the recent
+    calls (``history_key``: the key of the toggle that shows them; ``view_key``: the view's).
+
+    The heading, the arrays, the infos and the robots' pictures are one view (see
+    `burgerbot.app.logic.batch_shapes`), drawn with `call_view` together with the next
+    call's, which the run takes now (`BatchRun.prepare`): a click on Step once (the button
+    keyed ``step_key``) shows it at once, before its script run takes the step here. Charts
+    (more robots than pictures, FrozenLake, CartPole) follow the view, from the server.
+    """
+    now, chart = _view(slot, run.latest, settings)
+    upcoming = None
+    if not slot.state.get("playing"):
+        # A failed step here shows nothing early: the click's own step meets the error.
+        with contextlib.suppress(Exception):
+            upcoming = _view(slot, run.prepare(), settings)[0]
+    call_view(
+        now,
+        upcoming,
+        key=view_key,
+        reveal_on=f".st-key-{step_key} button",
+    )
+    if chart is not None:
+        chart()
+
+    # Drawn only when asked for: every element here is redrawn on each click.
+    if st.toggle(f"Show the recent calls (the last {HISTORY_LENGTH} are kept)", key=history_key):
+        # Straight from the rows: the newest call (the first row) has every column.
+        st.dataframe(pa.Table.from_pylist(history_rows(run)), hide_index=True)
+
+
+def _step_arrays(call: BatchCall, n: int) -> str:
+    if call.actions is None:
+        return (
+            "**`actions`, `rewards`, `terminated`, `truncated`**\n\n"
+            "A reset returns only observations and infos: no actions, rewards or flags."
+        )
+    text = (
+        f"**`actions` → `rewards`, `terminated`, `truncated`**: each of shape `({n},)`, "
+        "one value per env.\n\n" + table_block(*step_table(call), "envs")
+    )
+    if ended := ended_envs(call.terminated, call.truncated):
+        text += "\n\n" + small(
+            f"Episodes ended in env {ended}. With gymnasium's default "
+            f"{term_link('autoreset')} (NEXT_STEP), the next `step()` resets those envs: it "
+            "ignores their action and returns reward 0, both flags False and their first "
+            "observation."
+        )
+    return text
+
+
+def _infos(call: BatchCall, settings: BatchSettings) -> str:
+    table, hidden, other = infos_table(call.infos, settings.num_envs)
+    if table is None:
+        return (
+            "**`infos`**\n\n"
+            f"`infos` is `{{}}`, an empty dict: {settings.env} reports no extra information, "
+            "and in gymnasium's default auto-reset mode (NEXT_STEP) the vector env adds none "
+            "when an episode ends either. (Gymnasium 0.29, the lesson's, put "
+            "`final_observation` there; see the Auto-reset page.)"
+        )
+    about = ENVS[settings.env].infos_about
+    text = (
+        "**`infos`**\n\n"
+        "`infos` is one dict for all envs. Each key `k` holds an array with one value per "
+        "env, and `_k` is a True/False mask: True where that env reported `k` in this call."
+        + (f"\n\n{about}" if about else "")
+        + "\n\n"
+        + table_block(table, hidden, "envs")
+    )
+    if other:
+        text += "\n\n" + small("Keys that are not one-value-per-env: " + ", ".join(other))
+    return text
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _chart_spec(kind: str, title: str, _sample: pd.DataFrame) -> dict:
+    """A chart's Vega-Lite spec without its data, made once per server.
+
+    Building and validating an altair chart costs a few hundred milliseconds on a small
+    machine; from one step to the next only the data change, so each step passes its new
+    data alongside this cached spec.
+    """
+    chart = cell_count_heatmap(_sample, title) if kind == "cells" else pole_angle_chart(_sample)
+    spec = chart.to_dict()
+    spec.pop("data")
+    spec.pop("datasets")
+    return spec
+
+
+def _draw(kind: str, title: str, data: pd.DataFrame, width: str = "content") -> None:
+    """The chart with its data as a table one click away, from the cached spec (an altair
+    chart built per step would make a click slow); the table is drawn once its tab is open."""
+    learning.chart_with_table(
+        _chart_spec(kind, title, data), data, chart_data=_arrow(data), width=width
+    )
+
+
+def _pictures(call: BatchCall, env: str) -> tuple[str, Callable[[], None] | None]:
+    """Where the envs' agents are: Markdown for the live view's body, and a chart to draw
+    after it (None when the pictures alone show it)."""
+    obs = call.observations
+    n = len(obs)
+    if env == "BurgerBot":
+        if n <= MAX_PICTURES:
+            pictures = [robot_picture(r, c, h) for r, c, h in obs[:, :3].tolist()]
+            return (
+                "**The robots, one picture per env** (orange: robot, dark tab: its nose; "
+                "dark grey: obstacle, green: goal)\n\n"
+                + pictures_html(pictures, [f"env {i}" for i in range(n)], PICTURE_WIDTH)
+            ), None
+        title = "Robots per cell (O obstacle, G goal, S start)"
+        return (
+            f"**Where the {n} robots stand** (more than {MAX_PICTURES}: counted per cell)",
+            lambda: _draw("cells", title, burgerbot_cell_counts(obs)),
+        )
+    if env == "FrozenLake-v1":
+
+        def lake() -> None:
+            title = "Walkers per tile (S start, H hole, G goal)"
+            _draw("cells", title, frozenlake_cell_counts(obs))
+            st.caption(
+                "Walkers on a hole (H) or on the goal (G) have just ended their episode: the "
+                "next step puts them back on the start (S)."
+            )
+
+        return (
+            f"**Where the {n} walkers stand** on the 4x4 lake (the state numbers 0..15, row "
+            "by row)",
+            lake,
+        )
+    first = "" if n <= MAX_TABLE_ROWS else f", the first {MAX_TABLE_ROWS} envs"
+
+    def poles() -> None:
+        _draw("poles", "", pole_angles(call), width="stretch")
+        st.caption(f"{CARTPOLE_LIMITS.sentence()} (Read from the installed gymnasium's CartPole.)")
+
+    return (
+        f"**Pole angle per env** (column 2 of the batch{first}). Beyond the dashed lines "
+        f"(±{CARTPOLE_LIMITS.pole_degrees:g}°) the pole has fallen.",
+        poles,
+    )
+
+
+def call_body(call: BatchCall, settings: BatchSettings) -> tuple[str, Callable[[], None] | None]:
+    """One call's view as Markdown (with a little HTML), and the chart to draw after it."""
+    n = settings.num_envs
+    if call.kind == "reset":
+        title = "Latest call: reset"
+        line = (
+            f"`observations, infos = envs.reset(seed={settings.seed})`: no step yet. "
+            "Press **Step once** to send one action per env."
+        )
+    else:
+        title = f"Latest call: step {call.number} since the reset"
+        line = (
+            "`observations, rewards, terminated, truncated, infos = envs.step(actions)`, "
+            f"with `actions` holding one action for each of the {n} envs."
+        )
+    observations = (
+        f"**`observations`**: shape `{call.observations.shape}`, dtype "
+        f"`{call.observations.dtype}`. One row per env.\n\n"
+        + table_block(*observation_table(call, settings.env), "envs")
+    )
+    picture, chart = _pictures(call, settings.env)
+    body = [
+        heading(title),
+        f"{line} The script below gives this call with `STEPS = {call.number}`.",
+        _summary(settings.env, _signature(call), call),
+        side_by_side(observations, _step_arrays(call, n)),
+        _infos(call, settings),
+        picture,
+    ]
+    return "\n\n".join(body), chart
+
+
+def _view(
+    slot: EnvSlot, call: BatchCall, settings: BatchSettings
+) -> tuple[str, Callable[[], None] | None]:
+    """``call``'s view as HTML and its chart, made once: the next call's view is the latest
+    one's after the click. The slot keeps the views of the two calls last asked for."""
+    views: list[tuple[BatchCall, str, Callable[[], None] | None]] = slot.state.setdefault(
+        "views", []
+    )
+    for made_for, view, chart in views:
+        if made_for is call:
+            return view, chart
+    body, chart = call_body(call, settings)
+    view = markdown_html(body)
+    views[:] = [*views[-1:], (call, view, chart)]
+    return view, chart
 
 
 @st.fragment(run_every=PLAY_INTERVAL_SECONDS if playing else None)
@@ -135,6 +541,29 @@ def live_view() -> None:
 
 actions_note()
 live_view()
+
+
+# --- The latest call -----------------------------------------------------------------------------
+
+
+def script_panel(settings: BatchSettings, steps: int) -> None:
+    """The live view as a script, outside the live view: ``STEPS`` is the one line that
+    follows the steps, and the live view names its value for the call it shows."""
+    ui.code_expander(snippet_for(settings, steps))
+
+
+def spaces_panel(envs: VectorEnv, n: int) -> None:
+    """The batched and single spaces: fixed for an env, so drawn outside the live view."""
+    st.markdown("**Spaces: one env vs the whole batch**")
+    st.dataframe(spaces_table(envs), hide_index=True)
+    st.caption(
+        "`single_observation_space` and `single_action_space` describe one env. The batched "
+        f"`observation_space` and `action_space` put NUM_ENVS ({n}) in front, on axis 0."
+    )
+    for note in space_type_notes(envs):
+        st.caption(note)
+
+
 script_panel(settings, run.steps)
 spaces_panel(envs, settings.num_envs)
 frame.takeaways(

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import re
+import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial, wraps
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -121,6 +123,46 @@ def counted(function: Callable[..., Any], name: str, calls: Counter) -> Callable
         return function(*args, **kwargs)
 
     return wrapper
+
+
+@contextlib.contextmanager
+def page_calls(page_file: str, names: Iterable[str]) -> Iterator[Counter]:
+    """Count the calls of the functions ``names`` that the page ``page_file`` defines, in the
+    script runs started meanwhile (full runs and fragment runs alike).
+
+    A page is a script, not a module: each full run defines its functions anew, so they cannot
+    be patched beforehand. Each script run has a thread of its own, and a trace function set
+    for new threads is told of every call there (it traces no lines: it returns None).
+    """
+    wanted = set(names)
+    calls: Counter = Counter()
+
+    def trace(frame: FrameType, event: str, arg: Any) -> None:
+        code = frame.f_code
+        if code.co_name in wanted and code.co_filename.endswith(page_file):
+            calls[code.co_name] += 1
+
+    previous = threading.gettrace()
+    threading.settrace(trace)
+    try:
+        yield calls
+    finally:
+        threading.settrace(previous)
+
+
+def page_function(app: AppTest, page_file: str, name: str) -> Callable[..., Any]:
+    """The function ``name`` as the page ``page_file`` defined it in its latest full run.
+
+    A page is a script, not a module to import: its functions are reached through its own
+    fragment (`st.fragment`), whose function keeps the page's globals.
+    """
+    for fragment in app._fragment_storage._fragments.values():
+        for cell in fragment.__closure__ or ():
+            with contextlib.suppress(ValueError):  # an empty cell has no contents
+                page = getattr(cell.cell_contents, "__globals__", {})
+                if page.get("__file__", "").endswith(page_file) and name in page:
+                    return page[name]
+    raise AssertionError(f"no fragment of {page_file} sees a function {name!r}")
 
 
 def markdown_tables(text: str) -> list[Any]:

@@ -14,18 +14,15 @@ from collections.abc import Iterator
 import pytest
 from page_apptest import (
     component_data,
-    counted,
     html_text,
     live_heading,
     live_view_html,
     open_app_page,
+    page_calls,
     rerun_fragment,
     texts,
 )
 from streamlit.testing.v1 import AppTest
-
-from burgerbot.app.panels import batch_shapes as panels
-from burgerbot.app.panels import batch_shapes_live as live_panels
 
 PAGE = "app_pages/batch_shapes.py"
 SLOT = "_batch_shapes_env_slot"
@@ -36,13 +33,10 @@ INSIDE = ("step_controls", "latest_call_panel")
 
 
 @pytest.fixture
-def calls(monkeypatch) -> Counter:
-    """How often each panel was drawn (the page imports them on each full run)."""
-    counter: Counter = Counter()
-    for name in OUTSIDE + INSIDE:
-        module = live_panels if name == "latest_call_panel" else panels
-        monkeypatch.setattr(module, name, counted(getattr(module, name), name, counter))
-    return counter
+def calls() -> Iterator[Counter]:
+    """How often each panel was drawn (the page defines them anew on each full run)."""
+    with page_calls(PAGE, OUTSIDE + INSIDE) as counter:
+        yield counter
 
 
 @pytest.fixture

@@ -10,17 +10,22 @@ import numpy as np
 import pytest
 from gymnasium.envs.classic_control.cartpole import CartPoleEnv
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
-from page_apptest import live_heading, live_view_html, markdown_tables, open_expanders, texts
+from page_apptest import (
+    live_heading,
+    live_view_html,
+    markdown_tables,
+    open_expanders,
+    page_function,
+    texts,
+)
 from streamlit.testing.v1 import AppTest
 
 from burgerbot import BurgerBotVectorEnv
 from burgerbot.app import caps
 from burgerbot.app.caps import Caps
+from burgerbot.app.logic.batch_shapes import BatchRun, BatchSettings
 from burgerbot.app.markdown import markdown_html
-from burgerbot.app.panels.batch_shapes_live import call_body
 from burgerbot.app.slots import WORKER_BUDGET
-from burgerbot.app.views.batch_shapes import BatchSettings
-from burgerbot.app.views.batch_shapes_run import BatchRun
 from burgerbot.factories import make_env
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,7 +85,7 @@ def live_markdown(app: AppTest) -> str:
         backend="sync",  # the view's text does not depend on the backend
         seed=int(app.number_input(key="batch_shapes_seed").value),
     )
-    text, _chart = call_body(run.latest, settings)
+    text, _chart = page_function(app, PAGE, "call_body")(run.latest, settings)
     assert markdown_html(text) == live_view_html(app)
     return text
 

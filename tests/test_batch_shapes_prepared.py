@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from burgerbot.app.views.batch_shapes import BatchSettings, build_vector_env
-from burgerbot.app.views.batch_shapes_run import BatchCall, BatchRun
+from burgerbot.app.logic.batch_shapes import BatchCall, BatchRun, BatchSettings, build_vector_env
 
 CLICKS = [
     "step",

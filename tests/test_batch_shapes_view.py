@@ -15,41 +15,38 @@ from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 
 from burgerbot import BurgerBotVectorEnv, world
 from burgerbot.app.caps import CAPS, Caps
-from burgerbot.app.charts.batch_shapes import POLE_ANGLE_LIMIT, cell_count_heatmap, pole_angle_chart
-from burgerbot.app.palette import OKABE_ITO
-from burgerbot.app.scripts.batch_shapes import snippet_for
-from burgerbot.app.views import batch_shapes_run
-from burgerbot.app.views.batch_shapes import (
+from burgerbot.app.logic import batch_shapes
+from burgerbot.app.logic.batch_shapes import (
+    CARTPOLE_LIMITS,
+    POLE_ANGLE_LIMIT,
+    SHAPE_OPTIONS,
+    BatchRun,
     BatchSettings,
+    array_summary,
     backend_option,
     build_vector_env,
-    resolve_settings,
-)
-from burgerbot.app.views.batch_shapes_guess import (
-    SHAPE_OPTIONS,
-    dtype_explanation,
-    one_observation,
-    prediction_ids,
-    shape_explanation,
-    shape_truth,
-    takeaways,
-)
-from burgerbot.app.views.batch_shapes_pictures import (
-    CARTPOLE_LIMITS,
     burgerbot_cell_counts,
+    cell_count_heatmap,
+    dtype_explanation,
     frozenlake_cell_counts,
-    pole_angles,
-)
-from burgerbot.app.views.batch_shapes_run import BatchRun, run_calls
-from burgerbot.app.views.batch_shapes_tables import (
-    array_summary,
     history_table,
     infos_table,
     observation_table,
+    one_observation,
+    pole_angle_chart,
+    pole_angles,
+    prediction_ids,
+    resolve_settings,
+    run_calls,
+    shape_explanation,
+    shape_truth,
     space_type_notes,
     spaces_table,
     step_table,
+    takeaways,
 )
+from burgerbot.app.palette import OKABE_ITO
+from burgerbot.app.scripts.batch_shapes import snippet_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -148,7 +145,7 @@ def test_actions_come_from_the_action_space_seeded_with_the_reset_seed():
 
 
 def test_steps_per_call_are_capped(monkeypatch):
-    monkeypatch.setattr(batch_shapes_run, "CAPS", Caps(max_steps_per_run=3))
+    monkeypatch.setattr(batch_shapes, "CAPS", Caps(max_steps_per_run=3))
     run = BatchRun(BurgerBotVectorEnv(2), seed=0)
     run.reset()
     assert run.step(10).number == 3

@@ -29,7 +29,7 @@ AUTORESET_PAGE, AUTORESET_STEP_KEY = "autoreset", "autoreset_stepper"
 # and a click starts no script run.
 IN_PAGE_STEP, IN_PAGE_RESET = 'button[data-call="step"]', 'button[data-call="reset"]'
 # The stepping pages' latest-call view says which step it shows, in these words (see
-# burgerbot/app/panels/batch_shapes_live.py). It is the learner's visible sign that the click
+# app_pages/batch_shapes.py). It is the learner's visible sign that the click
 # worked, and it stays the same whether the step controls live in a fragment or not.
 STEP_PATTERN = re.compile(r"Latest call: step (\d+) since the reset")
 

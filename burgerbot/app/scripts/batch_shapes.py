@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from burgerbot.app.labels import BACKEND_CLASSES, BACKEND_NAMES
-from burgerbot.app.views.batch_shapes import BatchSettings
+from burgerbot.app.logic.batch_shapes import BatchSettings
 
 __all__ = ["snippet_for"]
 

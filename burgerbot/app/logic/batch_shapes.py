@@ -1,0 +1,1019 @@
+"""The "Batch shapes" page's Streamlit-free logic: its settings, its live run, the tables,
+predictions and Markdown view of each call, the pictures and the charts."""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+import re
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+import altair as alt
+import gymnasium as gym
+import numpy as np
+import pandas as pd
+from gymnasium import spaces
+from gymnasium.envs.classic_control.cartpole import CartPoleEnv
+from gymnasium.envs.toy_text.frozen_lake import MAPS
+from gymnasium.spaces import Space
+from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv, VectorEnv
+
+from burgerbot import world
+from burgerbot.app.caps import CAPS
+from burgerbot.app.markdown import markdown_table
+from burgerbot.app.palette import OKABE_ITO
+from burgerbot.app.settings import ChoiceSetting, IntSetting, clamp_num_envs
+from burgerbot.checks import MAX_SEED
+from burgerbot.factories import ASYNC_START_METHOD, BACKENDS, make_vector_env
+
+__all__ = [
+    "CARTPOLE_LIMITS",
+    "DTYPE_OPTIONS",
+    "ENVS",
+    "ENV_NAMES",
+    "HISTORY_LENGTH",
+    "MAX_PICTURES",
+    "MAX_TABLE_ROWS",
+    "PICTURE_WIDTH",
+    "PLAY_INTERVAL_SECONDS",
+    "POLE_ANGLE_LIMIT",
+    "SCROLL_ROWS",
+    "SHAPE_OPTIONS",
+    "SPECS",
+    "BatchCall",
+    "BatchRun",
+    "BatchSettings",
+    "CartPoleLimits",
+    "EnvChoice",
+    "array_summary",
+    "backend_option",
+    "build_vector_env",
+    "burgerbot_cell_counts",
+    "cell_count_heatmap",
+    "dtype_explanation",
+    "ended_envs",
+    "frozenlake_cell_counts",
+    "heading",
+    "history_rows",
+    "history_table",
+    "infos_table",
+    "number_text",
+    "observation_table",
+    "one_observation",
+    "pictures_html",
+    "pole_angle_chart",
+    "pole_angles",
+    "prediction_ids",
+    "resolve_settings",
+    "robot_picture",
+    "run_calls",
+    "scrolling",
+    "shape_explanation",
+    "shape_truth",
+    "short_repr",
+    "side_by_side",
+    "small",
+    "space_type_notes",
+    "spaces_table",
+    "step_table",
+    "table_block",
+    "takeaways",
+]
+
+
+# --- views/batch_shapes.py ------------------------------------------------------------------------
+# The "Batch shapes" page's settings: which env, how many copies, which backend, which seed.
+
+PLAY_INTERVAL_SECONDS = 0.5
+"""Time between two automatic steps while playing."""
+
+
+@dataclass(frozen=True)
+class EnvChoice:
+    """One environment the page offers, with the names of its observation components."""
+
+    name: str
+    columns: tuple[str, ...]
+    """One name per observation component; a single name for a scalar observation."""
+    scalar_observation: bool
+    native_class: str | None
+    """The natively batched vector env the page builds for "native" (None: there is none)."""
+    about: str
+    infos_about: str = ""
+    """What the env's own info keys mean (empty when it reports none)."""
+
+    @property
+    def has_native(self) -> bool:
+        return self.native_class is not None
+
+
+ENVS: dict[str, EnvChoice] = {
+    "BurgerBot": EnvChoice(
+        "BurgerBot",
+        ("row", "col", "heading", "sensor"),
+        scalar_observation=False,
+        native_class="BurgerBotVectorEnv",
+        about=(
+            "The 7x7 grid robot. Each observation is 4 whole numbers: row, col, heading "
+            "(0 north, 1 east, 2 south, 3 west) and sensor (0 near, 1 medium, 2 far)."
+        ),
+    ),
+    "CartPole-v1": EnvChoice(
+        "CartPole-v1",
+        ("cart position", "cart velocity", "pole angle", "pole angular velocity"),
+        scalar_observation=False,
+        native_class="CartPoleVectorEnv",
+        about=(
+            "A cart balancing a pole, the lesson's first example. Each observation is 4 "
+            "decimal numbers (float32). Actions: 0 push left, 1 push right."
+        ),
+    ),
+    "FrozenLake-v1": EnvChoice(
+        "FrozenLake-v1",
+        ("state",),
+        scalar_observation=True,
+        native_class=None,
+        about=(
+            "A walk on slippery ice over a 4x4 map. Each observation is ONE whole number: "
+            "the tile the walker stands on (row x 4 + col, 0..15). Actions: 0 left, 1 down, "
+            "2 right, 3 up."
+        ),
+        infos_about=(
+            "`prob` is the probability of the move that really happened: the ice is slippery, "
+            "so the walker goes the intended way only 1 time in 3 (reset reports 1)."
+        ),
+    ),
+}
+ENV_NAMES = tuple(ENVS)
+
+SPECS = (
+    ChoiceSetting("env", "Environment", "BurgerBot", ENV_NAMES),
+    IntSetting("n", "NUM_ENVS", 4, 1, CAPS.max_envs),
+    ChoiceSetting("backend", "Backend", "sync", BACKENDS),
+    IntSetting("seed", "Seed", 0, 0, MAX_SEED),
+)
+
+
+def backend_option(env: str, backend: str) -> str:
+    """How the backend radio names ``backend`` for ``env``: whose class "native" builds.
+
+    Example:
+        >>> backend_option("BurgerBot", "native")
+        "native: BurgerBotVectorEnv (this project's class, not Gymnasium's)"
+        >>> backend_option("CartPole-v1", "native"), backend_option("CartPole-v1", "sync")
+        ("native: Gymnasium's CartPoleVectorEnv", 'Sync: SyncVectorEnv')
+    """
+    if backend == "sync":
+        return "Sync: SyncVectorEnv"
+    if backend == "async":
+        return "Async: AsyncVectorEnv"
+    native = ENVS[env].native_class
+    if native is None:
+        return f"native (none for {env}: uses Sync)"
+    if native == "BurgerBotVectorEnv":
+        return f"native: {native} (this project's class, not Gymnasium's)"
+    return f"native: Gymnasium's {native}"
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    """What the page runs: which env, how many copies, which vector env class, which seed."""
+
+    env: str
+    num_envs: int
+    backend: str
+    seed: int
+
+    @property
+    def key(self) -> tuple[str, int, str, int]:
+        """The settings that need a new vector env when they change."""
+        return (self.env, self.num_envs, self.backend, self.seed)
+
+    @property
+    def workers(self) -> int:
+        """Worker processes the env starts (Async only)."""
+        return self.num_envs if self.backend == "async" else 0
+
+
+def resolve_settings(values: Mapping[str, Any]) -> tuple[BatchSettings, list[str]]:
+    """Turn the page's values into runnable settings, with a note for each change made.
+
+    FrozenLake has no native vector env, so "native" falls back to Sync; NUM_ENVS is
+    clamped per backend (Async starts one process per env).
+
+    Example:
+        >>> settings, notes = resolve_settings(
+        ...     {"env": "FrozenLake-v1", "n": 4, "backend": "native", "seed": 0}
+        ... )
+        >>> settings.backend, len(notes)
+        ('sync', 1)
+    """
+    env = values["env"] if values["env"] in ENVS else ENV_NAMES[0]
+    backend = values["backend"] if values["backend"] in BACKENDS else "sync"
+    notes: list[str] = []
+    if backend == "native" and not ENVS[env].has_native:
+        backend = "sync"
+        notes.append(
+            f"{env} has no native (natively batched) vector env in gymnasium, so this page "
+            "uses Sync for it instead."
+        )
+    num_envs, note = clamp_num_envs(backend, int(values["n"]))
+    if note:
+        notes.append(note)
+    return BatchSettings(env, num_envs, backend, int(values["seed"])), notes
+
+
+def build_vector_env(settings: BatchSettings) -> VectorEnv:
+    """The vector env for ``settings`` (the caller closes it)."""
+    n = settings.num_envs
+    if settings.env == "BurgerBot":
+        return make_vector_env(settings.backend, n)
+    env_id = settings.env
+    if settings.backend == "native":
+        return gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point")
+    env_fns = [lambda: gym.make(env_id) for _ in range(n)]
+    if settings.backend == "async":
+        return AsyncVectorEnv(env_fns, context=ASYNC_START_METHOD)
+    return SyncVectorEnv(env_fns)
+
+
+# --- views/batch_shapes_run.py --------------------------------------------------------------------
+# The "Batch shapes" page's live run: reset and step a vector env, keep each call's batches.
+
+HISTORY_LENGTH = 50
+"""Calls kept in a run's history (older ones are dropped)."""
+
+
+@dataclass
+class BatchCall:
+    """What one ``reset`` or ``step`` call of a vector env returned (copies, not views)."""
+
+    number: int
+    """0 for the reset, then 1, 2, ... for each step since it."""
+    observations: np.ndarray
+    infos: dict[str, Any]
+    actions: np.ndarray | None = None
+    rewards: np.ndarray | None = None
+    terminated: np.ndarray | None = None
+    truncated: np.ndarray | None = None
+
+    @property
+    def kind(self) -> str:
+        return "reset" if self.number == 0 else "step"
+
+
+@dataclass
+class BatchRun:
+    """A vector env's calls since its last reset, with seeded random actions.
+
+    The action space is seeded with the reset seed, so a script that does the same
+    (``reset(seed=s)``, ``action_space.seed(s)``, then ``sample()`` before each step)
+    sees exactly the same batches.
+
+    Example:
+        >>> from burgerbot import BurgerBotVectorEnv
+        >>> run = BatchRun(BurgerBotVectorEnv(3), seed=0)
+        >>> run.reset().observations.shape
+        (3, 4)
+        >>> run.step(2).number, len(run.history)
+        (2, 3)
+        >>> run.envs.close()
+    """
+
+    envs: VectorEnv
+    seed: int
+    history_length: int = HISTORY_LENGTH
+    steps: int = 0
+    history: deque[BatchCall] = field(init=False)
+    prepared: BatchCall | None = None
+    """The next step's call, taken ahead of the click that shows it (`prepare`)."""
+
+    def __post_init__(self) -> None:
+        self.history = deque(maxlen=self.history_length)
+
+    @property
+    def latest(self) -> BatchCall | None:
+        return self.history[-1] if self.history else None
+
+    def reset(self) -> BatchCall:
+        """``reset(seed=seed)`` and re-seed the action space: the run starts over."""
+        observations, infos = self.envs.reset(seed=self.seed)
+        self.envs.action_space.seed(self.seed)
+        self.steps = 0
+        self.prepared = None
+        self.history.clear()
+        call = BatchCall(0, np.array(observations), _copy_infos(infos))
+        self.history.append(call)
+        return call
+
+    def step(self, times: int = 1) -> BatchCall:
+        """Step ``times`` times with random actions; returns the last call."""
+        if self.latest is None:
+            self.reset()
+        times = max(1, min(int(times), CAPS.max_steps_per_run))
+        for _ in range(times):
+            call = self.prepared or self._take_step()
+            self.prepared = None
+            self.steps = call.number
+            self.history.append(call)
+        return self.history[-1]
+
+    def prepare(self) -> BatchCall:
+        """Take the next step now, without showing it: the call the next `step` returns.
+
+        The page hands it to the browser ahead of the click, so that Step once shows it at
+        once. The env and its seeded actions go on exactly as if the step waited for the
+        click: the learner sees the same calls in the same order.
+        """
+        if self.latest is None:
+            self.reset()
+        if self.prepared is None:
+            self.prepared = self._take_step()
+        return self.prepared
+
+    def _take_step(self) -> BatchCall:
+        actions = self.envs.action_space.sample()
+        observations, rewards, terminated, truncated, infos = self.envs.step(actions)
+        return BatchCall(
+            self.steps + 1,
+            np.array(observations),
+            _copy_infos(infos),
+            np.array(actions),
+            np.array(rewards),
+            np.array(terminated),
+            np.array(truncated),
+        )
+
+
+def _copy_infos(infos: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        key: np.array(value) if isinstance(value, np.ndarray) else value
+        for key, value in infos.items()
+    }
+
+
+def run_calls(settings: BatchSettings, steps: int) -> BatchCall:
+    """Build the env, reset it with the seed, take ``steps`` random steps, close it.
+
+    This is what the page shows after that many steps, and what the page's script prints.
+    """
+    envs = build_vector_env(settings)
+    try:
+        run = BatchRun(envs, settings.seed)
+        call = run.reset()
+        for _ in range(steps):
+            call = run.step(1)
+        return call
+    finally:
+        envs.close()
+
+
+# --- views/batch_shapes_tables.py -----------------------------------------------------------------
+# The "Batch shapes" page's tables: each array a call returned, one row per env, and spaces.
+
+MAX_TABLE_ROWS = 64
+"""Rows shown per table; the rest are counted, not shown."""
+
+
+def _head(frame: pd.DataFrame, max_rows: int) -> tuple[pd.DataFrame, int]:
+    return frame.head(max_rows), max(0, len(frame) - max_rows)
+
+
+def observation_table(
+    call: BatchCall, env: str, max_rows: int = MAX_TABLE_ROWS
+) -> tuple[pd.DataFrame, int]:
+    """The observation batch, one row per env, one named column per component.
+
+    Returns the first ``max_rows`` rows and how many were left out.
+    """
+    obs = call.observations
+    data = obs.reshape(len(obs), -1)
+    frame = pd.DataFrame(data, columns=list(ENVS[env].columns))
+    frame.index.name = "env"
+    return _head(frame, max_rows)
+
+
+def step_table(call: BatchCall, max_rows: int = MAX_TABLE_ROWS) -> tuple[pd.DataFrame, int]:
+    """Actions, rewards, terminated and truncated side by side, one row per env."""
+    if call.actions is None:
+        raise ValueError("`call` is a reset: it has no actions, rewards or flags")
+    frame = pd.DataFrame(
+        {
+            "action": call.actions,
+            "reward": call.rewards,
+            "terminated": call.terminated,
+            "truncated": call.truncated,
+        }
+    )
+    frame.index.name = "env"
+    return _head(frame, max_rows)
+
+
+def infos_table(
+    infos: Mapping[str, Any], num_envs: int, max_rows: int = MAX_TABLE_ROWS
+) -> tuple[pd.DataFrame | None, int, list[str]]:
+    """Per-env info values and their ``_key`` masks as columns, one row per env.
+
+    Returns ``(table or None when infos is empty, rows left out, keys not per-env)``.
+    """
+    if not infos:
+        return None, 0, []
+    columns: dict[str, Any] = {}
+    other: list[str] = []
+    for key, value in infos.items():
+        if isinstance(value, np.ndarray) and value.shape[:1] == (num_envs,):
+            if value.dtype == object or value.ndim > 1:
+                columns[key] = [repr(v) for v in value]
+            else:
+                columns[key] = value
+        else:
+            other.append(key)
+    frame = pd.DataFrame(columns, index=pd.RangeIndex(num_envs, name="env"))
+    table, hidden = _head(frame, max_rows)
+    return table, hidden, other
+
+
+_SPACE_REPR_LIMIT = 70
+
+
+def short_repr(space: spaces.Space) -> str:
+    """A space's repr on one line, cut to a table cell's width."""
+    text = " ".join(repr(space).split())
+    if len(text) > _SPACE_REPR_LIMIT:
+        text = text[: _SPACE_REPR_LIMIT - 1] + "…"
+    return text
+
+
+def spaces_table(envs: VectorEnv) -> pd.DataFrame:
+    """The batched and single spaces: how a vector env describes one env and all of them."""
+    rows = []
+    for name in (
+        "observation_space",
+        "single_observation_space",
+        "action_space",
+        "single_action_space",
+    ):
+        space = getattr(envs, name)
+        rows.append(
+            {
+                "attribute": f"envs.{name}",
+                "repr": short_repr(space),
+                "shape": str(space.shape),
+                "dtype": str(space.dtype),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def space_type_notes(envs: VectorEnv) -> list[str]:
+    """Sentences for batched spaces whose type differs from the single env's space."""
+    notes = []
+    for what in ("observation", "action"):
+        single = type(getattr(envs, f"single_{what}_space")).__name__
+        batched = type(getattr(envs, f"{what}_space")).__name__
+        if single != batched:
+            notes.append(
+                f"Batching changed the {what} space's type: one env's `{single}` becomes a "
+                f"`{batched}` with NUM_ENVS on axis 0 (same bounds and dtype for each env)."
+            )
+    return notes
+
+
+def _axis_text(env: str, num_envs: int) -> str:
+    choice = ENVS[env]
+    if choice.scalar_observation:
+        return (
+            f"axis 0: env ({num_envs}). No axis 1: each observation is one number "
+            f"({choice.columns[0]})"
+        )
+    return f"axis 0: env ({num_envs}), axis 1: {', '.join(choice.columns)} ({len(choice.columns)})"
+
+
+def array_summary(call: BatchCall, env: str) -> pd.DataFrame:
+    """Shape, dtype and the meaning of each axis for every array the call returned."""
+    n = len(call.observations)
+    arrays = [("observations", call.observations, _axis_text(env, n))]
+    if call.actions is not None:
+        arrays += [
+            ("actions (sent in)", call.actions, f"axis 0: env ({n}), one action each"),
+            ("rewards", call.rewards, f"axis 0: env ({n}), one reward each"),
+            ("terminated", call.terminated, f"axis 0: env ({n}), ended by the env's own rules?"),
+            ("truncated", call.truncated, f"axis 0: env ({n}), cut off by a time limit?"),
+        ]
+    return pd.DataFrame(
+        [
+            {"array": name, "shape": str(array.shape), "dtype": str(array.dtype), "axes": axes}
+            for name, array, axes in arrays
+        ]
+    )
+
+
+def history_rows(run: BatchRun) -> list[dict[str, Any]]:
+    """One dict per remembered call (newest first): what it was and a few totals.
+
+    A reset has no rewards or flags: its dict leaves those keys out.
+    """
+    rows = []
+    for call in reversed(run.history):
+        row: dict[str, Any] = {
+            "call": "reset(seed=...)" if call.kind == "reset" else f"step #{call.number}",
+            "observations shape": str(call.observations.shape),
+        }
+        if call.rewards is not None:
+            row["reward total"] = float(np.sum(call.rewards))
+            row["terminated"] = int(np.sum(call.terminated))
+            row["truncated"] = int(np.sum(call.truncated))
+        rows.append(row)
+    return rows
+
+
+def history_table(run: BatchRun) -> pd.DataFrame:
+    """`history_rows` as a table (a reset's missing totals are NaN)."""
+    return pd.DataFrame(history_rows(run))
+
+
+# --- views/batch_shapes_guess.py ------------------------------------------------------------------
+# The "Batch shapes" page's predictions (the batch's shape and dtype, and why) and takeaways.
+#
+# Each is a multiple-choice question (`learning.prediction`), checked against the live batch: the
+# true option is read off the batch the page's vector env just returned, never typed in.
+
+ROWS, COLUMNS, FLAT, ONE_COLUMN = "(NUM_ENVS, k)", "(k, NUM_ENVS)", "(NUM_ENVS,)", "(NUM_ENVS, 1)"
+SHAPE_OPTIONS = (ROWS, COLUMNS, FLAT, ONE_COLUMN)
+"""The shapes a learner picks from; k is how many numbers one env's observation holds."""
+
+DTYPE_OPTIONS = ("int64", "int32", "float32", "float64")
+"""The dtypes a learner picks from (every env the page offers gives one of them)."""
+
+
+def prediction_ids(env: str) -> tuple[str, str]:
+    """The shape and dtype questions' ids: one pair per environment (a new env, a new question).
+
+    >>> prediction_ids("CartPole-v1")
+    ('batch_shapes_shape_cartpole_v1', 'batch_shapes_dtype_cartpole_v1')
+    """
+    slug = re.sub(r"[^a-z0-9]+", "_", env.lower()).strip("_")
+    return f"batch_shapes_shape_{slug}", f"batch_shapes_dtype_{slug}"
+
+
+def one_observation(env: str, single: Space) -> str:
+    """What one env's observation is, in words, from its single observation space.
+
+    >>> from gymnasium.spaces import Discrete, MultiDiscrete
+    >>> one_observation("BurgerBot", MultiDiscrete([7, 7, 4, 3]))
+    'k = 4 numbers (row, col, heading, sensor)'
+    >>> one_observation("FrozenLake-v1", Discrete(16))
+    'a single number (state), shape ()'
+    """
+    columns = ENVS[env].columns
+    if single.shape == ():
+        return f"a single number ({columns[0]}), shape ()"
+    return f"k = {int(np.prod(single.shape))} numbers ({', '.join(columns)})"
+
+
+def shape_truth(shape: tuple[int, ...], num_envs: int) -> str | None:
+    """Which of `SHAPE_OPTIONS` a batch of ``shape`` from ``num_envs`` envs has (None: none).
+
+    >>> shape_truth((4, 4), 4), shape_truth((5,), 5), shape_truth((3, 1), 3)
+    ('(NUM_ENVS, k)', '(NUM_ENVS,)', '(NUM_ENVS, 1)')
+    >>> shape_truth((4, 8), 8), shape_truth((2, 3, 4), 2)
+    ('(k, NUM_ENVS)', None)
+    """
+    if shape == (num_envs,):
+        return FLAT
+    if shape == (num_envs, 1):
+        return ONE_COLUMN
+    if len(shape) == 2 and shape[0] == num_envs:
+        return ROWS
+    if len(shape) == 2 and shape[1] == num_envs:
+        return COLUMNS
+    return None
+
+
+def shape_explanation(observations: np.ndarray, single: Space, env: str) -> str:
+    """Why the batch has its shape: axis 0 is the env, then one env's observation shape."""
+    n = len(observations)
+    space = f"`single_observation_space` is `{short_repr(single)}`, shape `{single.shape}`"
+    if single.shape == ():
+        return (
+            f"`observations.shape` is `{observations.shape}`: {n} envs on axis 0 and nothing "
+            f"more, because each {env} observation is one single number ({space}). Stacking N "
+            "single numbers gives a flat batch of shape (N,), not (N, 1)."
+        )
+    k = observations.shape[1]
+    return (
+        f"`observations.shape` is `{observations.shape}`: {n} envs on axis 0 (one row per env) "
+        f"and k = {k} observation components on axis 1 ({', '.join(ENVS[env].columns)}). The "
+        f"vector env stacks each env's `{single.shape}` observation ({space}) into one array."
+    )
+
+
+def dtype_explanation(observations: np.ndarray, single: Space) -> str:
+    """Why the batch has its dtype: the single observation space's dtype, kept by batching."""
+    return (
+        f"`observations.dtype` is `{observations.dtype}`: one env's observation space has dtype "
+        f"`{single.dtype}`, and batching keeps it."
+    )
+
+
+def takeaways(env: str, observations: np.ndarray, single: Space, batched: Space) -> list[str]:
+    """The page's "Key takeaways", with this run's shapes and dtype in them.
+
+    Example:
+        >>> from gymnasium.spaces import Box, Discrete
+        >>> bullets = takeaways("FrozenLake-v1", np.zeros(3, np.int64), Discrete(16), Box(0, 15, (3,)))
+        >>> bullets[0]
+        'Axis 0 of every batch is the env index: 3 envs give `observations` of shape `(3,)`, and `actions`, `rewards`, `terminated` and `truncated` of shape `(3,)`.'
+        >>> bullets[2]
+        'A scalar observation stacks to `(N,)`, not `(N, 1)`: FrozenLake-v1 gives `(3,)` here.'
+    """  # noqa: E501
+    n = len(observations)
+    if single.shape == ():
+        scalar = (
+            f"A scalar observation stacks to `(N,)`, not `(N, 1)`: {env} gives "
+            f"`{observations.shape}` here."
+        )
+    else:
+        scalar = (
+            "A scalar observation (FrozenLake's tile number) stacks to `(N,)`, not `(N, 1)`: "
+            "pick FrozenLake-v1 above to see it."
+        )
+    return [
+        f"Axis 0 of every batch is the env index: {n} envs give `observations` of shape "
+        f"`{observations.shape}`, and `actions`, `rewards`, `terminated` and `truncated` of "
+        f"shape `({n},)`.",
+        f"`single_observation_space` describes one env (shape `{single.shape}`); "
+        f"`observation_space` describes the batch (shape `{batched.shape}`).",
+        scalar,
+        f"Batching keeps the dtype: {env}'s `{single.dtype}` observations stay "
+        f"`{observations.dtype}` in the batch.",
+        "Give `SyncVectorEnv` a list of zero-argument functions (`make_env()`, not "
+        "`make_env`): it calls each one to build one sub-environment.",
+    ]
+
+
+# --- views/batch_shapes_live.py -------------------------------------------------------------------
+# The "Batch shapes" live view as one Markdown body: the latest call's arrays, infos and robots.
+#
+# The call's line, its shape summary, the arrays, the infos and the robots' pictures are one
+# Markdown text with a little HTML for the layout. The page turns it into HTML
+# (`burgerbot.app.markdown.markdown_html`) and shows it with `burgerbot.app.call_stepper.
+# call_view`, which swaps in the next call's view in the browser when Step once is clicked.
+# Every value in it comes from this module's code and the env's arrays, never from what a
+# visitor typed.
+
+SCROLL_ROWS = 12
+"""Tables longer than this scroll inside a box instead of stretching the page."""
+
+_SCROLL_STYLE = "max-height: 24rem; overflow: auto; margin-bottom: 1rem;"
+_COLUMNS_STYLE = "display: flex; flex-wrap: wrap; gap: 0 2rem; align-items: flex-start;"
+# A column is never narrower than its table (min-content), so two that do not fit side by
+# side wrap to one under the other instead of one's table running under the other's text.
+_COLUMN_STYLE = "flex: 1 1 18rem; min-width: min-content;"
+_FIGURES_STYLE = "display: flex; flex-wrap: wrap; gap: 0.75rem;"
+_FIGURE_STYLE = "margin: 0; text-align: center;"
+
+
+def heading(text: str) -> str:
+    """A level-3 heading, the size of ``st.subheader``.
+
+    Example:
+        >>> heading("Latest call: reset")
+        '### Latest call: reset'
+    """
+    return f"### {text}"
+
+
+def small(text: str) -> str:
+    """Text in the smaller type of a caption (Markdown still works inside).
+
+    Example:
+        >>> small("Showing the first 64 envs.")
+        '<small>Showing the first 64 envs.</small>'
+    """
+    return f"<small>{text}</small>"
+
+
+def scrolling(block: str) -> str:
+    """``block`` (Markdown) in a box that scrolls once it is taller than about 12 rows.
+
+    The blank lines let the Markdown inside an HTML block be read as Markdown.
+    """
+    return f'<div style="{_SCROLL_STYLE}">\n\n{block}\n\n</div>'
+
+
+def table_block(frame: pd.DataFrame, hidden: int, what: str) -> str:
+    """``frame`` as a Markdown table with its index as the first column, and how many rows
+    were left out. A long table scrolls in its own box.
+
+    Example:
+        >>> frame = pd.DataFrame({"reward": [0.0, 1.0]}, index=pd.RangeIndex(2, name="env"))
+        >>> print(table_block(frame, 3, "envs"))
+        | env | reward |
+        |---|---|
+        | 0 | 0.0 |
+        | 1 | 1.0 |
+        <BLANKLINE>
+        <small>Showing the first 2 envs; 3 more are hidden.</small>
+    """
+    table = markdown_table(_formatted(frame.reset_index()))
+    if len(frame) > SCROLL_ROWS:
+        table = small(f"Scroll the table to see all {len(frame)} rows.") + "\n\n" + scrolling(table)
+    if hidden:
+        table += "\n\n" + small(f"Showing the first {len(frame)} {what}; {hidden} more are hidden.")
+    return table
+
+
+def number_text(value: float) -> str:
+    """A float with 4 significant digits that still reads as a float.
+
+    Example:
+        >>> [number_text(v) for v in (0.0, -0.1, 1.0, 0.0123456, 12345.6)]
+        ['0.0', '-0.1', '1.0', '0.01235', '1.235e+04']
+    """
+    text = f"{value:.4g}"
+    return text if any(c in text for c in ".enN") else text + ".0"
+
+
+def _formatted(frame: pd.DataFrame) -> pd.DataFrame:
+    """Each column as text: floats by `number_text`, the rest as they print."""
+    return pd.DataFrame(
+        {
+            name: [number_text(v) for v in column.tolist()]
+            if column.dtype.kind == "f"
+            else [str(v) for v in column.tolist()]
+            for name, column in frame.items()
+        }
+    )
+
+
+def side_by_side(left: str, right: str) -> str:
+    """Two Markdown blocks in two columns that wrap to one on a narrow screen."""
+    columns = "\n\n".join(
+        f'<div style="{_COLUMN_STYLE}">\n\n{block}\n\n</div>' for block in (left, right)
+    )
+    return f'<div style="{_COLUMNS_STYLE}">\n\n{columns}\n\n</div>'
+
+
+def pictures_html(pictures: Sequence[str], captions: Sequence[str], width: int) -> str:
+    """Pictures (``data:`` URLs) side by side, each with its caption below.
+
+    Example:
+        >>> block = pictures_html(["data:image/png;base64,AA=="], ["env 0"], 112)
+        >>> block.count("<figure"), 'src="data:image/png;base64,AA=="' in block
+        (1, True)
+    """
+    if len(pictures) != len(captions):
+        raise ValueError(f"{len(pictures)} pictures but {len(captions)} captions")
+    figures = "".join(
+        f'<figure style="{_FIGURE_STYLE}"><img src="{html.escape(url, quote=True)}" '
+        f'width="{int(width)}" alt="{html.escape(caption, quote=True)}">'
+        f"<figcaption>{small(html.escape(caption))}</figcaption></figure>"
+        for url, caption in zip(pictures, captions, strict=True)
+    )
+    return f'<div style="{_FIGURES_STYLE}">{figures}</div>'
+
+
+def ended_envs(terminated: np.ndarray, truncated: np.ndarray, limit: int = 10) -> str | None:
+    """The envs whose episode ended in a step, listed up to ``limit`` (None if none ended).
+
+    Example:
+        >>> ended_envs(np.array([False, True, False]), np.array([False, False, True]))
+        '1, 2'
+        >>> ended_envs(np.zeros(3, bool), np.zeros(3, bool)) is None
+        True
+    """
+    ended = np.flatnonzero(terminated | truncated)
+    if not len(ended):
+        return None
+    return ", ".join(str(i) for i in ended[:limit]) + (" …" if len(ended) > limit else "")
+
+
+# --- views/batch_shapes_pictures.py ---------------------------------------------------------------
+# The "Batch shapes" page's picture data: where the N agents stand, and CartPole's poles.
+
+MAX_PICTURES = 16
+"""Up to this many robots are drawn one by one; beyond it, a heatmap of all of them."""
+
+PICTURE_WIDTH = 112
+"""Pixels across one robot's picture on the page."""
+
+
+class CartPoleLimits(NamedTuple):
+    """When a CartPole episode ends, as the installed gymnasium defines it."""
+
+    pole_angle: float
+    """Radians: beyond ± this the pole has fallen (terminated)."""
+    cart_position: float
+    """Beyond ± this the cart has left the track (terminated)."""
+    max_episode_steps: int | None
+    """``CartPole-v1``'s time limit (truncated), from its registered spec."""
+
+    @property
+    def pole_degrees(self) -> float:
+        return math.degrees(self.pole_angle)
+
+    def sentence(self) -> str:
+        """The end conditions in words.
+
+        >>> CartPoleLimits(12 * math.pi / 180, 2.4, 500).sentence()
+        'An episode ends (terminated) when the pole leans more than ±12° (±0.2094 radians) or the cart leaves ±2.4; it is cut off (truncated) after 500 steps.'
+        """  # noqa: E501
+        cut = (
+            f"; it is cut off (truncated) after {self.max_episode_steps} steps"
+            if self.max_episode_steps
+            else ""
+        )
+        return (
+            f"An episode ends (terminated) when the pole leans more than "
+            f"±{self.pole_degrees:g}° (±{self.pole_angle:.4f} radians) or the cart leaves "
+            f"±{self.cart_position:g}{cut}."
+        )
+
+
+def _cartpole_limits() -> CartPoleLimits:
+    env = CartPoleEnv()
+    try:
+        return CartPoleLimits(
+            float(env.theta_threshold_radians),
+            float(env.x_threshold),
+            gym.spec("CartPole-v1").max_episode_steps,
+        )
+    finally:
+        env.close()
+
+
+CARTPOLE_LIMITS = _cartpole_limits()
+"""Read from the installed gymnasium's CartPole (its thresholds) and its registered spec."""
+
+
+@lru_cache(maxsize=world.GRID_SIZE * world.GRID_SIZE * 4)
+def robot_picture(row: int, col: int, heading: int) -> str:
+    """One robot's picture as a PNG ``data:`` URL, made once per pose and server.
+
+    There are only 7 x 7 x 4 poses. Handing the page a finished URL saves re-encoding
+    each robot's picture on every step (tens of milliseconds per click).
+
+    Example:
+        >>> robot_picture(0, 0, 1).startswith("data:image/png;base64,")
+        True
+    """
+    from PIL import Image  # Pillow comes with Streamlit; the library itself does not need it
+
+    image = Image.fromarray(world.render_rgb(row, col, heading))
+    image = image.resize((PICTURE_WIDTH, PICTURE_WIDTH), resample=Image.Resampling.BILINEAR)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", optimize=True)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def burgerbot_cell_counts(observations: np.ndarray) -> pd.DataFrame:
+    """How many robots stand on each of the 49 cells, long form, with obstacles and goal marked.
+
+    Columns: row, col, count, kind ("free", "obstacle", "goal", "start"), label.
+    """
+    counts = np.zeros((world.GRID_SIZE, world.GRID_SIZE), dtype=np.int64)
+    np.add.at(counts, (observations[:, 0], observations[:, 1]), 1)
+    rows = []
+    for r in range(world.GRID_SIZE):
+        for c in range(world.GRID_SIZE):
+            if (r, c) in world.OBSTACLES:
+                kind, mark = "obstacle", "O"
+            elif (r, c) == world.GOAL:
+                kind, mark = "goal", "G"
+            elif (r, c) == world.START:
+                kind, mark = "start", "S"
+            else:
+                kind, mark = "free", ""
+            rows.append(_cell(r, c, int(counts[r, c]), kind, mark))
+    return pd.DataFrame(rows)
+
+
+def frozenlake_cell_counts(observations: np.ndarray) -> pd.DataFrame:
+    """How many walkers stand on each tile of FrozenLake's 4x4 map, long form.
+
+    Columns as :func:`burgerbot_cell_counts`; kinds "start", "frozen", "hole", "goal".
+    """
+    lake = MAPS["4x4"]
+    size = len(lake)
+    counts = np.bincount(observations.astype(np.int64), minlength=size * size)
+    kinds = {"S": "start", "F": "frozen", "H": "hole", "G": "goal"}
+    rows = []
+    for r in range(size):
+        for c in range(size):
+            letter = lake[r][c]
+            mark = "" if letter == "F" else letter
+            rows.append(_cell(r, c, int(counts[r * size + c]), kinds[letter], mark))
+    return pd.DataFrame(rows)
+
+
+def _cell(row: int, col: int, count: int, kind: str, mark: str) -> dict[str, Any]:
+    label = " ".join(part for part in (mark, str(count) if count else "") if part)
+    return {"row": row, "col": col, "count": count, "kind": kind, "label": label}
+
+
+def pole_angles(call: BatchCall, max_rows: int = MAX_TABLE_ROWS) -> pd.DataFrame:
+    """CartPole's pole angle (radians) and cart position per env, first ``max_rows`` envs."""
+    shown = call.observations[:max_rows].astype(np.float64)
+    return pd.DataFrame(
+        {"env": np.arange(len(shown)), "pole angle": shown[:, 2], "cart position": shown[:, 0]}
+    )
+
+
+# --- charts/batch_shapes.py -----------------------------------------------------------------------
+# Charts for the "Batch shapes" page: where the N robots stand, and CartPole's pole angles.
+
+POLE_ANGLE_LIMIT = CARTPOLE_LIMITS.pole_angle
+"""CartPole's pole-angle end condition (radians), read from the installed gymnasium."""
+
+# Cells nobody can stand on are drawn in one dark colour instead of a count colour.
+_BLOCKED_KINDS = ("obstacle", "hole")
+_BLOCKED_COLOUR = OKABE_ITO[7]  # black
+_FLOOR_COLOUR = "#eceff1"  # neutral: cells nobody stands on, as in world.render_rgb
+_COUNT_RANGE = ["#FFFFFF", OKABE_ITO[0]]  # white to Okabe-Ito orange
+_BAR_COLOUR, _LIMIT_COLOUR = OKABE_ITO[3], OKABE_ITO[4]  # blue bars, vermillion limits
+_CELL_PIXELS = 44
+
+
+def cell_count_heatmap(cells: pd.DataFrame, title: str) -> alt.LayerChart:
+    """A grid of cells coloured by how many envs' agents stand there; blocked cells are dark.
+
+    ``cells`` is long form with columns row, col, count, kind and label (one row per cell),
+    as made by ``burgerbot_cell_counts`` (above).
+    """
+    axis_row = alt.Y("row:O", title="row", sort="ascending")
+    axis_col = alt.X("col:O", title="col", axis=alt.Axis(orient="top", labelAngle=0))
+    base = alt.Chart(cells)
+    tooltip = ["row:O", "col:O", "kind:N", alt.Tooltip("count:Q", title="envs here")]
+    blocked = (
+        base.transform_filter(alt.FieldOneOfPredicate(field="kind", oneOf=list(_BLOCKED_KINDS)))
+        .mark_rect(color=_BLOCKED_COLOUR, stroke="white")
+        .encode(x=axis_col, y=axis_row, tooltip=tooltip)
+    )
+    open_filter = {"not": alt.FieldOneOfPredicate(field="kind", oneOf=list(_BLOCKED_KINDS))}
+    floor = (
+        base.transform_filter(open_filter)
+        .mark_rect(color=_FLOOR_COLOUR, stroke="white")
+        .encode(x=axis_col, y=axis_row, tooltip=tooltip)
+    )
+    counted = (
+        base.transform_filter(open_filter)
+        .transform_filter(alt.datum.count > 0)
+        .mark_rect(stroke="white")
+        .encode(
+            x=axis_col,
+            y=axis_row,
+            color=alt.Color(
+                "count:Q",
+                title="envs on this cell",
+                scale=alt.Scale(range=_COUNT_RANGE, domainMin=0),
+            ),
+            tooltip=tooltip,
+        )
+    )
+    labels = base.mark_text(fontSize=12, fontWeight="bold").encode(
+        x=axis_col,
+        y=axis_row,
+        text="label:N",
+        color=alt.condition(
+            alt.FieldOneOfPredicate(field="kind", oneOf=list(_BLOCKED_KINDS)),
+            alt.value("white"),
+            alt.value("black"),
+        ),
+    )
+    return alt.layer(floor, counted, blocked, labels).properties(
+        width=alt.Step(_CELL_PIXELS), height=alt.Step(_CELL_PIXELS), title=title
+    )
+
+
+def pole_angle_chart(angles: pd.DataFrame) -> alt.LayerChart:
+    """One bar per env: how far its pole leans (radians), with CartPole's angle limit marked.
+
+    ``angles`` has columns env and "pole angle" (long form: one row per env). The limits
+    are constants (``alt.datum``), so the chart has a single data set.
+    """
+    base = alt.Chart(angles)
+    bars = base.mark_bar(color=_BAR_COLOUR).encode(
+        x=alt.X("env:O", title="env index (axis 0 of the batch)"),
+        y=alt.Y(
+            "pole angle:Q",
+            title="pole angle (radians)",
+            scale=alt.Scale(domain=[-0.25, 0.25], clamp=True),
+        ),
+        tooltip=[
+            "env:O",
+            alt.Tooltip("pole angle:Q", format=".4f"),
+            alt.Tooltip("cart position:Q", format=".4f"),
+        ],
+    )
+    limits = [
+        base.mark_rule(color=_LIMIT_COLOUR, strokeDash=[4, 3]).encode(y=alt.datum(limit))
+        for limit in (-POLE_ANGLE_LIMIT, POLE_ANGLE_LIMIT)
+    ]
+    return alt.layer(bars, *limits).properties(height=220)
