@@ -109,9 +109,9 @@ def test_speed_claim_measures_three_rates():
 
 @pytest.mark.parametrize("name", SB3_CLAIMS)
 def test_sb3_claims_say_how_to_install_when_sb3_is_missing(name, monkeypatch):
-    import burgerbot.app.views.sb3
+    import burgerbot.app.logic.sb3
 
-    monkeypatch.setattr(burgerbot.app.views.sb3, "sb3_available", lambda: False)
+    monkeypatch.setattr(burgerbot.app.logic.sb3, "sb3_available", lambda: False)
     outcome = run_claim(BY_NAME[name])
     assert outcome.kind == "not_run" and "requirements-sb3.txt" in outcome.summary
 

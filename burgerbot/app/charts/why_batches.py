@@ -1,4 +1,4 @@
-"""Charts for "Why batches help" and "Stable-Baselines3": the rollout buffer and learning curves."""
+"""Charts for "Why batches help": the rollout buffer and learning curves."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ __all__ = [
     "buffer_heatmap",
     "buffer_plot_size",
     "learning_curve",
-    "ppo_episode_chart",
 ]
 
 EVENT_LABELS = {
@@ -215,35 +214,3 @@ def learning_curve(
         )
         .properties(height=280)
     )
-
-
-def ppo_episode_chart(episodes: pd.DataFrame, window: int = 20) -> alt.LayerChart:
-    """PPO's training episodes: each episode's return (dots) and a moving average (line).
-
-    ``episodes`` has columns ``env_steps``, ``episode``, ``return``, ``reached_goal``
-    (`burgerbot.app.views.sb3_training.PPOResult.episodes`).
-    """
-    data = episodes.copy()
-    data["average"] = data["return"].rolling(window, min_periods=1).mean()
-    data["outcome"] = data["reached_goal"].map({True: "reached the goal", False: "did not"})
-    base = alt.Chart(data).encode(
-        x=alt.X("env_steps:Q", title="env-steps collected when the episode ended")
-    )
-    outcomes = ["did not", "reached the goal"]
-    dots = base.mark_point(size=24, opacity=0.6, filled=True).encode(
-        y=alt.Y("return:Q", title="episode return"),
-        # Colour and shape both tell the outcomes apart.
-        color=alt.Color(
-            "outcome:N", title="Episode", scale=alt.Scale(domain=outcomes, range=[_SKY, _ORANGE])
-        ),
-        shape=alt.Shape(
-            "outcome:N",
-            title="Episode",
-            scale=alt.Scale(domain=outcomes, range=["circle", "triangle-up"]),
-        ),
-        tooltip=["episode:Q", "env_steps:Q", "return:Q", "length:Q", "outcome:N"],
-    )
-    line = base.mark_line(color=_BLACK, strokeWidth=2).encode(
-        y="average:Q", tooltip=[alt.Tooltip("average:Q", title=f"mean of last {window}")]
-    )
-    return alt.layer(dots, line).properties(height=280)

@@ -1,0 +1,1 @@
+"""Each page's Streamlit-free logic: runs, tables, computed sentences, charts."""
