@@ -10,11 +10,8 @@ import pytest
 from shown_scripts import assert_script_behaves
 
 from burgerbot.app.labels import VERDICTS
-from burgerbot.app.scripts import is_fragment
-from burgerbot.app.scripts.lesson_vs_today import SCRIPTS
-from burgerbot.app.versions import installed_version
-from burgerbot.app.views import lesson_vs_today as view
-from burgerbot.app.views.lesson_vs_today import (
+from burgerbot.app.logic import lesson_vs_today as view
+from burgerbot.app.logic.lesson_vs_today import (
     CLAIMS,
     COUNT_OPTIONS,
     Outcome,
@@ -25,6 +22,9 @@ from burgerbot.app.views.lesson_vs_today import (
     takeaways,
     verdict,
 )
+from burgerbot.app.scripts import is_fragment
+from burgerbot.app.scripts.lesson_vs_today import SCRIPTS
+from burgerbot.app.versions import installed_version
 
 BY_NAME = {claim.name: claim for claim in CLAIMS}
 GYMNASIUM_ONLY = [claim.name for claim in CLAIMS if not claim.needs_sb3]
