@@ -5,15 +5,19 @@ from __future__ import annotations
 import streamlit as st
 
 from burgerbot.app import learning, measured, ui
-from burgerbot.app.panels import lesson_vs_today as panels
-from burgerbot.app.views.lesson_vs_today import (
+from burgerbot.app.labels import VERDICTS
+from burgerbot.app.logic.lesson_vs_today import (
     CLAIMS,
     COUNT_OPTIONS,
+    Claim,
+    Outcome,
     count_explanation,
     count_truth,
     run_claim,
     takeaways,
+    verdict,
 )
+from burgerbot.app.measured import Measured
 
 PAGE = "lesson_vs_today"
 PACKAGES = ("gymnasium", "numpy", "stable-baselines3", "torch")
@@ -24,6 +28,39 @@ PREDICTION = f"{PAGE}_how_many_hold"
 def run_all(versions: measured.Versions, generation: int, _by: str):
     # Once per server and versions; "Run every check again" moves `generation` on.
     return measured.measure(lambda: [run_claim(claim) for claim in CLAIMS], PACKAGES, _by)
+
+
+# --- panels/lesson_vs_today.py ---
+# Drawing blocks of "The lesson vs today's libraries": the verdict key and one claim.
+
+
+def verdict_key() -> None:
+    """The kinds of verdict, each with its badge, linked to their meaning in the Glossary."""
+    st.markdown(
+        "Verdicts: "
+        + " ".join(v.badge() for v in VERDICTS.values())
+        + " ([what each means](glossary#verdicts))"
+    )
+
+
+def show_claim(claim: Claim, outcome: Outcome, record: Measured) -> None:
+    """One claim: what the lesson says, the verdict from this run, and the script that ran."""
+    st.subheader(claim.topic)
+    left, right = st.columns([2, 3])
+    left.markdown(f"**The lesson says:** {claim.lesson_says}")
+    right.markdown(f"{verdict(outcome.kind).badge()} {outcome.summary}")
+    used = ", ".join(f"{p} {record.version(p) or 'not installed'}" for p in claim.packages)
+
+    def script_and_output() -> None:
+        learning.script_block(claim.script, name=f"lesson check {claim.name}")
+        if outcome.output:
+            st.code(outcome.output, language="text")
+
+    ui.lazy_expander(
+        f"The script that checked it here ({used}), and what it printed",
+        script_and_output,
+        key=f"lesson_check_{claim.name}",
+    )
 
 
 visit = measured.Visit.begin(st.session_state)
@@ -40,7 +77,7 @@ frame = ui.PageFrame(
 )
 frame.settings_done()  # no settings: the page's URL carries no query
 versions = measured.library_versions(PACKAGES)
-panels.verdict_key()
+verdict_key()
 
 learning.prediction(
     PREDICTION,
@@ -60,7 +97,7 @@ st.caption(
 )
 
 for claim, outcome in zip(CLAIMS, outcomes, strict=True):
-    panels.claim(claim, outcome, record)
+    show_claim(claim, outcome, record)
 
 learning.check(
     PREDICTION,

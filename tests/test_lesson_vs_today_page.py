@@ -10,8 +10,8 @@ from streamlit.testing.v1 import AppTest
 
 from burgerbot.app import measured
 from burgerbot.app.labels import VERDICTS
+from burgerbot.app.logic.lesson_vs_today import CLAIMS, COUNT_OPTIONS
 from burgerbot.app.versions import installed_version
-from burgerbot.app.views.lesson_vs_today import CLAIMS, COUNT_OPTIONS
 
 PAGE_FILE = "app_pages/lesson_vs_today.py"
 PREDICTION = "lesson_vs_today_how_many_hold"

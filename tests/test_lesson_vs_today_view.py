@@ -10,11 +10,8 @@ import pytest
 from shown_scripts import assert_script_behaves
 
 from burgerbot.app.labels import VERDICTS
-from burgerbot.app.scripts import is_fragment
-from burgerbot.app.scripts.lesson_vs_today import SCRIPTS
-from burgerbot.app.versions import installed_version
-from burgerbot.app.views import lesson_vs_today as view
-from burgerbot.app.views.lesson_vs_today import (
+from burgerbot.app.logic import lesson_vs_today as view
+from burgerbot.app.logic.lesson_vs_today import (
     CLAIMS,
     COUNT_OPTIONS,
     Outcome,
@@ -25,6 +22,9 @@ from burgerbot.app.views.lesson_vs_today import (
     takeaways,
     verdict,
 )
+from burgerbot.app.scripts import is_fragment
+from burgerbot.app.scripts.lesson_vs_today import SCRIPTS
+from burgerbot.app.versions import installed_version
 
 BY_NAME = {claim.name: claim for claim in CLAIMS}
 GYMNASIUM_ONLY = [claim.name for claim in CLAIMS if not claim.needs_sb3]
@@ -109,9 +109,9 @@ def test_speed_claim_measures_three_rates():
 
 @pytest.mark.parametrize("name", SB3_CLAIMS)
 def test_sb3_claims_say_how_to_install_when_sb3_is_missing(name, monkeypatch):
-    import burgerbot.app.views.sb3
+    import burgerbot.app.logic.sb3
 
-    monkeypatch.setattr(burgerbot.app.views.sb3, "sb3_available", lambda: False)
+    monkeypatch.setattr(burgerbot.app.logic.sb3, "sb3_available", lambda: False)
     outcome = run_claim(BY_NAME[name])
     assert outcome.kind == "not_run" and "requirements-sb3.txt" in outcome.summary
 

@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 from shown_scripts import assert_script_behaves
 
-from burgerbot.app.script_runner import CapturedError, ScriptRun
-from burgerbot.app.scripts import expected_error
-from burgerbot.app.scripts import sb3 as snippets
-from burgerbot.app.views.sb3_learning import (
+from burgerbot.app.logic.sb3 import (
     ACCEPTS_OPTIONS,
+    GYM_NEXT_STEP,
+    GYM_SAME_STEP,
+    SideBySide,
     accepts_explanation,
     accepts_truth,
     agreement_sentence,
@@ -23,7 +23,9 @@ from burgerbot.app.views.sb3_learning import (
     printed,
     takeaways,
 )
-from burgerbot.app.views.sb3_side_by_side import GYM_NEXT_STEP, GYM_SAME_STEP, SideBySide
+from burgerbot.app.script_runner import CapturedError, ScriptRun
+from burgerbot.app.scripts import expected_error
+from burgerbot.app.scripts import sb3 as snippets
 
 
 @pytest.fixture(autouse=True)

@@ -16,10 +16,8 @@ import pytest
 from page_apptest import each_tab, markdown_tables, open_app_page, tabs_text, texts
 from streamlit.testing.v1 import AppTest
 
+from burgerbot.app.logic.sb3 import ACCEPTS_OPTIONS, INSTALL_COMMAND, side_by_side
 from burgerbot.app.scripts import sb3 as snippets
-from burgerbot.app.views.sb3 import INSTALL_COMMAND
-from burgerbot.app.views.sb3_learning import ACCEPTS_OPTIONS
-from burgerbot.app.views.sb3_side_by_side import side_by_side
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/sb3.py"

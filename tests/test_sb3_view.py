@@ -1,4 +1,4 @@
-"""burgerbot.app.views.sb3* with and without stable-baselines3, its chart and its scripts.
+"""burgerbot.app.logic.sb3 with and without stable-baselines3, its chart and its scripts.
 
 Tests marked ``sb3`` need the optional extra (requirements-sb3.txt). They skip when it is
 missing, except when BURGERBOT_REQUIRE_SB3=1 (CI's second run), where they must run. The
@@ -17,19 +17,24 @@ import numpy as np
 import pytest
 from shown_scripts import assert_script_behaves
 
-from burgerbot.app.charts.why_batches import ppo_episode_chart
-from burgerbot.app.scripts import sb3 as snippets
-from burgerbot.app.views import sb3 as sb3_demo
-from burgerbot.app.views.sb3 import INSTALL_COMMAND, SB3Missing, invalid_calls, load_sb3
-from burgerbot.app.views.sb3_api import api_markdown, api_rows, describe
-from burgerbot.app.views.sb3_side_by_side import (
+from burgerbot.app.logic import sb3 as sb3_demo
+from burgerbot.app.logic.sb3 import (
     GYM_NEXT_STEP,
     GYM_SAME_STEP,
+    INSTALL_COMMAND,
     SB3,
+    SB3Missing,
+    api_markdown,
+    api_rows,
     around_first_end,
+    describe,
+    invalid_calls,
+    load_sb3,
+    ppo_episode_chart,
     side_by_side,
+    train_ppo,
 )
-from burgerbot.app.views.sb3_training import train_ppo
+from burgerbot.app.scripts import sb3 as snippets
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,8 +60,7 @@ def test_importing_burgerbot_never_imports_sb3_or_torch():
     out = run_script(
         "import sys\n"
         "import burgerbot, burgerbot.training, burgerbot.app.scripts.sb3\n"
-        "import burgerbot.app.views.sb3, burgerbot.app.views.sb3_api\n"
-        "import burgerbot.app.views.sb3_side_by_side, burgerbot.app.views.sb3_training\n"
+        "import burgerbot.app.logic.sb3\n"
         "print(sorted(m for m in ('stable_baselines3', 'torch') if sys.modules.get(m)))\n"
     )
     assert out.strip() == "[]"

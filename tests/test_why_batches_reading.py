@@ -8,20 +8,19 @@ from itertools import permutations
 import pandas as pd
 import pytest
 
-from burgerbot.app.views.why_batches_cost import cost_text, plain_step_microseconds
-from burgerbot.app.views.why_batches_learn import (
+from burgerbot.app.logic.why_batches import (
     calls_explanation,
     calls_options,
     calls_truth,
-    takeaways,
-)
-from burgerbot.app.views.why_batches_reading import (
     comparison_text,
+    cost_text,
     needed_env_steps,
     order_text,
+    plain_step_microseconds,
     sample_text,
     separation_chance,
     speed_text,
+    takeaways,
 )
 from burgerbot.buffers import buffer_layout, rollout_buffer
 from burgerbot.training import QLearningConfig, compare_num_envs, runs_frame, summarise_runs

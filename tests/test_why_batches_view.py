@@ -12,24 +12,22 @@ import pytest
 from shown_scripts import assert_script_behaves
 
 from burgerbot.app.caps import Caps
-from burgerbot.app.charts.why_batches import (
+from burgerbot.app.logic import why_batches as why_view
+from burgerbot.app.logic.why_batches import (
     EVENT_LABELS,
-    buffer_cells,
-    buffer_chart_size,
-    buffer_heatmap,
-    learning_curve,
-)
-from burgerbot.app.palette import OKABE_ITO, SHAPES
-from burgerbot.app.scripts.why_batches import buffer_script, q_learning_script, training_script
-from burgerbot.app.views import why_batches as why_view
-from burgerbot.app.views.why_batches import (
     MAX_DRAWN_ENVS,
     MAX_DRAWN_STEPS,
+    buffer_cells,
+    buffer_chart_size,
     buffer_drawing,
+    buffer_heatmap,
     drawn_text,
+    learning_curve,
     plan_training,
     resolve_settings,
 )
+from burgerbot.app.palette import OKABE_ITO, SHAPES
+from burgerbot.app.scripts.why_batches import buffer_script, q_learning_script, training_script
 from burgerbot.buffers import buffer_layout, rollout_buffer
 from burgerbot.training import (
     QLearningConfig,

@@ -1,7 +1,7 @@
 """The scripts "The lesson vs today's libraries" runs, one per claim of the lesson, as shown.
 
 Each is a whole script that prints what it checks as ``name: value`` lines; the page runs it
-as shown and judges the claim from what it printed (`burgerbot.app.views.lesson_vs_today`).
+as shown and judges the claim from what it printed (`burgerbot.app.logic.lesson_vs_today`).
 The SB3 ones need stable-baselines3; the tests run every one from a file.
 """
 

@@ -2,7 +2,7 @@
 
 Each function returns a whole script (stable-baselines3, gymnasium, numpy and burgerbot) that
 runs when saved to a file and run with ``python file.py``; the two that fail on purpose say so
-on their first line (`burgerbot.app.scripts.fails_header`). ``burgerbot.app.views.sb3`` runs
+on their first line (`burgerbot.app.scripts.fails_header`). ``burgerbot.app.logic.sb3`` runs
 the lesson's calls to capture what the installed SB3 really does; the tests run every script
 as a separate Python process from a file.
 """

@@ -12,9 +12,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from burgerbot.app.labels import VERDICTS, Verdict
+from burgerbot.app.logic.sb3 import printed  # the same `name: value` lines
 from burgerbot.app.script_runner import run_script
 from burgerbot.app.scripts.lesson_vs_today import SCRIPTS
-from burgerbot.app.views.sb3_learning import printed  # the same `name: value` lines
 
 __all__ = [
     "CLAIMS",
@@ -206,8 +206,8 @@ class Outcome:
 
 
 def _sb3_available() -> bool:
-    # Looked up on each call so that tests can hide SB3 by patching views.sb3.sb3_available.
-    from burgerbot.app.views import sb3
+    # Looked up on each call so that tests can hide SB3 by patching logic.sb3.sb3_available.
+    from burgerbot.app.logic import sb3
 
     return sb3.sb3_available()
 

@@ -1,0 +1,872 @@
+"""The "Why batches help" page's logic: its URL settings, the app's limits, and its texts."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from burgerbot.app.caps import CAPS, Caps
+from burgerbot.app.glossary import term_link
+from burgerbot.app.palette import OKABE_ITO, SHAPES
+from burgerbot.app.settings import ChoiceSetting, IntListSetting, IntSetting, clamp_num_envs
+from burgerbot.buffers import BufferLayout
+from burgerbot.env import BurgerBotEnv
+
+__all__ = [
+    "AUTORESET_CHOICES",
+    "BUFFER_SPECS",
+    "CURVE_METRICS",
+    "EVENT_COLOURS",
+    "EVENT_LABELS",
+    "LUCK_THRESHOLD",
+    "MAX_DRAWN_ENVS",
+    "MAX_DRAWN_STEPS",
+    "NUM_ENVS_CHOICES",
+    "SAME_BAND",
+    "SPECS",
+    "TRAINING_SPECS",
+    "BufferDrawing",
+    "BufferSettings",
+    "TrainingSettings",
+    "batch_counts_text",
+    "buffer_cells",
+    "buffer_chart_size",
+    "buffer_drawing",
+    "buffer_heatmap",
+    "buffer_plot_size",
+    "calls_explanation",
+    "calls_options",
+    "calls_pid",
+    "calls_question",
+    "calls_truth",
+    "comparison_text",
+    "cost_text",
+    "drawn_text",
+    "learning_curve",
+    "needed_env_steps",
+    "order_text",
+    "plain_step_microseconds",
+    "plan_training",
+    "resolve_settings",
+    "sample_text",
+    "separation_chance",
+    "speed_text",
+    "summary_table",
+    "takeaways",
+]
+
+MAX_DRAWN_ENVS = 64
+"""The buffer heatmap draws at most this many envs (columns)..."""
+
+MAX_DRAWN_STEPS = 64
+"""...and at most this many ``step()`` calls (rows): at most 4,096 cells in the browser."""
+
+AUTORESET_CHOICES = ("NEXT_STEP", "SAME_STEP")
+
+NUM_ENVS_CHOICES = (1, 2, 4, 8, 16, 32, 64)
+"""NUM_ENVS values offered for the training comparison (the URL may ask for others)."""
+
+BUFFER_SPECS = (
+    IntSetting("n", "NUM_ENVS", default=4, low=1, high=256),
+    IntSetting("batch", "Transitions per update (batch size)", default=2048, low=64, high=16384),
+    ChoiceSetting("mode", "Auto-reset mode", default="NEXT_STEP", choices=AUTORESET_CHOICES),
+    IntSetting("bseed", "Seed of the random agent", default=0, low=0, high=9999),
+)
+
+TRAINING_SPECS = (
+    IntListSetting("ns", "NUM_ENVS to compare", default=(1, 4, 16), low=1, high=256, max_items=6),
+    IntSetting("steps", "Env-steps per run", default=5_000, low=500, high=CAPS.max_train_env_steps),
+    IntSetting("seeds", "Seeds per NUM_ENVS", default=3, low=1, high=10),
+    IntSetting("tseed", "First seed", default=0, low=0, high=9999),
+)
+
+SPECS = BUFFER_SPECS + TRAINING_SPECS
+
+
+# --- Settings ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BufferSettings:
+    """The batch the first section fills: NUM_ENVS, batch size, auto-reset mode and seed."""
+
+    num_envs: int
+    batch_size: int
+    mode: str
+    seed: int
+
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    """The training comparison: which NUM_ENVS, env-steps per run, how many seeds from where."""
+
+    num_envs_list: tuple[int, ...]
+    env_steps: int
+    seeds: int
+    first_seed: int
+
+    @property
+    def key(self) -> tuple[tuple[int, ...], int, int, int]:
+        """The arguments of one training click (what its results are cached under)."""
+        return (self.num_envs_list, self.env_steps, self.seeds, self.first_seed)
+
+    @property
+    def runs(self) -> int:
+        """Training runs one click makes: one per (NUM_ENVS, seed)."""
+        return len(self.num_envs_list) * self.seeds
+
+
+def plan_training(
+    num_envs_list: Sequence[int], seeds: int, env_steps: int, max_total: int | None = None
+) -> tuple[int, str | None]:
+    """Env-steps per run so that all runs of one click stay within ``max_train_env_steps``.
+
+    Returns the env-steps per run and a note when the cap bit.
+
+    Example:
+        >>> plan_training([1, 4, 16], seeds=3, env_steps=10_000, max_total=400_000)
+        (10000, None)
+        >>> plan_training([1, 4, 16], seeds=3, env_steps=50_000, max_total=400_000)[0]
+        44444
+    """
+    max_total = CAPS.max_train_env_steps if max_total is None else max_total
+    runs = max(1, len(num_envs_list)) * max(1, seeds)
+    allowed = max(1, max_total // runs)
+    if env_steps <= allowed:
+        return env_steps, None
+    return allowed, (
+        f"{runs} runs x {env_steps:,} env-steps would pass this app's limit of "
+        f"{max_total:,} env-steps per training click: using {allowed:,} per run "
+        "(raise with BURGERBOT_MAX_TRAIN_ENV_STEPS when running locally)."
+    )
+
+
+def resolve_settings(
+    values: Mapping[str, Any], caps: Caps = CAPS
+) -> tuple[tuple[BufferSettings, TrainingSettings], list[str]]:
+    """The page's values with the app's caps applied, and a note for each change made.
+
+    NUM_ENVS of the buffer is capped like any native env; the NUM_ENVS to compare are
+    sorted without repeats; the env-steps per run shrink so one click stays within
+    ``caps.max_train_env_steps``.
+
+    Example:
+        >>> values = {"n": 4, "batch": 2048, "mode": "NEXT_STEP", "bseed": 0,
+        ...           "ns": [16, 1, 16], "steps": 5_000, "seeds": 3, "tseed": 0}
+        >>> (buffer, training), notes = resolve_settings(values)
+        >>> training.num_envs_list, training.runs, notes
+        ((1, 16), 6, [])
+    """
+    notes: list[str] = []
+    num_envs, cap_note = clamp_num_envs("native", int(values["n"]), caps)
+    if cap_note:
+        notes.append(cap_note)
+    buffer = BufferSettings(num_envs, int(values["batch"]), values["mode"], int(values["bseed"]))
+    chosen = tuple(sorted({int(n) for n in values.get("ns", ())}))
+    seeds = int(values["seeds"])
+    env_steps, train_note = plan_training(
+        chosen, seeds, int(values["steps"]), caps.max_train_env_steps
+    )
+    if train_note:
+        notes.append(train_note)
+    training = TrainingSettings(chosen, env_steps, seeds, int(values["tseed"]))
+    return (buffer, training), notes
+
+
+# --- The buffer picture -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BufferDrawing:
+    """How much of a rollout buffer the page's heatmap draws (the batch itself is whole)."""
+
+    drawn_envs: int
+    drawn_steps: int
+    clipped: bool
+    """True when the heatmap shows only part of the buffer."""
+
+
+def buffer_drawing(
+    layout: BufferLayout,
+    max_drawn_envs: int = MAX_DRAWN_ENVS,
+    max_drawn_steps: int = MAX_DRAWN_STEPS,
+) -> BufferDrawing:
+    """The envs (columns) and ``step()`` calls (rows) of ``layout`` the heatmap draws.
+
+    Example:
+        >>> from burgerbot.buffers import buffer_layout
+        >>> buffer_drawing(buffer_layout(16384, 256))
+        BufferDrawing(drawn_envs=64, drawn_steps=64, clipped=True)
+    """
+    drawn_envs = min(layout.num_envs, max_drawn_envs)
+    drawn_steps = min(layout.step_calls, max_drawn_steps)
+    clipped = drawn_envs < layout.num_envs or drawn_steps < layout.step_calls
+    return BufferDrawing(drawn_envs, drawn_steps, clipped)
+
+
+def drawn_text(layout: BufferLayout, drawing: BufferDrawing) -> str:
+    """Which part of the buffer the heatmap shows, as a sentence.
+
+    Example:
+        >>> from burgerbot.buffers import buffer_layout
+        >>> layout = buffer_layout(2048, 4)
+        >>> drawn_text(layout, buffer_drawing(layout))
+        'Drawn: the first 64 of 512 step() calls for all 4 envs.'
+    """
+    num_envs = layout.num_envs
+    shown = (
+        f"Drawn: the first {drawing.drawn_steps:,} of {layout.step_calls:,} step() calls"
+        if drawing.drawn_steps < layout.step_calls
+        else f"All {layout.step_calls:,} step() calls"
+    )
+    shown += (
+        f" for the first {drawing.drawn_envs} of {num_envs} envs."
+        if drawing.drawn_envs < num_envs
+        else (f" for all {num_envs} envs." if num_envs > 1 else " for the single env.")
+    )
+    return shown
+
+
+def batch_counts_text(events: pd.Series, collected: int, mode: str) -> str:
+    """What the whole batch holds, event by event (``events`` counts each ``event``)."""
+    resets = int(events.get("reset", 0))
+    reset_text = (
+        f" **{resets:,}** of them are NEXT_STEP reset steps (the call after an episode ends: "
+        "reward 0, the action was ignored). A learner must leave those out of the update; "
+        "SAME_STEP mode, like Stable-Baselines3's own vector envs, has none."
+        if mode == "NEXT_STEP"
+        else " SAME_STEP mode resets an env on the very call its episode ends, so every box is "
+        "a real transition."
+    )
+    return (
+        f"In the whole batch of {collected:,} transitions: **{int(events.get('move', 0)):,}** "
+        f"moves, **{int(events.get('turn_or_stop', 0)):,}** turns or stops, "
+        f"**{int(events.get('hit', 0)):,}** hits, **{int(events.get('goal', 0)):,}** goals."
+        + reset_text
+    )
+
+
+# --- Training results -------------------------------------------------------------------------
+
+
+def summary_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """`burgerbot.training.summarise_runs`'s frame with the page's column names."""
+    return pd.DataFrame(
+        {
+            "NUM_ENVS": summary["num_envs"],
+            "runs that learned it": [
+                f"{r} of {s}" for r, s in zip(summary["reached"], summary["seeds"], strict=True)
+            ],
+            "env-steps needed": summary["env_steps"],
+            "episodes needed": summary["episodes"],
+            "step() calls needed": summary["step_calls"],
+            "seconds needed": summary["seconds"],
+            "env-steps per second": summary["env_steps_per_s"],
+        }
+    )
+
+
+# --- charts/why_batches.py ---
+# Charts for "Why batches help": the rollout buffer and learning curves.
+
+EVENT_LABELS = {
+    "move": "move forward (+1)",
+    "turn_or_stop": "turn or stop (−0.1)",
+    "hit": "hit (−10, episode ends)",
+    "goal": "goal (+50, episode ends)",
+    "truncated": "time limit (episode ends)",
+    "reset": "reset step (0, action ignored)",
+}
+"""What each ``event`` of `burgerbot.experiments.rollout` means, with its reward."""
+
+_ORANGE, _SKY, _GREEN, _BLUE, _VERMILLION, _PURPLE, _YELLOW, _BLACK = OKABE_ITO
+
+EVENT_COLOURS = {
+    "move": _GREEN,
+    "turn_or_stop": _SKY,
+    "hit": _VERMILLION,
+    "goal": _PURPLE,
+    "truncated": _ORANGE,
+    "reset": _YELLOW,
+}
+"""Okabe-Ito colours, one per event (a heatmap's cells can only differ by colour; the
+tooltip and the table tab name each cell's event too)."""
+
+_CURVE_COLOURS = OKABE_ITO[:6]  # as many as NUM_ENVS values a comparison may hold
+
+CURVE_METRICS = {
+    "reaches_goal": ("greedy policy reaches goal (% of seeds)", ".0%"),
+    "goal_rate": ("training episodes at goal (last 100)", ".0%"),
+    "greedy_return": ("greedy policy's return from the start", ".1f"),
+}
+"""Columns of `burgerbot.training.curves_frame` a learning curve can show: (title, format)."""
+
+_Y_AXIS_PIXELS = 80
+_X_AXIS_PIXELS = 70
+_SIDE_LEGEND_PIXELS = 300  # the legend beside a narrow heatmap
+_BOTTOM_LEGEND_PIXELS = (560, 120)  # the legend, in two columns, under a wide one
+_MAX_WIDTH = 720
+_MAX_HEIGHT = 640
+_CELL_GAP = 0.08  # share of a column left blank on each side, so the envs stand apart
+
+
+def buffer_cells(frame: pd.DataFrame, drawn_envs: int, drawn_steps: int) -> pd.DataFrame:
+    """The part of a rollout buffer the heatmap draws, one row per cell (long form).
+
+    ``frame`` is `burgerbot.buffers.rollout_buffer`'s; keeps ``step <= drawn_steps`` and
+    ``env < drawn_envs`` and adds the cell edges (``x0``, ``x1``, ``y0``, ``y1``: env ``i``
+    spans ``i..i+1`` less a small gap, step ``t`` spans ``t-1..t``) and the event's label.
+    """
+    cells = frame.loc[
+        (frame["step"] <= drawn_steps) & (frame["env"] < drawn_envs),
+        ["step", "env", "action", "reward", "event", "episode", "ends_episode"],
+    ].copy()
+    cells["event"] = cells["event"].astype(str)
+    cells["what happened"] = cells["event"].map(EVENT_LABELS)
+    gap = _CELL_GAP if drawn_envs <= 16 else 0.0
+    cells["x0"], cells["x1"] = cells["env"] + gap, cells["env"] + 1 - gap
+    cells["y0"], cells["y1"] = cells["step"] - 1, cells["step"]
+    return cells.reset_index(drop=True)
+
+
+def buffer_plot_size(drawn_envs: int, drawn_steps: int) -> tuple[int, int]:
+    """Pixel width and height of the heatmap's plot area (axes and legend come on top).
+
+    The shape follows the buffer's: one env is a tall thin strip, many envs a wide band.
+    """
+    width = min(_MAX_WIDTH, max(40, drawn_envs * 28))
+    height = min(_MAX_HEIGHT, max(120, drawn_steps * 5))
+    return width, height
+
+
+def _legend_beside(drawn_envs: int, drawn_steps: int) -> bool:
+    width, _ = buffer_plot_size(drawn_envs, drawn_steps)
+    return width + _Y_AXIS_PIXELS + _SIDE_LEGEND_PIXELS <= _MAX_WIDTH
+
+
+def buffer_chart_size(drawn_envs: int, drawn_steps: int) -> tuple[int, int]:
+    """The width and height to give ``st.altair_chart``, which treats them as the whole
+    chart's size: the plot area plus its axes and the legend (beside or under it)."""
+    width, height = buffer_plot_size(drawn_envs, drawn_steps)
+    if _legend_beside(drawn_envs, drawn_steps):
+        return width + _Y_AXIS_PIXELS + _SIDE_LEGEND_PIXELS, height + _X_AXIS_PIXELS
+    legend_width, legend_height = _BOTTOM_LEGEND_PIXELS
+    return max(width + _Y_AXIS_PIXELS, legend_width), height + _X_AXIS_PIXELS + legend_height
+
+
+def _env_ticks(drawn_envs: int, most: int = 16) -> list[float]:
+    every = max(1, -(-drawn_envs // most))
+    return [env + 0.5 for env in range(0, drawn_envs, every)]
+
+
+def buffer_heatmap(frame: pd.DataFrame, drawn_envs: int, drawn_steps: int) -> alt.LayerChart:
+    """The rollout buffer as a steps x envs grid: row = ``step()`` call, column = env.
+
+    Each cell is one transition coloured by what happened (and so by its reward); a dark
+    line under a cell marks the end of that env's episode.
+    """
+    cells = buffer_cells(frame, drawn_envs, drawn_steps)
+    width, height = buffer_plot_size(drawn_envs, drawn_steps)
+    x = alt.X(
+        "x0:Q",
+        title="env (column of the buffer)",
+        scale=alt.Scale(domain=[0, drawn_envs], nice=False, zero=True),
+        # Ticks sit in the middle of each column and are labelled with the env index.
+        axis=alt.Axis(
+            orient="top",
+            values=_env_ticks(drawn_envs),
+            labelExpr="format(datum.value - 0.5, 'd')",
+            grid=False,
+        ),
+    )
+    y = alt.Y(
+        "y0:Q",
+        title="step() call (row of the buffer)",
+        scale=alt.Scale(domain=[0, drawn_steps], reverse=True, nice=False),
+        axis=alt.Axis(tickMinStep=1, format="d"),
+    )
+    labels = list(EVENT_LABELS.values())
+    if _legend_beside(drawn_envs, drawn_steps):
+        legend = alt.Legend(orient="right", labelLimit=240, symbolSize=160)
+    else:
+        legend = alt.Legend(
+            orient="bottom", direction="vertical", columns=2, labelLimit=240, symbolSize=160
+        )
+    colour = alt.Color(
+        "what happened:N",
+        title="What the transition was",
+        scale=alt.Scale(domain=labels, range=[EVENT_COLOURS[e] for e in EVENT_LABELS]),
+        legend=legend,
+    )
+    tooltip = [
+        alt.Tooltip("step:Q", title="step() call"),
+        alt.Tooltip("env:Q"),
+        alt.Tooltip("action:Q"),
+        alt.Tooltip("reward:Q"),
+        alt.Tooltip("what happened:N"),
+        alt.Tooltip("episode:Q", title="episode of this env"),
+    ]
+    base = alt.Chart(cells)
+    rects = base.mark_rect().encode(x=x, x2="x1:Q", y=y, y2="y1:Q", color=colour, tooltip=tooltip)
+    boundaries = (
+        base.transform_filter(alt.datum.ends_episode)
+        .mark_rule(color=_BLACK, strokeWidth=1.2)
+        .encode(x="x0:Q", x2="x1:Q", y="y1:Q")
+    )
+    return alt.layer(rects, boundaries).properties(width=width, height=height)
+
+
+def learning_curve(
+    curves: pd.DataFrame, x: str = "env_steps", y: str = "reaches_goal"
+) -> alt.Chart:
+    """One line per NUM_ENVS from `burgerbot.training.curves_frame`.
+
+    ``x="env_steps"`` (linear axis: what each transition buys) or ``x="seconds"`` (log
+    axis: what each second of training buys); ``y`` one of `CURVE_METRICS`.
+    """
+    if x not in ("env_steps", "seconds"):
+        raise ValueError(f"`x` must be 'env_steps' or 'seconds', got {x!r}")
+    if y not in CURVE_METRICS:
+        raise ValueError(f"`y` must be one of {list(CURVE_METRICS)}, got {y!r}")
+    y_title, y_format = CURVE_METRICS[y]
+    data = curves if x == "env_steps" else curves[curves["seconds"] > 0]
+    if x == "env_steps":
+        x_enc = alt.X("env_steps:Q", title="env-steps collected (transitions)")
+    else:
+        x_enc = alt.X(
+            "seconds:Q",
+            title="seconds of training (log scale)",
+            scale=alt.Scale(type="log"),
+        )
+    y_scale = alt.Scale(domain=[0, 1]) if y_format.endswith("%") else alt.Scale()
+    sizes = sorted(int(n) for n in curves["num_envs"].unique())
+    colours = [_CURVE_COLOURS[i % len(_CURVE_COLOURS)] for i in range(len(sizes))]
+    shapes = [SHAPES[i % len(SHAPES)] for i in range(len(sizes))]
+    return (
+        alt.Chart(data)
+        .mark_line(point=alt.OverlayMarkDef(size=40, filled=True), interpolate="step-after")
+        .encode(
+            x=x_enc,
+            y=alt.Y(f"{y}:Q", title=y_title, scale=y_scale, axis=alt.Axis(format=y_format)),
+            # Colour and marker shape both tell the NUM_ENVS apart (one legend for both).
+            color=alt.Color(
+                "num_envs:O", title="NUM_ENVS", scale=alt.Scale(domain=sizes, range=colours)
+            ),
+            shape=alt.Shape(
+                "num_envs:O", title="NUM_ENVS", scale=alt.Scale(domain=sizes, range=shapes)
+            ),
+            tooltip=[
+                alt.Tooltip("num_envs:O", title="NUM_ENVS"),
+                alt.Tooltip("env_steps:Q", title="env-steps", format=","),
+                alt.Tooltip("step_calls:Q", title="step() calls", format=","),
+                alt.Tooltip("seconds:Q", format=".3f"),
+                alt.Tooltip(f"{y}:Q", title=y_title, format=y_format),
+            ],
+        )
+        .properties(height=280)
+    )
+
+
+# --- views/why_batches_reading.py ---
+# The "Why batches help" page's reading of a training comparison: each sentence follows the run.
+#
+# A training click trains every NUM_ENVS with the same few seeds. How many env-steps a run
+# needs before its greedy policy reaches the goal for good varies a lot from seed to seed, so
+# the page never states "it needed X times the env-steps" as a fact: it compares the seeds'
+# spreads, and says how often a split as clean as the one seen would come up by luck alone.
+
+SAME_BAND = 1.15
+"""Two medians within this factor of each other count as "about the same"."""
+
+LUCK_THRESHOLD = 0.05
+"""A split that luck alone would give at least this often "could well be luck"."""
+
+
+def needed_env_steps(per_run: pd.DataFrame, num_envs: int) -> list[float]:
+    """Env-steps each seed of ``num_envs`` needed to learn the task (inf: not learned in the run).
+
+    ``per_run`` is `burgerbot.training.runs_frame`'s.
+
+    Example:
+        >>> frame = pd.DataFrame({"num_envs": [1, 1, 4], "reached": [True, False, True],
+        ...                       "env_steps": [200, None, 900]})
+        >>> needed_env_steps(frame, 1)
+        [200.0, inf]
+    """
+    runs = per_run[per_run["num_envs"] == num_envs]
+    return [
+        float(steps) if reached else math.inf
+        for reached, steps in zip(runs["reached"], runs["env_steps"], strict=True)
+    ]
+
+
+def separation_chance(m: int, n: int) -> float:
+    """The chance that, if NUM_ENVS made no difference, every one of ``m`` runs needs fewer
+    env-steps than every one of ``n`` runs, or every one more (either clean split).
+
+    With no difference all orders of the ``m + n`` runs are equally likely, and just one
+    order out of ``C(m + n, m)`` puts one group wholly first.
+
+    Example:
+        >>> round(separation_chance(3, 3), 3), f"{separation_chance(10, 10):.1e}"
+        (0.1, '1.1e-05')
+    """
+    if m < 1 or n < 1:
+        raise ValueError(f"`m` and `n` must be at least 1, got {m!r} and {n!r}")
+    return min(1.0, 2 / math.comb(m + n, m))
+
+
+def _needed(values: Sequence[float], num_envs: int) -> str:
+    """What the seeds of ``num_envs`` needed, e.g. "NUM_ENVS=1 needed 200 to 700 env-steps
+    over its 3 seeds"; seeds that did not learn are counted apart."""
+    learned = sorted(v for v in values if not math.isinf(v))
+    missed, seeds = len(values) - len(learned), len(values)
+    if not learned:
+        return f"NUM_ENVS={num_envs} did not learn it with any of its {seeds} seeds"
+    if learned[0] == learned[-1]:
+        span = f"{learned[0]:,.0f} env-steps"
+    else:
+        span = f"{learned[0]:,.0f} to {learned[-1]:,.0f} env-steps"
+    if missed:
+        who = f" with {len(learned)} of its {seeds} seeds ({missed} did not learn it)"
+    elif seeds == 1:
+        who = " (one seed)"
+    elif learned[0] == learned[-1]:
+        who = f" with each of its {seeds} seeds"
+    else:
+        who = f" over its {seeds} seeds"
+    return f"NUM_ENVS={num_envs} needed {span}{who}"
+
+
+def sample_text(small: Sequence[float], large: Sequence[float], n_small: int, n_large: int) -> str:
+    """Did NUM_ENVS=``n_large`` need more or fewer env-steps than ``n_small``? Per seed, honestly.
+
+    ``small`` and ``large`` are `needed_env_steps` of the two. The sentence calls a
+    difference only when every seed of one needed fewer env-steps than every seed of the
+    other, and then says how often luck alone splits runs that cleanly.
+    """
+    spreads = f"{_needed(small, n_small)}; {_needed(large, n_large)}."
+    if max(large) < min(small):
+        direction = "fewer"
+    elif max(small) < min(large):
+        direction = "more"
+    else:
+        return (
+            f"{spreads} The seeds overlap, so this run **cannot tell** whether NUM_ENVS="
+            f"{n_large} needs more or fewer env-steps than NUM_ENVS={n_small}: the seed "
+            "matters more than NUM_ENVS here. More seeds would tell."
+        )
+    chance = separation_chance(len(small), len(large))
+    if chance >= LUCK_THRESHOLD:
+        luck = (
+            f"If NUM_ENVS made no difference, a split this clean would still come up "
+            f"{chance:.0%} of the time with {len(small)} and {len(large)} seeds: it could "
+            "well be luck. More seeds would tell."
+        )
+    else:
+        luck = (
+            f"If NUM_ENVS made no difference, a split this clean would come up only "
+            f"{chance:.2%} of the time with {len(small)} and {len(large)} seeds: unlikely to "
+            "be luck alone."
+        )
+    return (
+        f"{spreads} Every seed of NUM_ENVS={n_large} needed **{direction}** env-steps than "
+        f"every seed of NUM_ENVS={n_small}. {luck}"
+    )
+
+
+def order_text(summary: pd.DataFrame) -> str | None:
+    """The medians of env-steps needed, NUM_ENVS by NUM_ENVS, and whether they are in order.
+
+    None with fewer than three NUM_ENVS that learned (two are compared by `sample_text`).
+    """
+    learned = summary[summary["reached"] > 0]
+    if len(learned) < 3:
+        return None
+    medians = [float(m) for m in learned["env_steps"]]
+    listed = ", ".join(
+        f"{m:,.0f} (NUM_ENVS={int(n)})" for n, m in zip(learned["num_envs"], medians, strict=True)
+    )
+    steps = list(pairwise(medians))
+    if all(b > a for a, b in steps):
+        trend = "they rise with NUM_ENVS"
+    elif all(b < a for a, b in steps):
+        trend = "they fall with NUM_ENVS"
+    elif all(a == b for a, b in steps):
+        trend = "they are all the same"
+    else:
+        trend = "they are **not even in order** of NUM_ENVS, a sign of how much seeds vary"
+    return f"Medians of the env-steps needed: {listed}: {trend}."
+
+
+def speed_text(speed: float, n_small: int, n_large: int) -> str:
+    """What ``speed`` (env-steps per second of ``n_large`` over ``n_small``) says, both ways."""
+    if speed > SAME_BAND:
+        return (
+            f"NUM_ENVS={n_large} collected **{speed:.1f}x** as many env-steps per second as "
+            f"NUM_ENVS={n_small}: one {term_link('step-call')} and one table update handle "
+            f"{n_large} transitions, so their fixed cost is shared."
+        )
+    if speed < 1 / SAME_BAND:
+        return (
+            f"NUM_ENVS={n_large} collected **fewer** env-steps per second than NUM_ENVS="
+            f"{n_small} ({speed:.2f}x): batching did not pay here. Timings on a shared "
+            "machine are noisy: train again to see whether it holds."
+        )
+    return (
+        f"NUM_ENVS={n_large} collected about as many env-steps per second as NUM_ENVS="
+        f"{n_small} ({speed:.2f}x)."
+    )
+
+
+def _clock_text(small: pd.Series, large: pd.Series) -> str:
+    if not (large["seconds"] > 0 and small["seconds"] > 0):
+        return "Both learned it too fast to time."
+    ratio = small["seconds"] / large["seconds"]
+    times = f"median {large['seconds']:.3f} s vs {small['seconds']:.3f} s"
+    if ratio > SAME_BAND:
+        how = f"**{ratio:.1f}x less** wall-clock time than"
+    elif ratio < 1 / SAME_BAND:
+        how = f"**{1 / ratio:.1f}x more** wall-clock time than"
+    else:
+        how = "about as much wall-clock time as"
+    return (
+        f"NUM_ENVS={int(large['num_envs'])} learned it in {how} NUM_ENVS="
+        f"{int(small['num_envs'])} ({times}). The clock mixes both effects: cheaper env-steps, "
+        "and however many of them the seeds happened to need."
+    )
+
+
+def comparison_text(summary: pd.DataFrame, per_run: pd.DataFrame) -> str | None:
+    """What the smallest and largest NUM_ENVS that learned the task say, in numbers.
+
+    ``summary`` and ``per_run`` are `burgerbot.training.summarise_runs` and `runs_frame`.
+    None when fewer than two NUM_ENVS learned it.
+    """
+    learned = summary[summary["reached"] > 0]
+    if len(learned) < 2:
+        return None
+    small, large = learned.iloc[0], learned.iloc[-1]
+    n_small, n_large = int(small["num_envs"]), int(large["num_envs"])
+    speed = large["env_steps_per_s"] / small["env_steps_per_s"]
+    sample = sample_text(
+        needed_env_steps(per_run, n_small), needed_env_steps(per_run, n_large), n_small, n_large
+    )
+    order = order_text(summary)
+    return "\n\n".join(
+        [
+            f"**Throughput.** {speed_text(speed, n_small, n_large)}",
+            f"**Env-steps needed to learn** (sample efficiency). {sample}"
+            + (f" {order}" if order else ""),
+            f"**Net effect.** {_clock_text(small, large)}",
+        ]
+    )
+
+
+# --- views/why_batches_cost.py ---
+# Where a training run's time goes, per env-step: measured, never typed in.
+#
+# One plain `BurgerBotEnv.step()` costs a few microseconds. A training step costs far more at
+# NUM_ENVS=1: choosing the actions and updating the table are a handful of numpy calls per
+# ``step()`` call whose cost hardly grows with N. A batch shares that cost out, which is what
+# the page's throughput numbers show.
+
+
+def plain_step_microseconds(seconds: float = 0.2, seed: int = 0) -> float:
+    """Microseconds per step of a plain loop of random actions on one `BurgerBotEnv`.
+
+    Resets (after an episode ends) are part of the loop and of its time, as in any loop
+    that keeps collecting transitions. Runs for about ``seconds``.
+
+    Example:
+        >>> 0 < plain_step_microseconds(seconds=0.01) < 10_000
+        True
+    """
+    env = BurgerBotEnv()
+    actions = np.random.default_rng(seed).integers(0, 4, size=4096).tolist()
+    steps, elapsed = 0, 0.0
+    try:
+        env.reset(seed=seed)
+        while elapsed < seconds:
+            start = time.perf_counter()
+            for action in actions:
+                _, _, terminated, truncated, _ = env.step(action)
+                if terminated or truncated:
+                    env.reset()
+            elapsed += time.perf_counter() - start
+            steps += len(actions)
+    finally:
+        env.close()
+    return elapsed / steps * 1e6
+
+
+def cost_text(env_steps_per_s: Mapping[int, float], plain_us: float) -> str | None:
+    """Microseconds per env-step of training at the smallest and largest NUM_ENVS, in words.
+
+    ``env_steps_per_s`` maps NUM_ENVS to the run's median training speed; ``plain_us`` is
+    `plain_step_microseconds` measured beside it. None with no usable speed.
+
+    Example:
+        >>> print(cost_text({1: 5_000, 16: 40_000}, plain_us=3.0))  # doctest: +ELLIPSIS
+        Per [env-step](glossary#env-step), training took **200.0 µs** with NUM_ENVS=1 and ...
+    """
+    usable = {n: s for n, s in env_steps_per_s.items() if 0 < s < float("inf")}
+    if not usable:
+        return None
+    n_small, n_large = min(usable), max(usable)
+    small_us, large_us = 1e6 / usable[n_small], 1e6 / usable[n_large]
+    plain = (
+        f"A plain loop over one `BurgerBotEnv` took **{plain_us:.1f} µs** per step on the same "
+        "machine just before"
+    )
+    if n_small == n_large:
+        return (
+            f"Per env-step, training took **{small_us:.1f} µs** with NUM_ENVS={n_small}. "
+            f"{plain}: the rest is choosing actions and updating the table."
+        )
+    head = (
+        f"Per {term_link('env-step')}, training took **{small_us:.1f} µs** with NUM_ENVS="
+        f"{n_small} and **{large_us:.1f} µs** with NUM_ENVS={n_large}. {plain}"
+    )
+    share = 1 - plain_us / small_us
+    per_call = (
+        f"One call cost {small_us * n_small:,.0f} µs with NUM_ENVS={n_small} and "
+        f"{large_us * n_large:,.0f} µs with NUM_ENVS={n_large}: {n_large / n_small:g}x the "
+        f"transitions for {large_us * n_large / (small_us * n_small):.1f}x the cost."
+    )
+    if large_us * SAME_BAND < small_us and share > 0.5:
+        part = "over 99%" if share > 0.99 else f"about {share:.0%}"
+        return (
+            f"{head}, so at NUM_ENVS={n_small} {part} of each env-step's cost is the work "
+            "around the robot's move: the numpy calls of one `step()` call of the vector env, "
+            f"choosing the actions, updating the table. {per_call} A batch shares that cost "
+            "out. A neural-network method pays one forward pass of its policy per call too, "
+            "shared the same way."
+        )
+    if large_us * SAME_BAND < small_us:
+        return (
+            f"{head}. The env itself is a large part of the cost at NUM_ENVS={n_small}, yet "
+            f"the cost per env-step still fell: {per_call}"
+        )
+    return (
+        f"{head}. The cost per env-step did **not** fall with NUM_ENVS={n_large} in this run: "
+        f"{per_call} Timings on a shared machine are noisy: train again to see whether it "
+        "holds."
+    )
+
+
+# --- views/why_batches_learn.py ---
+# The "Why batches help" page's prediction and key takeaways, computed from its runs.
+
+
+def calls_pid(batch_size: int, num_envs: int) -> str:
+    """The prediction's id: a new question for each (batch, NUM_ENVS), so a locked answer
+    always belongs to the numbers it was given for.
+
+    >>> calls_pid(2048, 4)
+    'why_batches_calls_2048_4'
+    """
+    return f"why_batches_calls_{batch_size}_{num_envs}"
+
+
+def calls_question(batch_size: int, num_envs: int) -> str:
+    return (
+        f"PPO wants **{batch_size:,} transitions** per update. With **{num_envs} env"
+        f"{'s' if num_envs != 1 else ''}**, how many `step()` calls fill the batch?"
+    )
+
+
+def calls_options(batch_size: int, num_envs: int) -> list[str]:
+    """Four answers, smallest first: the right one (batch ÷ N, rounded up) and likely slips.
+
+    Example:
+        >>> calls_options(2048, 4)
+        ['4', '512', '2,048', '8,192']
+        >>> calls_options(2048, 1)
+        ['1', '1,024', '2,048', '4,096']
+    """
+    right = math.ceil(batch_size / num_envs)
+    candidates = [right, batch_size, batch_size * num_envs, num_envs, batch_size // 2]
+    candidates += [2 * batch_size, right + 1]
+    distinct = list(dict.fromkeys(c for c in candidates if c >= 1))[:4]
+    return [f"{c:,}" for c in sorted(distinct)]
+
+
+def calls_truth(rollout: pd.DataFrame) -> str:
+    """The ``step()`` calls the live run made to fill its batch (its last ``step`` number)."""
+    return f"{int(rollout['step'].max()):,}"
+
+
+def calls_explanation(batch_size: int, num_envs: int, calls: int) -> str:
+    """Why the live run needed ``calls`` step() calls."""
+    text = (
+        f"Each `step()` call returns one transition per env, {num_envs} per call, so "
+        f"{batch_size:,} transitions take ⌈{batch_size:,} ÷ {num_envs}⌉ = {calls:,} calls."
+    )
+    if calls * num_envs != batch_size:
+        text += f" The last call overshoots: {calls * num_envs - batch_size:,} extra."
+    return text
+
+
+def takeaways(
+    batch_size: int,
+    num_envs: int,
+    calls: int,
+    resets: int | None,
+    summary: pd.DataFrame | None = None,
+    per_run: pd.DataFrame | None = None,
+) -> list[str]:
+    """The page's key takeaways; those about the runs are computed from them.
+
+    ``resets`` is the NEXT_STEP reset steps of the batch (None in SAME_STEP mode);
+    ``summary`` and ``per_run`` the training results, if the learner trained.
+    """
+    bullets = [
+        f"N envs fill a batch of B transitions in ⌈B ÷ N⌉ `step()` calls: {batch_size:,} with "
+        f"{num_envs} env{'s' if num_envs != 1 else ''} took {calls:,}.",
+        "Stable-Baselines3's `n_steps` counts calls *per env*: a rollout holds "
+        "`n_steps × n_envs` transitions.",
+    ]
+    if resets is not None:
+        bullets.append(
+            f"In NEXT_STEP mode the call after an episode ends only resets that env: "
+            f"{resets:,} rows of this batch are not transitions, and the update must mask them."
+        )
+    else:
+        bullets.append("SAME_STEP mode (like SB3's own vector envs) leaves no reset rows.")
+    bullets.append(
+        "Batching shares each call's fixed cost (Python, numpy, a policy's forward pass) "
+        "over N transitions: that is what it buys."
+    )
+    learned = None if summary is None else summary[summary["reached"] > 0]
+    if learned is not None and per_run is not None and len(learned) >= 2:
+        small, large = int(learned["num_envs"].iloc[0]), int(learned["num_envs"].iloc[-1])
+        a, b = needed_env_steps(per_run, small), needed_env_steps(per_run, large)
+        medians = float(learned["env_steps"].iloc[-1]), float(learned["env_steps"].iloc[0])
+        if max(b) < min(a):
+            bullets.append(
+                f"In your run every seed of NUM_ENVS={large} needed fewer env-steps than every "
+                f"seed of NUM_ENVS={small}; with few seeds, train with more before calling it "
+                "a rule."
+            )
+        elif max(a) < min(b):
+            bullets.append(
+                f"In your run every seed of NUM_ENVS={large} needed more env-steps than every "
+                f"seed of NUM_ENVS={small}: batching bought env-steps per second, not "
+                "learning per env-step."
+            )
+        else:
+            bullets.append(
+                f"In your run the env-steps needed overlapped from seed to seed (medians "
+                f"{medians[0]:,.0f} for NUM_ENVS={large}, {medians[1]:,.0f} for {small}): more "
+                "envs did not clearly save or cost transitions."
+            )
+    return bullets
