@@ -65,30 +65,88 @@ def test_there_is_no_pages_folder_beside_the_router():
     assert not (ROOT / "pages").exists()
 
 
-def test_every_page_has_its_view_chart_and_script_under_its_own_name():
-    # One name per page: whatever serves only one page carries that page's stem.
+PAGE_FOLDERS = ("logic", "scripts")
+"""Where a page's Streamlit-free modules live, one per page and named like it."""
+
+
+def page_stems() -> set[str]:
+    return {p.stem for p in (ROOT / "app_pages").glob("*.py")}
+
+
+def page_modules() -> dict[str, list[Path]]:
+    """Each page's app files: its page, and the modules in PAGE_FOLDERS named after it."""
     app = ROOT / "burgerbot" / "app"
-    stems = {p.stem for p in (ROOT / "app_pages").glob("*.py")}
-    for kind in ("views", "charts", "scripts", "panels"):
-        for path in (app / kind).glob("*.py"):
-            if path.name != "__init__.py":
-                assert any(path.stem.startswith(stem) for stem in stems), path
+    found: dict[str, list[Path]] = {
+        stem: [ROOT / "app_pages" / f"{stem}.py"] for stem in page_stems()
+    }
+    for folder in PAGE_FOLDERS:
+        for path in sorted((app / folder).glob("*.py")):
+            if path.name == "__init__.py":
+                continue
+            owners = [
+                stem for stem in found if path.stem == stem or path.stem.startswith(f"{stem}_")
+            ]
+            assert owners, f"{path.relative_to(ROOT)} is named after no page"
+            found[max(owners, key=len)].append(path)
+    return found
+
+
+def test_a_page_is_at_most_four_files_named_after_it():
+    # Its page, its logic, its scripts; a fourth only where its logic holds two ideas.
+    too_many = {stem: len(paths) for stem, paths in page_modules().items() if len(paths) > 4}
+    assert not too_many, f"pages spread over more than four files: {too_many}"
+    # Only the page folders hold page modules: the rest of burgerbot/app is shared.
+    folders = {p.name for p in (ROOT / "burgerbot" / "app").iterdir() if p.is_dir()}
+    assert folders - {"__pycache__"} == set(PAGE_FOLDERS)
+
+
+def imported_modules(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif (
+            # importlib.import_module("burgerbot.app.logic.x") and friends.
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and node.value.startswith("burgerbot.app.")
+        ):
+            names.add(node.value)
+    return names
+
+
+def test_no_page_imports_another_pages_modules():
+    owner = {
+        f"burgerbot.app.{path.parent.name}.{path.stem}": stem
+        for stem, paths in page_modules().items()
+        for path in paths[1:]
+    }
+    crossings = []
+    for stem, paths in page_modules().items():
+        for path in paths:
+            for name in imported_modules(path):
+                other = owner.get(name) or owner.get(name.rsplit(".", 1)[0])
+                if other is not None and other != stem:
+                    crossings.append(f"{path.relative_to(ROOT)} imports {name} ({other})")
+    assert not crossings, crossings
 
 
 def test_every_page_opens_with_the_one_page_frame():
     for path in sorted((ROOT / "app_pages").glob("*.py")):
         source = path.read_text()
         assert source.count("ui.PageFrame(") == 1, f"{path.name} does not use ui.PageFrame once"
-        for step in ("ui.load_settings(", "ui.sync_query_params(", "ui.show_notes("):
+        # ui.sync_query_params may stand again in a fragment, which reruns on its own.
+        for step in ("ui.load_settings(", "ui.show_notes("):
             assert step not in source, f"{path.name} repeats the preamble step {step}"
 
 
 def test_every_page_asks_for_a_prediction_and_ends_with_key_takeaways():
     # The learner's path (issue 11): a prediction before the live reveal, takeaways at the end.
-    app = ROOT / "burgerbot" / "app"
     for path in sorted((ROOT / "app_pages").glob("*.py")):
-        own = [path, *(app / "panels").glob(f"{path.stem}*.py")]
-        source = "\n".join(p.read_text() for p in own)
+        source = path.read_text()
         assert "learning.prediction(" in source, f"{path.name} asks for no prediction"
         assert "learning.check(" in source, f"{path.name} never checks its prediction"
         assert path.read_text().count("frame.takeaways(") == 1, f"{path.name}: no key takeaways"

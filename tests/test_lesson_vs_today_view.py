@@ -17,11 +17,11 @@ from burgerbot.app.logic.lesson_vs_today import (
     Outcome,
     count_explanation,
     count_truth,
-    printed,
     run_claim,
     takeaways,
     verdict,
 )
+from burgerbot.app.script_runner import printed
 from burgerbot.app.scripts import is_fragment
 from burgerbot.app.scripts.lesson_vs_today import SCRIPTS
 from burgerbot.app.versions import installed_version
@@ -109,9 +109,9 @@ def test_speed_claim_measures_three_rates():
 
 @pytest.mark.parametrize("name", SB3_CLAIMS)
 def test_sb3_claims_say_how_to_install_when_sb3_is_missing(name, monkeypatch):
-    import burgerbot.app.logic.sb3
+    from burgerbot.app import versions
 
-    monkeypatch.setattr(burgerbot.app.logic.sb3, "sb3_available", lambda: False)
+    monkeypatch.setattr(versions, "sb3_available", lambda: False)
     outcome = run_claim(BY_NAME[name])
     assert outcome.kind == "not_run" and "requirements-sb3.txt" in outcome.summary
 

@@ -20,10 +20,9 @@ from burgerbot.app.logic.sb3 import (
     agreement_sentence,
     n_envs_sentence,
     n_steps_sentence,
-    printed,
     takeaways,
 )
-from burgerbot.app.script_runner import CapturedError, ScriptRun
+from burgerbot.app.script_runner import CapturedError, ScriptRun, printed
 from burgerbot.app.scripts import expected_error
 from burgerbot.app.scripts import sb3 as snippets
 

@@ -1,6 +1,6 @@
 """The Streamlit app's own code; the library modules of `burgerbot` never import it.
 
-`caps`, `settings` (URL settings), `slots` (env slots, the Async worker budget) and `ui`
-(Streamlit helpers) serve every page; `views/`, `charts/` and `scripts/` hold one module per
-page, named like the page's file in `app_pages/`.
+A page is three files named like it: `app_pages/P.py` (its Streamlit code), `logic/P.py` (its
+Streamlit-free runs, tables, sentences and charts) and `scripts/P.py` (the scripts it shows).
+The modules here beside those folders serve every page.
 """

@@ -14,7 +14,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.vector import VectorEnv
 
-__all__ = ["SCRIPT_NAME", "CapturedError", "ScriptRun", "run_script", "short_file"]
+__all__ = ["SCRIPT_NAME", "CapturedError", "ScriptRun", "printed", "run_script", "short_file"]
 
 SCRIPT_NAME = "<script>"
 """The file name a script's own frames carry in a traceback."""
@@ -157,3 +157,13 @@ def run_script(
         _close_leftovers(namespace)
         namespace.clear()
     return ScriptRun(code=code, output=buffer.getvalue(), error=error, values=values)
+
+
+def printed(output: str) -> dict[str, str]:
+    """The ``name: value`` lines a script printed, as a dict (split at the first ``": "``).
+
+    >>> printed("n_envs: 4\\nrollout buffer: (2048, 4, 4)\\nno colon here")
+    {'n_envs': '4', 'rollout buffer': '(2048, 4, 4)'}
+    """
+    pairs = (line.split(": ", 1) for line in output.splitlines() if ": " in line)
+    return {name.strip(): value.strip() for name, value in pairs}

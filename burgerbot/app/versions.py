@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Sequence
 from functools import cache
 from importlib import metadata
 
-__all__ = ["installed_version", "installed_versions", "running_versions"]
+__all__ = [
+    "SB3_MODULE",
+    "installed_version",
+    "installed_versions",
+    "running_versions",
+    "sb3_available",
+]
+
+SB3_MODULE = "stable_baselines3"
 
 
 def installed_version(package: str) -> str | None:
@@ -36,3 +45,11 @@ def running_versions() -> dict:
     the first reading stays true (and each page no longer scans the installed packages).
     """
     return installed_versions()
+
+
+def sb3_available() -> bool:
+    """True when ``stable_baselines3`` can be imported (checked without importing torch)."""
+    try:
+        return importlib.util.find_spec(SB3_MODULE) is not None
+    except (ImportError, ValueError):
+        return False

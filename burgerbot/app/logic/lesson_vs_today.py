@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from burgerbot.app import versions
 from burgerbot.app.labels import VERDICTS, Verdict
-from burgerbot.app.logic.sb3 import printed  # the same `name: value` lines
-from burgerbot.app.script_runner import run_script
+from burgerbot.app.script_runner import printed, run_script
 from burgerbot.app.scripts.lesson_vs_today import SCRIPTS
 
 __all__ = [
@@ -23,7 +23,6 @@ __all__ = [
     "Outcome",
     "count_explanation",
     "count_truth",
-    "printed",
     "run_claim",
     "takeaways",
     "verdict",
@@ -206,10 +205,8 @@ class Outcome:
 
 
 def _sb3_available() -> bool:
-    # Looked up on each call so that tests can hide SB3 by patching logic.sb3.sb3_available.
-    from burgerbot.app.logic import sb3
-
-    return sb3.sb3_available()
+    # Looked up on each call so that tests can hide SB3 by patching versions.sb3_available.
+    return versions.sb3_available()
 
 
 def run_claim(claim: Claim) -> Outcome:

@@ -25,10 +25,10 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from burgerbot import world
 from burgerbot.app.caps import CAPS
 from burgerbot.app.palette import OKABE_ITO
-from burgerbot.app.script_runner import ScriptRun, run_script
+from burgerbot.app.script_runner import ScriptRun, printed, run_script
 from burgerbot.app.scripts import sb3 as snippets
 from burgerbot.app.settings import IntSetting
-from burgerbot.app.versions import installed_version
+from burgerbot.app.versions import SB3_MODULE, installed_version, sb3_available
 from burgerbot.env import BurgerBotEnv
 from burgerbot.experiments import Progress, random_actions
 from burgerbot.factories import make_env
@@ -41,7 +41,6 @@ __all__ = [
     "LIBRARIES",
     "PPO_N_STEPS",
     "SB3",
-    "SB3_MODULE",
     "SPECS",
     "ApiRow",
     "PPOResult",
@@ -59,15 +58,12 @@ __all__ = [
     "n_envs_sentence",
     "n_steps_sentence",
     "ppo_episode_chart",
-    "printed",
-    "sb3_available",
     "sb3_version",
     "side_by_side",
     "takeaways",
     "train_ppo",
 ]
 
-SB3_MODULE = "stable_baselines3"
 SB3_DISTRIBUTION = "stable-baselines3"
 INSTALL_COMMAND = "pip install -r requirements-sb3.txt"
 
@@ -87,14 +83,6 @@ SPECS = (
 
 class SB3Missing(ImportError):
     """stable-baselines3 is not installed (it is an optional extra)."""
-
-
-def sb3_available() -> bool:
-    """True when ``stable_baselines3`` can be imported (checked without importing torch)."""
-    try:
-        return importlib.util.find_spec(SB3_MODULE) is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def sb3_version() -> str | None:
@@ -629,16 +617,6 @@ def ppo_episode_chart(episodes: pd.DataFrame, window: int = 20) -> alt.LayerChar
 
 ACCEPTS_OPTIONS = ("Yes: PPO builds a model on it", "No: PPO stops with an error")
 """The answers to "Does PPO accept a Gymnasium SyncVectorEnv?"."""
-
-
-def printed(output: str) -> dict[str, str]:
-    """The ``name: value`` lines a script printed, as a dict (split at the first ``": "``).
-
-    >>> printed("n_envs: 4\\nrollout buffer: (2048, 4, 4)\\nno colon here")
-    {'n_envs': '4', 'rollout buffer': '(2048, 4, 4)'}
-    """
-    pairs = (line.split(": ", 1) for line in output.splitlines() if ": " in line)
-    return {name.strip(): value.strip() for name, value in pairs}
 
 
 def accepts_truth(run: ScriptRun) -> str:

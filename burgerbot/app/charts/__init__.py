@@ -1,1 +1,0 @@
-"""Altair chart builders, one module per page; each returns an altair chart."""

@@ -1,1 +1,0 @@
-"""Per-page logic behind the Streamlit pages, one module per page (named like the page)."""
