@@ -19,9 +19,10 @@ import pytest
 from burgerbot.app.latency.__main__ import parse_args
 from burgerbot.app.latency.bench import STEP_PATTERN, app_pages, step_text
 from burgerbot.app.latency.browser import CHROMIUM
-from burgerbot.app.latency.processes import cpu_seconds, session_members
+from burgerbot.app.latency.processes import cpu_seconds
 from burgerbot.app.latency.stats import format_table, percentile, ratio, summarize
 from burgerbot.app.latency.trivial_app import counter_text
+from burgerbot.app.processes import session_members
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMAND = [sys.executable, "-m", "burgerbot.app.latency"]

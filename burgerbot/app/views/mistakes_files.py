@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import burgerbot
-from burgerbot.app.latency.processes import session_members
+from burgerbot.app.processes import session_members
 from burgerbot.app.script_runner import CapturedError, ScriptRun, short_file
 
 __all__ = ["errors_in_stderr", "run_as_file", "surviving_workers"]
