@@ -1,4 +1,4 @@
-"""The latency benchmark (`python -m burgerbot.app.latency`): its pure parts, and one real run.
+"""The latency benchmark (`python -m tools.latency`): its pure parts, and one real run.
 
 The real run checks that the command measures and reports every figure and stops every
 process it started; it never checks how fast anything is (that is the benchmark's output).
@@ -16,16 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from burgerbot.app.latency.__main__ import parse_args
-from burgerbot.app.latency.bench import STEP_PATTERN, app_pages, step_text
-from burgerbot.app.latency.browser import CHROMIUM
-from burgerbot.app.latency.processes import cpu_seconds
-from burgerbot.app.latency.stats import format_table, percentile, ratio, summarize
-from burgerbot.app.latency.trivial_app import counter_text
 from burgerbot.app.processes import session_members
+from tools.latency.__main__ import parse_args
+from tools.latency.bench import STEP_PATTERN, app_pages, step_text
+from tools.latency.browser import CHROMIUM
+from tools.latency.processes import cpu_seconds
+from tools.latency.stats import format_table, percentile, ratio, summarize
+from tools.latency.trivial_app import counter_text
 
 ROOT = Path(__file__).resolve().parent.parent
-COMMAND = [sys.executable, "-m", "burgerbot.app.latency"]
+COMMAND = [sys.executable, "-m", "tools.latency"]
 
 
 # --- The pure parts ------------------------------------------------------------------------
@@ -165,7 +165,7 @@ def test_without_playwright_it_says_so_and_exits_2():
     code = (
         "import sys\n"
         "sys.modules['playwright'] = None\n"
-        "from burgerbot.app.latency.__main__ import main\n"
+        "from tools.latency.__main__ import main\n"
         "sys.exit(main(['--quick']))\n"
     )
     done = subprocess.run(

@@ -25,8 +25,8 @@ from typing import IO, Any
 from urllib.parse import urlencode
 
 # Shared with the latency benchmark (the app must not import tests; tests may import the app).
-from burgerbot.app.latency.browser import CHROMIUM
-from burgerbot.app.latency.processes import free_port, wait_until
+from tools.latency.browser import CHROMIUM
+from tools.latency.processes import free_port, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"

@@ -20,7 +20,7 @@ from burgerbot.app.processes import session_members, stat_fields
 
 __all__ = ["ROOT", "Server", "cpu_seconds", "free_port", "wait_until"]
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 """The project's root: where `streamlit_app.py` and `.streamlit/config.toml` are."""
 
 SERVER_START_TIMEOUT_S = 120.0  # bounds a hang on a busy machine; not a performance figure

@@ -1,4 +1,4 @@
-"""`python -m burgerbot.app.latency`: step-click and page-switch latency vs a trivial app."""
+"""`python -m tools.latency`: step-click and page-switch latency vs a trivial app."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         3
     """
     parser = argparse.ArgumentParser(
-        prog="python -m burgerbot.app.latency",
+        prog="python -m tools.latency",
         description=(
             "Start a trivial one-button Streamlit app and this app side by side, drive "
             "Chromium, and print the Batch shapes step-click latency (p50, p95) and each "
@@ -61,7 +61,7 @@ def _missing_browser() -> str | None:
             "Playwright for Python is not installed: pip install -r requirements-dev.txt "
             "(the benchmark drives a real Chromium)."
         )
-    from burgerbot.app.latency.browser import CHROMIUM
+    from tools.latency.browser import CHROMIUM
 
     if not CHROMIUM.exists():
         return f"{CHROMIUM} not found: install Debian's `chromium` package."
@@ -80,8 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if problem:
         print(f"latency benchmark: {problem}", file=sys.stderr)
         return 2
-    from burgerbot.app.latency.bench import Options, run_benchmark
-    from burgerbot.app.latency.stats import format_table
+    from tools.latency.bench import Options, run_benchmark
+    from tools.latency.stats import format_table
 
     options = Options(
         clicks=args.clicks,
