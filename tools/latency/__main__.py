@@ -8,6 +8,8 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from tools.browser_runs import missing_browser
+
 __all__ = ["main", "parse_args"]
 
 DEFAULT_CLICKS = 30
@@ -52,22 +54,6 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def _missing_browser() -> str | None:
-    """Why the benchmark cannot drive a browser here, or None if it can."""
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return (
-            "Playwright for Python is not installed: pip install -r requirements-dev.txt "
-            "(the benchmark drives a real Chromium)."
-        )
-    from tools.latency.browser import CHROMIUM
-
-    if not CHROMIUM.exists():
-        return f"{CHROMIUM} not found: install Debian's `chromium` package."
-    return None
-
-
 def _stop_on_sigterm(signum: int, frame: object) -> None:
     # Turned into an exception so that the `finally` blocks stop the servers and browser.
     raise KeyboardInterrupt
@@ -76,9 +62,9 @@ def _stop_on_sigterm(signum: int, frame: object) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print its table (or JSON); returns the exit code."""
     args = parse_args(argv)
-    problem = _missing_browser()
+    problem = missing_browser()
     if problem:
-        print(f"latency benchmark: {problem}", file=sys.stderr)
+        print(f"latency benchmark: {problem}; it drives a real Chromium.", file=sys.stderr)
         return 2
     from tools.latency.bench import Options, run_benchmark
     from tools.latency.stats import format_table
