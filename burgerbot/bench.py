@@ -1,4 +1,10 @@
-"""Env-steps per second: a learner's BurgerBot, `BurgerBotEnv`, Sync, Async and native vectors."""
+"""Env-steps per second: a learner's BurgerBot, `BurgerBotEnv`, Sync, Async and native vectors.
+
+It also holds the library's one timing harness: `run_for` (run a chunk of work until a time
+budget has passed), `repeat_timings` (warm up, then several such runs: best and slowest) and
+`Stopwatch` (add up the time spent in chosen blocks). `burgerbot.speed` and
+`burgerbot.experiments` time their work with them.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +17,8 @@ import platform
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
@@ -26,10 +33,16 @@ __all__ = [
     "DEFAULT_SIZES",
     "IMPLEMENTATIONS",
     "QUICK_SIZES",
+    "Clock",
+    "Stopwatch",
+    "Timing",
+    "Timings",
     "check_goals",
     "format_report",
     "main",
+    "repeat_timings",
     "run_benchmark",
+    "run_for",
 ]
 
 IMPLEMENTATIONS: dict[str, str] = {
@@ -101,29 +114,168 @@ def _vector_env_chunk(envs: gym.vector.VectorEnv, action_rows: np.ndarray) -> Ca
     return run_chunk
 
 
-def _run_for(run_chunk: Callable[[], int], seconds: float, min_calls: int = 0) -> tuple[int, float]:
-    """Run chunks until ``seconds`` have passed and ``min_calls`` were made; return (step
-    calls, seconds taken)."""
-    clock = time.perf_counter
+Clock = Callable[[], float]
+"""A clock: seconds as a float, only differences between two readings matter."""
+
+
+class Timing(NamedTuple):
+    """One timed run: the calls its chunks reported and the seconds they took."""
+
+    calls: int
+    seconds: float
+
+    @property
+    def rate(self) -> float:
+        """Calls per second (infinite for a run too short for the clock to see)."""
+        return self.calls / self.seconds if self.seconds > 0 else math.inf
+
+
+@dataclass(frozen=True)
+class Timings:
+    """The timed runs of `repeat_timings`, in order, with the fastest and the slowest."""
+
+    runs: tuple[Timing, ...]
+
+    @property
+    def best(self) -> Timing:
+        """The fastest run (highest `Timing.rate`): the least disturbed by other work on the
+        machine, the figure a benchmark reports."""
+        return max(self.runs, key=lambda run: run.rate)
+
+    @property
+    def slowest(self) -> Timing:
+        """The slowest run (lowest `Timing.rate`): with `best`, the spread between repeats."""
+        return min(self.runs, key=lambda run: run.rate)
+
+
+class Stopwatch:
+    """Adds up the seconds spent inside its ``with`` blocks, to time only the parts that count.
+
+    A block that raises still counts. ``clock`` defaults to `time.perf_counter`.
+
+    Example:
+        >>> readings = iter([0.0, 1.5, 10.0, 10.25])  # a made-up clock: start, stop, ...
+        >>> watch = Stopwatch(clock=lambda: next(readings))
+        >>> with watch:
+        ...     pass  # e.g. envs.reset(seed=0)
+        >>> with watch:
+        ...     pass  # e.g. the step() calls, not drawing their actions
+        >>> watch.seconds
+        1.75
+    """
+
+    def __init__(self, clock: Clock = time.perf_counter) -> None:
+        self.clock = clock
+        self.seconds = 0.0
+        self._started: float | None = None
+
+    def __enter__(self) -> Stopwatch:
+        self._started = self.clock()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._started is not None:
+            self.seconds += self.clock() - self._started
+            self._started = None
+
+
+def _check_seconds(name: str, value: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        raise ValueError(f"`{name}` must be a number of seconds, 0 or more, got {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"`{name}` must be finite, got {value!r}")
+    return float(value)
+
+
+def run_for(
+    run_chunk: Callable[[], int],
+    seconds: float,
+    min_calls: int = 0,
+    *,
+    clock: Clock = time.perf_counter,
+) -> Timing:
+    """Call ``run_chunk`` until ``seconds`` have passed and it has made ``min_calls`` calls.
+
+    ``run_chunk`` does a fixed piece of work and returns how many calls it made (e.g.
+    ``step()`` calls). The clock is read once per chunk, so a chunk should take long
+    compared with reading it. At least one chunk always runs: ``seconds=0`` runs one.
+
+    Args:
+        run_chunk: The work to time; returns the number of calls it made.
+        seconds: The time budget: chunks run until at least this much has passed.
+        min_calls: Keep going until the chunks have made at least this many calls.
+        clock: Where the time comes from (`time.perf_counter`; a fake one in tests).
+
+    Returns:
+        A `Timing`: the calls made and the seconds taken (at least ``seconds``).
+
+    Example:
+        >>> readings = iter(range(100))  # a made-up clock: one second per reading
+        >>> run_for(lambda: 2, seconds=3, clock=lambda: next(readings))
+        Timing(calls=6, seconds=3)
+    """
+    seconds = _check_seconds("seconds", seconds)
+    if isinstance(min_calls, bool) or not isinstance(min_calls, int) or min_calls < 0:
+        raise ValueError(f"`min_calls` must be a whole number, 0 or more, got {min_calls!r}")
     calls = 0
     start = clock()
     while True:
         calls += run_chunk()
         elapsed = clock() - start
         if elapsed >= seconds and calls >= min_calls:
-            return calls, elapsed
+            return Timing(calls, elapsed)
 
 
-def _best_of(run_chunk: Callable[[], int], seconds: float, repeats: int) -> tuple[int, float]:
-    """Warm up, then time ``repeats`` runs of ``seconds`` each and keep the fastest."""
-    _run_for(run_chunk, seconds * WARMUP_FRACTION)
-    runs = [_run_for(run_chunk, seconds) for _ in range(repeats)]
-    return max(runs, key=lambda run: run[0] / run[1])
+def repeat_timings(
+    run_chunk: Callable[[], int],
+    seconds: float,
+    repeats: int,
+    *,
+    min_calls: int = 0,
+    warmup_seconds: float = 0.0,
+    clock: Clock = time.perf_counter,
+) -> Timings:
+    """Warm up, then time ``repeats`` runs of `run_for` and keep them all.
+
+    The warm-up (caches filled, code paths taken once) runs chunks for ``warmup_seconds``,
+    at least one chunk, and is not timed. Report `Timings.best`, the fastest run: the one
+    least disturbed by whatever else the machine was doing; `Timings.slowest` gives the
+    spread.
+
+    Args:
+        run_chunk: The work to time; returns the number of calls it made.
+        seconds: Time budget of each timed run.
+        repeats: How many timed runs.
+        min_calls: Each timed run goes on until its chunks made at least this many calls.
+        warmup_seconds: Time budget of the untimed warm-up (0: one chunk).
+        clock: Where the time comes from (`time.perf_counter`; a fake one in tests).
+
+    Returns:
+        `Timings` holding the ``repeats`` timed runs in order.
+
+    Example:
+        >>> timings = repeat_timings(lambda: 1, seconds=0.001, repeats=3)  # 1 call per chunk
+        >>> len(timings.runs), timings.best.rate >= timings.slowest.rate
+        (3, True)
+    """
+    seconds = _check_seconds("seconds", seconds)
+    warmup_seconds = _check_seconds("warmup_seconds", warmup_seconds)
+    repeats = checks.positive_int("repeats", repeats)
+    run_for(run_chunk, warmup_seconds, clock=clock)
+    return Timings(
+        tuple(run_for(run_chunk, seconds, min_calls, clock=clock) for _ in range(repeats))
+    )
+
+
+def _best_of(run_chunk: Callable[[], int], seconds: float, repeats: int) -> Timing:
+    """Warm up for a tenth of the budget, then keep the fastest of ``repeats`` runs."""
+    warmup = seconds * WARMUP_FRACTION
+    return repeat_timings(run_chunk, seconds, repeats, warmup_seconds=warmup).best
 
 
 def _measure_single(
     make: Callable[[], gym.Env], rng: np.random.Generator, seconds: float, repeats: int
-) -> tuple[int, float]:
+) -> Timing:
     env = make()
     try:
         env.reset(seed=0)
@@ -135,7 +287,7 @@ def _measure_single(
 
 def _measure_vector(
     backend: str, num_envs: int, rng: np.random.Generator, seconds: float, repeats: int
-) -> tuple[int, float]:
+) -> Timing:
     envs = make_vector_env(backend, num_envs)
     try:
         envs.reset(seed=0)

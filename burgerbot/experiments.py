@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
@@ -14,6 +13,7 @@ import pandas as pd
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, VectorEnv
 
 from burgerbot import checks, world
+from burgerbot.bench import Stopwatch
 from burgerbot.env import check_max_steps
 from burgerbot.factories import BACKENDS, check_backend, make_vector_env
 from burgerbot.wrappers import WORK_KINDS, check_work
@@ -247,24 +247,22 @@ def _count_run(
     count = np.count_nonzero
     disabled = mode == AutoresetMode.DISABLED
     goals = hits = terminations = truncations = 0
-    seconds = 0.0
+    watch = Stopwatch()  # the reset and the step() calls, not drawing actions or reporting
     done = 0
-    start = time.perf_counter()
-    envs.reset(seed=seed)
-    seconds += time.perf_counter() - start
+    with watch:
+        envs.reset(seed=seed)
     for chunk in random_actions(seed, num_envs, steps):
-        start = time.perf_counter()
-        for actions in chunk:
-            _, rewards, terminated, truncated, _ = envs.step(actions)
-            goals += count(rewards == world.GOAL_REWARD)
-            # -10 is only ever given for a hit, which always terminates.
-            hits += count(rewards == world.HIT_REWARD)
-            terminations += count(terminated)
-            if truncated.any():  # rare: only when an episode reaches max_steps
-                truncations += count(truncated & ~terminated)
-            if disabled:
-                _reset_ended(envs, terminated, truncated)
-        seconds += time.perf_counter() - start
+        with watch:
+            for actions in chunk:
+                _, rewards, terminated, truncated, _ = envs.step(actions)
+                goals += count(rewards == world.GOAL_REWARD)
+                # -10 is only ever given for a hit, which always terminates.
+                hits += count(rewards == world.HIT_REWARD)
+                terminations += count(terminated)
+                if truncated.any():  # rare: only when an episode reaches max_steps
+                    truncations += count(truncated & ~terminated)
+                if disabled:
+                    _reset_ended(envs, terminated, truncated)
         done += len(chunk)
         on_chunk(done)
     return {
@@ -272,7 +270,7 @@ def _count_run(
         "hits": hits,
         "truncations": truncations,
         "episodes": terminations + truncations,
-        "seconds": seconds,
+        "seconds": watch.seconds,
     }
 
 
@@ -407,27 +405,26 @@ def time_backends(
     for index, (backend, n, count) in enumerate(combos):
         message = f"{backend}, NUM_ENVS={n:,}, {count:,} steps"
         _report(progress, index / len(combos), message)
-        start = time.perf_counter()
-        envs = make_vector_env(backend, n, mode, max_steps, None, work_seconds, work_kind)
-        create_s = time.perf_counter() - start
+        create, reset, step, close = Stopwatch(), Stopwatch(), Stopwatch(), Stopwatch()
+        with create:
+            envs = make_vector_env(backend, n, mode, max_steps, None, work_seconds, work_kind)
         with _closing(envs):
-            start = time.perf_counter()
-            envs.reset(seed=seed)
-            reset_s = time.perf_counter() - start
-            step_s = 0.0
+            with reset:
+                envs.reset(seed=seed)
             done = 0
             for chunk in random_actions(seed, n, count):
-                start = time.perf_counter()
-                for actions in chunk:
-                    _, _, terminated, truncated, _ = envs.step(actions)
-                    if mode == AutoresetMode.DISABLED:
-                        _reset_ended(envs, terminated, truncated)
-                step_s += time.perf_counter() - start
+                with step:
+                    for actions in chunk:
+                        _, _, terminated, truncated, _ = envs.step(actions)
+                        if mode == AutoresetMode.DISABLED:
+                            _reset_ended(envs, terminated, truncated)
                 done += len(chunk)
                 _report(progress, (index + done / count) / len(combos), message)
-            start = time.perf_counter()
-            envs.close()
-            close_s = time.perf_counter() - start
+            with close:
+                envs.close()
+        create_s, reset_s, step_s, close_s = (
+            watch.seconds for watch in (create, reset, step, close)
+        )
         rows.append(
             {
                 "backend": backend,

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from burgerbot import checks
-from burgerbot.bench import _run_for
+from burgerbot.bench import repeat_timings
 from burgerbot.env import BurgerBotEnv
 from burgerbot.factories import make_vector_env
 
@@ -103,20 +103,6 @@ class MLPPolicy:
         logits = self.logits(obs)
         noise = self.rng.gumbel(size=logits.shape)
         return np.argmax(logits + noise, axis=1).astype(np.int64)
-
-
-def _best_of(
-    run_chunk: Callable[[], int], seconds: float, repeats: int
-) -> tuple[int, float, float]:
-    """Warm up with one chunk, then time ``repeats`` runs.
-
-    Returns the fastest run's (calls, seconds), the least disturbed by other work on the
-    machine, and the slowest run's calls per second (the spread).
-    """
-    run_chunk()
-    runs = [_run_for(run_chunk, seconds, min_calls=2) for _ in range(repeats)]
-    calls, elapsed = max(runs, key=lambda run: run[0] / run[1])
-    return calls, elapsed, min(c / s for c, s in runs)
 
 
 def _plain_chunk(policy: MLPPolicy | None, rng: np.random.Generator) -> Callable[[], int]:
@@ -229,10 +215,12 @@ def loop_speeds(
                 chunk = (
                     _plain_chunk(policy, rng) if envs is None else _vector_chunk(envs, policy, rng)
                 )
-                calls, elapsed, slowest = _best_of(chunk, seconds, repeats)
+                # Each timed run makes two step() calls or more; the warm-up is one chunk.
+                timings = repeat_timings(chunk, seconds, repeats, min_calls=2)
             finally:
                 if envs is not None:
                     envs.close()
+            calls, elapsed = timings.best
             transitions = calls * num_envs
             rows.append(
                 {
@@ -243,7 +231,7 @@ def loop_speeds(
                     "seconds": elapsed,
                     "transitions": transitions,
                     "transitions_per_s": transitions / elapsed,
-                    "transitions_per_s_slowest": slowest * num_envs,
+                    "transitions_per_s_slowest": timings.slowest.rate * num_envs,
                     "seconds_per_call": elapsed / calls,
                 }
             )
@@ -290,14 +278,15 @@ def forward_speeds(
             policy.act(batch)
             return 1
 
-        calls, elapsed, slowest = _best_of(call, seconds, repeats)
+        timings = repeat_timings(call, seconds, repeats, min_calls=2)
+        calls, elapsed = timings.best
         rows.append(
             {
                 "batch_size": size,
                 "calls": calls,
                 "seconds": elapsed,
                 "seconds_per_call": elapsed / calls,
-                "seconds_per_call_slowest": 1.0 / slowest,
+                "seconds_per_call_slowest": 1.0 / timings.slowest.rate,
                 "observations_per_s": calls * size / elapsed,
             }
         )

@@ -54,6 +54,23 @@ def test_a_library_module_imports_neither_streamlit_nor_the_app(module):
     assert json.loads(out.stdout) == []
 
 
+def test_neither_the_library_nor_the_app_imports_the_developer_tools_or_tests():
+    # tools/ and tests/ are development folders at the project's root: a deployed app and an
+    # installed library do without them.
+    dev_only = {"tools", "tests", "app_driver", "interactions", "conftest"}
+    app_files = [ROOT / "streamlit_app.py", *(ROOT / "app_pages").glob("*.py")]
+    for path in sorted([*(ROOT / "burgerbot").rglob("*.py"), *app_files]):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            else:
+                continue
+            found = [name for name in names if name.split(".")[0] in dev_only]
+            assert not found, f"{path.relative_to(ROOT)} imports {found}"
+
+
 def test_the_router_lists_every_page_file_once():
     files = routed_files()
     assert len(files) == len(set(files)), "a page is routed twice"

@@ -1,7 +1,8 @@
-"""Tests for `burgerbot.bench`: the benchmark's bookkeeping, goals and report."""
+"""Tests for `burgerbot.bench`: the timing harness, the benchmark's bookkeeping and report."""
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import subprocess
@@ -14,9 +15,14 @@ import pytest
 
 from burgerbot.bench import (
     QUICK_SIZES,
+    Stopwatch,
+    Timing,
+    Timings,
     check_goals,
     format_report,
+    repeat_timings,
     run_benchmark,
+    run_for,
 )
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -166,3 +172,132 @@ def test_command_line_quick_json_runs_every_quick_row():
     assert any(row["vs_sync"] is None for row in rows)
     goals = report["goals"]
     assert [goal["status"] in {"PASS", "MISS"} for goal in goals] == [True] * 3
+
+
+# --- The timing harness ---------------------------------------------------------------------
+
+
+class FakeClock:
+    """A clock that moves only when told: each chunk of work advances it by its own cost."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+        self.readings = 0
+
+    def __call__(self) -> float:
+        self.readings += 1
+        return self.now
+
+
+def chunk_costing(clock: FakeClock, costs: list[float], calls: int = 1):
+    """A chunk of ``calls`` calls whose k-th run takes ``costs[k]`` seconds of ``clock``."""
+    made = []
+
+    def run_chunk() -> int:
+        clock.now += costs[len(made) % len(costs)]
+        made.append(calls)
+        return calls
+
+    run_chunk.made = made
+    return run_chunk
+
+
+def test_run_for_stops_at_the_first_chunk_that_reaches_the_budget():
+    clock = FakeClock()
+    chunk = chunk_costing(clock, [0.25], calls=3)
+    timing = run_for(chunk, seconds=1.0, clock=clock)
+    assert timing == Timing(calls=12, seconds=1.0)  # four chunks of 0.25 s, 3 calls each
+    assert len(chunk.made) == 4
+    assert timing.rate == 12.0
+
+
+def test_run_for_goes_on_until_min_calls_even_past_the_budget():
+    clock = FakeClock()
+    chunk = chunk_costing(clock, [1.0], calls=2)
+    assert run_for(chunk, seconds=0.5, min_calls=7, clock=clock) == Timing(8, 4.0)
+    assert run_for(chunk, seconds=5.0, min_calls=2, clock=clock) == Timing(10, 5.0)
+
+
+def test_run_for_runs_one_chunk_at_least():
+    clock = FakeClock()
+    chunk = chunk_costing(clock, [0.0])
+    assert run_for(chunk, seconds=0, clock=clock) == Timing(1, 0.0)
+    assert Timing(1, 0.0).rate == math.inf
+
+
+def test_run_for_uses_the_real_clock_by_default():
+    timing = run_for(lambda: 1, seconds=0.005)
+    assert timing.seconds >= 0.005 and timing.calls >= 1
+
+
+def test_repeat_timings_warms_up_untimed_then_keeps_every_run():
+    clock = FakeClock()
+    # Warm-up chunks cost 1 s each; then the three timed runs cost 0.5 s, 0.25 s and 2 s a chunk.
+    chunk = chunk_costing(clock, [1.0, 1.0, 0.5, 0.5, 0.25, 0.25, 0.25, 0.25, 2.0])
+    timings = repeat_timings(chunk, seconds=1.0, repeats=3, warmup_seconds=2.0, clock=clock)
+    assert len(chunk.made) == 9
+    assert timings.runs == (Timing(2, 1.0), Timing(4, 1.0), Timing(1, 2.0))
+    assert timings.best == Timing(4, 1.0)  # the fastest: 4 calls per second
+    assert timings.slowest == Timing(1, 2.0)  # half a call per second
+
+
+def test_repeat_timings_warms_up_with_one_chunk_by_default_and_honours_min_calls():
+    clock = FakeClock()
+    chunk = chunk_costing(clock, [1.0])
+    timings = repeat_timings(chunk, seconds=0.1, repeats=2, min_calls=3, clock=clock)
+    assert timings.runs == (Timing(3, 3.0), Timing(3, 3.0))
+    assert len(chunk.made) == 1 + 3 + 3
+
+
+def test_best_and_slowest_keep_the_first_of_equally_fast_runs():
+    timings = Timings((Timing(2, 1.0), Timing(4, 2.0), Timing(1, 1.0), Timing(2, 2.0)))
+    assert timings.best is timings.runs[0]
+    assert timings.slowest is timings.runs[2]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"seconds": -1.0}, "`seconds` must be a number of seconds, 0 or more, got -1.0"),
+        ({"seconds": math.nan}, "`seconds` must be a number of seconds, 0 or more"),
+        ({"seconds": math.inf}, "`seconds` must be finite, got inf"),
+        ({"seconds": True}, "`seconds` must be a number of seconds"),
+        ({"repeats": 0}, "`repeats` must be a positive whole number, got 0"),
+        ({"min_calls": -1}, "`min_calls` must be a whole number, 0 or more, got -1"),
+        ({"warmup_seconds": -0.1}, "`warmup_seconds` must be a number of seconds"),
+    ],
+)
+def test_repeat_timings_rejects_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        repeat_timings(lambda: 1, **{"seconds": 0.001, "repeats": 1, **kwargs})
+
+
+def test_stopwatch_adds_up_its_blocks_only_even_one_that_raises():
+    clock = FakeClock()
+    watch = Stopwatch(clock=clock)
+    with watch:
+        clock.now += 0.5
+    clock.now += 10.0  # outside: not counted
+    with pytest.raises(ZeroDivisionError), watch:
+        clock.now += 0.25
+        1 / 0  # noqa: B018
+    assert watch.seconds == 0.75
+    assert Stopwatch().seconds == 0.0
+
+
+def test_speed_and_experiments_time_with_benchs_public_harness():
+    for name in ("speed", "experiments"):
+        tree = ast.parse((PROJECT_ROOT / "burgerbot" / f"{name}.py").read_text())
+        imported = [
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("burgerbot")
+            for alias in node.names
+        ]
+        assert not [n for n in imported if n.startswith("_")], f"{name} imports private names"
+        clocks = [
+            node.attr
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr in {"perf_counter", "monotonic"}
+        ]
+        assert clocks == [], f"{name} reads a clock itself instead of using burgerbot.bench"

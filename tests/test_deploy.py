@@ -41,7 +41,7 @@ from app_driver import (
 )
 from interactions import MAIN_INTERACTIONS
 
-from burgerbot.app.latency.browser import launch_chromium
+from tools.browser_runs import launch_chromium
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 

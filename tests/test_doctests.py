@@ -1,4 +1,4 @@
-"""The `>>>` examples in burgerbot's docstrings run, and show what they say."""
+"""The `>>>` examples in the docstrings of burgerbot and tools/ run, and show what they say."""
 
 from __future__ import annotations
 
@@ -9,12 +9,14 @@ import pkgutil
 import pytest
 
 import burgerbot
+import tools
 
 MODULES = sorted(m.name for m in pkgutil.walk_packages(burgerbot.__path__, "burgerbot."))
+TOOLS = sorted(m.name for m in pkgutil.walk_packages(tools.__path__, "tools."))
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
-@pytest.mark.parametrize("name", ["burgerbot", *MODULES])
+@pytest.mark.parametrize("name", ["burgerbot", *MODULES, "tools", *TOOLS])
 def test_docstring_examples(name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=FLAGS, verbose=False, report=True)

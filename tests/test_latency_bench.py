@@ -1,4 +1,4 @@
-"""The latency benchmark (`python -m burgerbot.app.latency`): its pure parts, and one real run.
+"""The latency benchmark (`python -m tools.latency`): its pure parts, and one real run.
 
 The real run checks that the command measures and reports every figure and stops every
 process it started; it never checks how fast anything is (that is the benchmark's output).
@@ -16,15 +16,17 @@ from pathlib import Path
 
 import pytest
 
-from burgerbot.app.latency.__main__ import parse_args
-from burgerbot.app.latency.bench import STEP_PATTERN, app_pages, step_text
-from burgerbot.app.latency.browser import CHROMIUM
-from burgerbot.app.latency.processes import cpu_seconds, session_members
-from burgerbot.app.latency.stats import format_table, percentile, ratio, summarize
-from burgerbot.app.latency.trivial_app import counter_text
+from burgerbot.app.processes import session_members
+from tools.browser_runs import RUN_TRACKER_JS, missing_browser
+from tools.latency import browser as latency_browser
+from tools.latency.__main__ import parse_args
+from tools.latency.bench import STEP_PATTERN, app_pages, step_text
+from tools.latency.processes import cpu_seconds
+from tools.latency.stats import format_table, percentile, ratio, summarize
+from tools.latency.trivial_app import counter_text
 
 ROOT = Path(__file__).resolve().parent.parent
-COMMAND = [sys.executable, "-m", "burgerbot.app.latency"]
+COMMAND = [sys.executable, "-m", "tools.latency"]
 
 
 # --- The pure parts ------------------------------------------------------------------------
@@ -150,6 +152,36 @@ def test_options():
         parse_args(["--clicks", "0"])
 
 
+class _FakeBrowser:
+    """Records the context options and init scripts a context is made with."""
+
+    def __init__(self) -> None:
+        self.options: dict = {}
+        self.scripts: list[str] = []
+
+    def new_context(self, **options):
+        self.options = options
+        return self
+
+    def add_init_script(self, script: str) -> None:
+        self.scripts.append(script)
+
+
+def test_the_benchmark_and_the_browser_tests_count_runs_with_the_same_script():
+    sys.path.insert(0, str(ROOT / "tests" / "browser"))
+    try:
+        import app_driver
+    finally:
+        sys.path.remove(str(ROOT / "tests" / "browser"))
+    bench, tests = _FakeBrowser(), _FakeBrowser()
+    latency_browser.new_context(bench)
+    app_driver.new_context(tests)
+    assert tests.scripts == [RUN_TRACKER_JS]
+    # The stopwatch runs after the run counter, in the same script (so in order).
+    assert bench.scripts == [RUN_TRACKER_JS + latency_browser.PAGE_JS]
+    assert bench.options == tests.options
+
+
 def test_cpu_time_is_read_from_proc():
     before = cpu_seconds(os.getpid())
     deadline = time.process_time() + 0.05
@@ -164,7 +196,7 @@ def test_without_playwright_it_says_so_and_exits_2():
     code = (
         "import sys\n"
         "sys.modules['playwright'] = None\n"
-        "from burgerbot.app.latency.__main__ import main\n"
+        "from tools.latency.__main__ import main\n"
         "sys.exit(main(['--quick']))\n"
     )
     done = subprocess.run(
@@ -179,14 +211,7 @@ def test_without_playwright_it_says_so_and_exits_2():
 
 
 def _require_browser() -> None:
-    problem = None
-    if not CHROMIUM.exists():
-        problem = f"{CHROMIUM} not found"
-    else:
-        try:
-            import playwright.sync_api  # noqa: F401
-        except ImportError:
-            problem = "Playwright is not installed"
+    problem = missing_browser()
     if problem and os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"CI=true but the latency benchmark cannot run: {problem}", pytrace=False)
     if problem:

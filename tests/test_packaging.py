@@ -91,6 +91,11 @@ def project_copy(target: Path) -> Path:
     return target
 
 
+def git(folder: Path, *args: str) -> str:
+    command = ["git", "-c", "user.name=test", "-c", "user.email=test@example.com", *args]
+    return subprocess.run(command, cwd=folder, capture_output=True, text=True, check=True).stdout
+
+
 def check_works(result: dict, installed_under: Path) -> None:
     assert Path(result["file"]).resolve().is_relative_to(installed_under.resolve())
     assert result["obs"] == [0, 0, 1, 1]
@@ -100,6 +105,10 @@ def check_works(result: dict, installed_under: Path) -> None:
 
 def test_pip_install_and_editable_install_give_the_library_only(tmp_path):
     project = project_copy(tmp_path / "project")
+    # A repository of its own, as a clone is: what the installs leave must all be ignored.
+    git(project, "init", "-q")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "the project as cloned")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     venv = tmp_path / "venv"
@@ -112,9 +121,11 @@ def test_pip_install_and_editable_install_give_the_library_only(tmp_path):
     site = Path(result["file"]).parent.parent
     assert not (site / "app_pages").exists() and not (site / "tests").exists()
     assert not (site / "burgerbot" / "app").exists()
+    assert git(project, "status", "--porcelain") == "", "pip install . left untracked files"
 
     pip_install(python, "-e", str(project))
     check_works(use_library(python, elsewhere), project)
+    assert git(project, "status", "--porcelain") == "", "pip install -e left untracked files"
 
 
 def test_the_apps_download_installs_into_a_fresh_venv(tmp_path):

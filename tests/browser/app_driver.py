@@ -24,9 +24,12 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlencode
 
-# Shared with the latency benchmark (the app must not import tests; tests may import the app).
-from burgerbot.app.latency.browser import CHROMIUM
-from burgerbot.app.latency.processes import free_port, wait_until
+# Shared with the latency benchmark: Chromium, its flags and the in-page run counter
+# (tools/browser_runs.py), and the process helpers. Both are development tools, in folders at
+# the project's root; the app and the library import neither.
+from tools.browser_runs import RUNS_FINISHED_JS, SETTLED_JS, missing_browser
+from tools.browser_runs import new_context as _tracked_context
+from tools.latency.processes import free_port, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -55,14 +58,7 @@ def require_browser() -> None:
     """Skip the calling test when Chromium or Playwright is missing; fail instead in CI."""
     import pytest
 
-    problem = None
-    if not CHROMIUM.exists():
-        problem = f"{CHROMIUM} not found (install Debian's `chromium` package)"
-    else:
-        try:
-            import playwright.sync_api  # noqa: F401
-        except ImportError:
-            problem = "Playwright for Python is not installed (pip install -r requirements-dev.txt)"
+    problem = missing_browser()
     if problem is None:
         return
     if IN_CI:
@@ -414,67 +410,6 @@ def repo_files(root: Path = ROOT) -> set[str]:
 
 # --- The browser -----------------------------------------------------------------------------
 
-# Counts finished script runs in the page, from the app's own messages: Streamlit sends one
-# protobuf ForwardMsg per WebSocket frame, and a run ends with a `script_finished` field
-# (number 6, a varint status). The page's DOM state (`stApp`'s `data-test-script-state`)
-# cannot count runs: a short run's "running" and "notRunning" may reach React together and
-# never show. A run is counted two animation frames after its message, once the page has
-# rendered it. Runs cut short by a rerun (status 2) are not counted: their rerun is.
-RUN_TRACKER_JS = """
-(() => {
-  const runs = { finished: 0, interrupted: 0, messages: 0 };
-  window.__stRuns = runs;
-  const varint = (bytes, pos) => {
-    let value = 0, scale = 1, byte;
-    do { byte = bytes[pos++]; value += (byte & 0x7f) * scale; scale *= 128; } while (byte & 0x80);
-    return [value, pos];
-  };
-  const finishStatus = (bytes) => {
-    let pos = 0, key, value;
-    while (pos < bytes.length) {
-      [key, pos] = varint(bytes, pos);
-      const field = Math.floor(key / 8), wire = key % 8;
-      if (wire === 0) { [value, pos] = varint(bytes, pos); if (field === 6) return value; }
-      else if (wire === 2) { [value, pos] = varint(bytes, pos); pos += value; }
-      else if (wire === 1) pos += 8;
-      else if (wire === 5) pos += 4;
-      else return null;
-    }
-    return null;
-  };
-  const inspect = (buffer) => {
-    runs.messages += 1;
-    const status = finishStatus(new Uint8Array(buffer));
-    if (status === null) return;
-    if (status === 2) { runs.interrupted += 1; return; }
-    requestAnimationFrame(() => requestAnimationFrame(() => { runs.finished += 1; }));
-  };
-  const NativeWebSocket = window.WebSocket;
-  window.WebSocket = class extends NativeWebSocket {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener("message", (event) => {
-        if (event.data instanceof ArrayBuffer) inspect(event.data);
-        else if (event.data instanceof Blob) event.data.arrayBuffer().then(inspect);
-      });
-    }
-  };
-})();
-"""
-
-SETTLED_JS = """
-(since) => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  const runs = window.__stRuns;
-  if (!app || !runs) return false;
-  const state = app.getAttribute("data-test-script-state");
-  // Widgets' code is loaded lazily: a skeleton stands in until it arrives.
-  return runs.finished > since && app.getAttribute("data-test-connection-state") === "CONNECTED"
-    && (state === "notRunning" || state === "compilationError")
-    && !document.querySelector('[data-testid="stSkeleton"]');
-}
-"""
-
 EXCEPTION = '[data-testid="stException"]'
 _CHARTS_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
   .every((chart) => chart.querySelector('.vega-embed canvas, .vega-embed svg'))"""
@@ -491,9 +426,8 @@ _CHARTS_PAST_JS = """() => [...document.querySelectorAll('[data-testid="stVegaLi
 
 
 def new_context(browser: Any) -> Any:
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
-    context.add_init_script(RUN_TRACKER_JS)
-    return context
+    """A browser context (its own cookies, so its own Streamlit session) counting runs."""
+    return _tracked_context(browser)
 
 
 class AppView:
@@ -508,7 +442,7 @@ class AppView:
     # Runs ------------------------------------------------------------------------------
 
     def runs_finished(self) -> int:
-        return self.page.evaluate("() => window.__stRuns ? window.__stRuns.finished : 0")
+        return self.page.evaluate(RUNS_FINISHED_JS)
 
     def wait_for_run(self, since: int, timeout: float = RUN_TIMEOUT_S) -> float:
         """Wait until a script run that finished after ``since`` runs leaves the app idle."""

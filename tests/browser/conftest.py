@@ -21,7 +21,7 @@ from app_driver import (
     require_browser,
 )
 
-from burgerbot.app.latency.browser import launch_chromium
+from tools.browser_runs import launch_chromium
 
 _LOADED_AT = time.time()
 

@@ -32,7 +32,7 @@ from gymnasium.vector.utils import batch_space
 
 import burgerbot
 from burgerbot.app.glossary import term_link
-from burgerbot.app.latency.processes import session_members
+from burgerbot.app.processes import session_members
 from burgerbot.app.script_runner import CapturedError, ScriptRun, run_script, short_file
 from burgerbot.app.scripts import mistakes as snippets
 from burgerbot.app.settings import ChoiceSetting, IntSetting

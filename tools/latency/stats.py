@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from burgerbot.app.latency.browser import QUIET_MS
+from tools.latency.browser import QUIET_MS
 
 __all__ = ["format_table", "percentile", "ratio", "summarize"]
 

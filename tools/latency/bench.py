@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from burgerbot.app.latency.browser import Tab, Timing, launch_chromium, new_context
-from burgerbot.app.latency.processes import ROOT, Server
-from burgerbot.app.latency.stats import percentile, ratio, summarize
-from burgerbot.app.latency.trivial_app import BUTTON_KEY, counter_text
+from tools.browser_runs import launch_chromium
+from tools.latency.browser import Tab, Timing, new_context
+from tools.latency.processes import ROOT, Server
+from tools.latency.stats import percentile, ratio, summarize
+from tools.latency.trivial_app import BUTTON_KEY, counter_text
 
 __all__ = ["Options", "app_pages", "run_benchmark", "step_text"]
 

@@ -1,6 +1,6 @@
 """Click and page-switch latency of the app, measured against a trivial Streamlit app.
 
-Run it with ``python -m burgerbot.app.latency`` (``--quick``, ``--clicks N``, ``--json``). It
+Run it with ``python -m tools.latency`` (``--quick``, ``--clicks N``, ``--json``). It
 starts two ``streamlit run`` servers on free localhost ports, the trivial one-button app
 (`trivial_app.py`) and this app (`streamlit_app.py`), drives Debian's Chromium through
 Playwright (a development dependency), and prints each figure with its ratio to the trivial

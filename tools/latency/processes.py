@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ROOT", "Server", "cpu_seconds", "free_port", "session_members", "wait_until"]
+from burgerbot.app.processes import session_members, stat_fields
 
-ROOT = Path(__file__).resolve().parents[3]
+__all__ = ["ROOT", "Server", "cpu_seconds", "free_port", "wait_until"]
+
+ROOT = Path(__file__).resolve().parents[2]
 """The project's root: where `streamlit_app.py` and `.streamlit/config.toml` are."""
 
 SERVER_START_TIMEOUT_S = 120.0  # bounds a hang on a busy machine; not a performance figure
@@ -43,38 +45,17 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _stat_fields(pid: int) -> list[str] | None:
-    """The fields of /proc/<pid>/stat after the command name, or None if it is gone."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    # The command name is in parentheses and may itself contain spaces or parentheses.
-    return text[text.rindex(")") + 2 :].split()
-
-
 def cpu_seconds(pid: int) -> float:
     """User plus system CPU time a process has used so far (0.0 if it is gone).
 
     Fields 14 and 15 of /proc/<pid>/stat (utime, stime), in clock ticks; every thread of
     the process counts, so Streamlit's script threads do too.
     """
-    fields = _stat_fields(pid)
+    fields = stat_fields(pid)
     if fields is None:
         return 0.0
     # The list starts at field 3 (state), so utime (field 14) is at index 11.
     return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
-
-
-def session_members(session_id: int) -> list[int]:
-    """Living (non-zombie) processes in the session ``session_id`` (field 6 of stat)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            fields = _stat_fields(int(entry))
-            if fields and fields[0] != "Z" and int(fields[3]) == session_id:
-                found.append(int(entry))
-    return found
 
 
 def wait_until(

@@ -1,42 +1,25 @@
 """Chromium tabs with an in-page stopwatch: click time to visible update and to run finished.
 
-Playwright is a development dependency: this module imports it only inside functions, and
-`__main__` checks that it is there before anything starts.
+The browser, its flags and the in-page run counter are the browser tests' own
+(`tools.browser_runs`). Playwright is a development dependency: this module imports it only
+inside functions, and `__main__` checks that it is there before anything starts.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-__all__ = ["CHROMIUM", "Tab", "Timing", "launch_chromium", "new_context"]
+from tools.browser_runs import RUNS_FINISHED_JS, SETTLED_JS
+from tools.browser_runs import new_context as _tracked_context
 
-CHROMIUM = Path("/usr/bin/chromium")  # Debian's Chromium, as the browser tests use
-CHROMIUM_ARGS = [
-    # The flags tests/browser/app_driver.py launches Chromium with on this machine.
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-dev-shm-usage",
-    # Two tabs take turns: neither may be slowed down for being in the background.
-    "--disable-background-timer-throttling",
-    "--disable-backgrounding-occluded-windows",
-    "--disable-renderer-backgrounding",
-]
+__all__ = ["Tab", "Timing", "new_context"]
+
 RUN_TIMEOUT_S = 180.0  # bounds a hang on a shared machine; not a performance threshold
 
-# Runs in every page before Streamlit's own code. It counts finished script runs from the
-# app's messages, as tests/browser/app_driver.py does: Streamlit sends one protobuf
-# ForwardMsg per WebSocket frame, and a run (or a fragment's run) ends with a
-# `script_finished` field (number 6, a varint status); status 2 is a run cut short by a
-# rerun and is not counted. The DOM's `data-test-script-state` alone cannot count runs: a
-# short run's "running" and "notRunning" may reach React together. A run is counted two
-# animation frames after its message, once the page has painted it, and that time is kept.
+# Runs in every page before Streamlit's own code, after `tools.browser_runs.RUN_TRACKER_JS`
+# (which counts the finished script runs and says when the app has settled).
 #
 # The stopwatch: a capturing click listener stamps each click's time, and `__benchWatch`
 # checks on every animation frame (just before the browser paints) whether the expected
@@ -45,61 +28,11 @@ RUN_TIMEOUT_S = 180.0  # bounds a hang on a shared machine; not a performance th
 # Playwright's own round trips are not part of the figures.
 PAGE_JS = """
 (() => {
-  const runs = { finished: 0, interrupted: 0, lastFinishedAt: null };
-  window.__stRuns = runs;
   window.__clickAt = null;
   window.addEventListener("click", () => { window.__clickAt = performance.now(); }, true);
-  const varint = (bytes, pos) => {
-    let value = 0, scale = 1, byte;
-    do { byte = bytes[pos++]; value += (byte & 0x7f) * scale; scale *= 128; } while (byte & 0x80);
-    return [value, pos];
-  };
-  const finishStatus = (bytes) => {
-    let pos = 0, key, value;
-    while (pos < bytes.length) {
-      [key, pos] = varint(bytes, pos);
-      const field = Math.floor(key / 8), wire = key % 8;
-      if (wire === 0) { [value, pos] = varint(bytes, pos); if (field === 6) return value; }
-      else if (wire === 2) { [value, pos] = varint(bytes, pos); pos += value; }
-      else if (wire === 1) pos += 8;
-      else if (wire === 5) pos += 4;
-      else return null;
-    }
-    return null;
-  };
-  const inspect = (buffer) => {
-    const status = finishStatus(new Uint8Array(buffer));
-    if (status === null) return;
-    if (status === 2) { runs.interrupted += 1; return; }
-    requestAnimationFrame(() => requestAnimationFrame(() => {
-      runs.finished += 1;
-      runs.lastFinishedAt = performance.now();
-    }));
-  };
-  const NativeWebSocket = window.WebSocket;
-  window.WebSocket = class extends NativeWebSocket {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener("message", (event) => {
-        if (event.data instanceof ArrayBuffer) inspect(event.data);
-        else if (event.data instanceof Blob) event.data.arrayBuffer().then(inspect);
-      });
-    }
-  };
   const title = () => {
     const heading = document.querySelector('[data-testid="stMain"] h1');
     return heading ? heading.textContent.trim() : "";
-  };
-  // since === null: the click runs nothing on the server (the page answers by itself), so
-  // the app only has to be idle.
-  const settled = (since) => {
-    const app = document.querySelector('[data-testid="stApp"]');
-    if (!app || (since !== null && runs.finished <= since)) return false;
-    const state = app.getAttribute("data-test-script-state");
-    // Widgets' code is loaded lazily: a skeleton stands in until it arrives.
-    return app.getAttribute("data-test-connection-state") === "CONNECTED"
-      && (state === "notRunning" || state === "compilationError")
-      && !document.querySelector('[data-testid="stSkeleton"]');
   };
   // Long tasks (main-thread work of 50 ms or more: React building elements, a chart drawing
   // itself) as [start, end]: the page is drawn once they stop coming (see DRAWN_JS).
@@ -114,7 +47,6 @@ PAGE_JS = """
     }).observe({ type: "longtask" });
   } catch (error) { window.__benchNoLongTasks = String(error); }
   window.__benchTitle = title;
-  window.__benchSettled = settled;
   window.__benchWatch = (spec) => {
     const w = { visibleAt: null, settledAt: null, spec };
     window.__benchW = w;
@@ -124,7 +56,9 @@ PAGE_JS = """
         const main = document.querySelector('[data-testid="stMain"]');
         if (main && main.textContent.includes(spec.text)) w.visibleAt = now;
       }
-      if (w.settledAt === null && window.__clickAt !== null && settled(spec.since)
+      // spec.since === null: the click runs nothing on the server (the page answers by
+      // itself), so the app only has to be idle.
+      if (w.settledAt === null && window.__clickAt !== null && window.__stSettled(spec.since)
           && (spec.title === null || title() === spec.title)) w.settledAt = now;
       if (w.settledAt === null || (spec.text !== null && w.visibleAt === null)) {
         requestAnimationFrame(tick);
@@ -169,18 +103,10 @@ DRAWN_JS = """
 """
 
 
-def launch_chromium(playwright: Any, executable: Path = CHROMIUM) -> Any:
-    """Headless Debian Chromium with the flags this machine needs."""
-    return playwright.chromium.launch(
-        executable_path=str(executable), args=CHROMIUM_ARGS, headless=True
-    )
-
-
 def new_context(browser: Any) -> Any:
-    """A browser context (its own cookies, so its own Streamlit session) with the stopwatch."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.add_init_script(PAGE_JS)
-    return context
+    """A browser context (its own cookies, so its own Streamlit session) whose pages count
+    their script runs and carry the stopwatch."""
+    return _tracked_context(browser, PAGE_JS)
 
 
 @dataclass(frozen=True)
@@ -206,16 +132,11 @@ class Tab:
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
 
     def runs_finished(self) -> int:
-        return self.page.evaluate("() => window.__stRuns ? window.__stRuns.finished : 0")
+        return self.page.evaluate(RUNS_FINISHED_JS)
 
     def wait_settled(self, since: int, timeout: float = RUN_TIMEOUT_S) -> None:
         """Wait until a run that finished after run number ``since`` left the app idle."""
-        self.page.wait_for_function(
-            "(since) => window.__benchSettled && window.__benchSettled(since)",
-            arg=since,
-            timeout=timeout * 1000,
-            polling=50,
-        )
+        self.page.wait_for_function(SETTLED_JS, arg=since, timeout=timeout * 1000, polling=50)
 
     def goto(self, path: str = "", timeout: float = RUN_TIMEOUT_S) -> float:
         """Open a page by its URL and wait for its first run; returns the seconds it took."""

@@ -1,4 +1,4 @@
-"""`python -m burgerbot.app.latency`: step-click and page-switch latency vs a trivial app."""
+"""`python -m tools.latency`: step-click and page-switch latency vs a trivial app."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import json
 import signal
 import sys
 from collections.abc import Sequence
+
+from tools.browser_runs import missing_browser
 
 __all__ = ["main", "parse_args"]
 
@@ -24,7 +26,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         3
     """
     parser = argparse.ArgumentParser(
-        prog="python -m burgerbot.app.latency",
+        prog="python -m tools.latency",
         description=(
             "Start a trivial one-button Streamlit app and this app side by side, drive "
             "Chromium, and print the Batch shapes step-click latency (p50, p95) and each "
@@ -52,22 +54,6 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def _missing_browser() -> str | None:
-    """Why the benchmark cannot drive a browser here, or None if it can."""
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return (
-            "Playwright for Python is not installed: pip install -r requirements-dev.txt "
-            "(the benchmark drives a real Chromium)."
-        )
-    from burgerbot.app.latency.browser import CHROMIUM
-
-    if not CHROMIUM.exists():
-        return f"{CHROMIUM} not found: install Debian's `chromium` package."
-    return None
-
-
 def _stop_on_sigterm(signum: int, frame: object) -> None:
     # Turned into an exception so that the `finally` blocks stop the servers and browser.
     raise KeyboardInterrupt
@@ -76,12 +62,12 @@ def _stop_on_sigterm(signum: int, frame: object) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print its table (or JSON); returns the exit code."""
     args = parse_args(argv)
-    problem = _missing_browser()
+    problem = missing_browser()
     if problem:
-        print(f"latency benchmark: {problem}", file=sys.stderr)
+        print(f"latency benchmark: {problem}; it drives a real Chromium.", file=sys.stderr)
         return 2
-    from burgerbot.app.latency.bench import Options, run_benchmark
-    from burgerbot.app.latency.stats import format_table
+    from tools.latency.bench import Options, run_benchmark
+    from tools.latency.stats import format_table
 
     options = Options(
         clicks=args.clicks,
