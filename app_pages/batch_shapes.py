@@ -61,7 +61,7 @@ from burgerbot.app.logic.batch_shapes import (
 )
 from burgerbot.app.markdown import markdown_html, markdown_table
 from burgerbot.app.scripts.batch_shapes import snippet_for
-from burgerbot.app.slots import BudgetExceeded, EnvSlot
+from burgerbot.app.slots import BudgetExceeded, EnvSlot, dead_workers
 from burgerbot.checks import MAX_SEED
 from burgerbot.factories import BACKENDS
 
@@ -150,6 +150,7 @@ frame.settings_done()
 def fail(slot: EnvSlot, message: str) -> NoReturn:
     """Show what went wrong, drop the env (the next run builds a fresh one) and stop here."""
     slot.close()
+    slot.idle_note = None  # ``message`` says it
     st.error(message)
     st.stop()
 
@@ -160,7 +161,7 @@ def call_env(slot: EnvSlot, action: Callable[[], Any], what: str) -> None:
     try:
         action()
     except Exception as exc:  # e.g. an Async worker that died
-        fail(slot, f"`{what}` failed: {exc}. The env was closed; the page builds a new one.")
+        fail(slot, slot.failure_message(what, exc))
 
 
 def _set_playing(slot: EnvSlot, on: bool) -> None:
@@ -335,9 +336,13 @@ def latest_call_panel(
     now, chart = _view(slot, run.latest, settings)
     upcoming = None
     if not slot.state.get("playing"):
-        # A failed step here shows nothing early: the click's own step meets the error.
-        with contextlib.suppress(Exception):
+        # A failed step here shows nothing early: the click's own step meets the error;
+        # but an Async env whose worker died cannot step again: say so now, once.
+        try:
             upcoming = _view(slot, run.prepare(), settings)[0]
+        except Exception as exc:
+            if dead_workers(slot.env):
+                fail(slot, slot.failure_message("step()", exc))
     call_view(
         now,
         upcoming,

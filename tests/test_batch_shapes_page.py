@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
+import os
+import signal
 from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 import pytest
+from child_processes import worker_pids
 from gymnasium.envs.classic_control.cartpole import CartPoleEnv
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 from page_apptest import (
@@ -438,3 +441,23 @@ def test_shape_summary_and_recent_calls_on_demand(app):
     rerun(app)
     (calls,) = history()
     assert calls["call"].tolist() == ["step #2", "step #1", "reset(seed=...)"]
+
+
+def test_a_killed_async_worker_gives_one_message_and_a_working_env_after(app):
+    app.number_input(key="batch_shapes_n").set_value(3)
+    app.radio(key="batch_shapes_backend").set_value("async")
+    rerun(app)
+    envs = slot(app).env
+    assert WORKER_BUDGET.in_use == len(worker_pids()) == 3
+    os.kill(envs.processes[1].pid, signal.SIGKILL)
+    envs.processes[1].join(10)
+    assert WORKER_BUDGET.in_use == len(worker_pids()) == 2, "the budget counts the living"
+    click(app, "step")
+    messages = [m.value for m in (*app.error, *app.info)]
+    assert len(messages) == 1 and "env 1" in messages[0], messages
+    assert envs.closed and not any(p.is_alive() for p in envs.processes)
+    assert WORKER_BUDGET.in_use == len(worker_pids())
+    click(app, "step")  # the next click steps a new env
+    assert not app.error and slot(app).env is not envs and not slot(app).env.closed
+    assert latest_heading(app).startswith("Latest call: step")
+    assert WORKER_BUDGET.in_use == len(worker_pids()) == 3

@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 import gc
+import os
+import signal
 
 import pytest
+from child_processes import worker_pids
+from gymnasium.vector import AsyncVectorEnv
 
 from burgerbot import BurgerBotVectorEnv
-from burgerbot.app.slots import BudgetExceeded, EnvSlot, WorkerBudget, close_idle_slots
+from burgerbot.app.slots import (
+    BudgetExceeded,
+    EnvSlot,
+    WorkerBudget,
+    close_broken_slots,
+    close_idle_slots,
+    dead_workers,
+)
+from burgerbot.factories import make_vector_env
 
 
 def test_same_key_reuses_and_new_key_closes_the_old_env():
@@ -112,3 +124,90 @@ def test_the_app_turns_off_streamlits_collection_after_every_run():
 
     config = tomllib.loads((Path(__file__).parent.parent / ".streamlit/config.toml").read_text())
     assert config["runner"]["postScriptGC"] is False
+
+
+# --- An Async worker that dies ---------------------------------------------------------------
+
+
+def _async_slot(
+    budget: WorkerBudget, n: int = 3, step_seconds: float = 0.0
+) -> tuple[EnvSlot, AsyncVectorEnv]:
+    """A slot holding ``n`` BurgerBots in an Async env, each step sleeping ``step_seconds``."""
+    slot = EnvSlot(budget)
+    env = slot.get(
+        ("async", n),
+        lambda: make_vector_env("async", n, work_seconds=step_seconds, work_kind="sleep"),
+        workers=n,
+    )
+    env.reset(seed=0)
+    return slot, env
+
+
+def _alive(env: AsyncVectorEnv) -> int:
+    return sum(p.is_alive() for p in env.processes)
+
+
+def _kill(process) -> None:
+    os.kill(process.pid, signal.SIGKILL)
+    process.join(10)
+
+
+@pytest.mark.parametrize("when", ["mid-step", "between steps"])
+def test_a_killed_worker_is_named_and_every_other_worker_ends(when):
+    budget = WorkerBudget(8)
+    before = worker_pids()
+    # Each step sleeps 0.5 s in the workers: the kill lands while worker 1 is inside step().
+    slot, env = _async_slot(budget, step_seconds=0.5 if when == "mid-step" else 0.0)
+    assert budget.in_use == _alive(env) == 3
+    actions = env.action_space.sample()
+    if when == "mid-step":
+        env.step_async(actions)
+        _kill(env.processes[1])
+        with pytest.raises((EOFError, OSError)) as failure:
+            env.step_wait()
+    else:
+        _kill(env.processes[1])
+        with pytest.raises((EOFError, OSError)) as failure:
+            env.step(actions)
+    assert budget.in_use == _alive(env) == 2, "a dead worker stops counting at once"
+    assert dead_workers(env) == [1]
+    message = slot.failure_message("step()", failure.value)
+    assert "env 1" in message and "Errno" not in message
+    slot.close()  # what the page does: must neither raise nor hang on the broken pipe
+    assert env.closed and _alive(env) == 0
+    assert budget.in_use == 0 and worker_pids() - before == set()
+
+
+def test_a_stuck_worker_is_terminated():
+    budget = WorkerBudget(8)
+    slot, env = _async_slot(budget, n=2, step_seconds=0.5)
+    env.processes[0].terminate = lambda: None  # ignores the polite request: killed instead
+    env.step_async(env.action_space.sample())
+    _kill(env.processes[1])
+    with pytest.raises((EOFError, OSError)):
+        env.step_wait()
+    slot.close()
+    assert _alive(env) == 0 and budget.in_use == 0
+
+
+def test_a_healthy_async_env_is_closed_politely():
+    budget = WorkerBudget(8)
+    slot, env = _async_slot(budget, n=2)
+    env.step(env.action_space.sample())
+    processes = list(env.processes)
+    slot.close()
+    assert env.closed and [p.exitcode for p in processes] == [0, 0]  # not terminated
+    assert budget.in_use == 0
+
+
+def test_the_reaper_closes_an_env_whose_worker_died_and_leaves_a_note():
+    budget = WorkerBudget(8)
+    broken, _ = _async_slot(budget, n=2)
+    healthy, healthy_env = _async_slot(budget, n=2)
+    _kill(broken.env.processes[0])
+    assert close_broken_slots() == 1
+    assert broken.env is None and "env 0" in broken.idle_note
+    assert healthy.env is healthy_env and healthy.idle_note is None
+    assert budget.in_use == _alive(healthy_env) == 2
+    healthy.close()
+    assert budget.in_use == 0

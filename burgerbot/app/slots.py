@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import logging
 import threading
 import time
 import weakref
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
-from gymnasium.vector import VectorEnv
+from gymnasium.vector import AsyncVectorEnv, VectorEnv
+from gymnasium.vector.async_vector_env import AsyncState
 
 from burgerbot.app.caps import CAPS
 
@@ -18,50 +21,157 @@ __all__ = [
     "BudgetExceeded",
     "EnvSlot",
     "WorkerBudget",
+    "close_broken_slots",
     "close_idle_slots",
+    "close_vector_env",
     "collect_dropped_slots",
+    "dead_workers",
 ]
+
+_LOG = logging.getLogger(__name__)
 
 
 class BudgetExceeded(RuntimeError):
     """Raised when starting more Async workers would pass the server-wide cap."""
 
 
+class WorkerHold:
+    """Worker processes one env started, counted by the budget while they are alive."""
+
+    def __init__(self, workers: int, processes: Sequence[Any] | None) -> None:
+        self.workers = workers
+        self.processes = tuple(processes) if processes is not None else None
+
+    def alive(self) -> int:
+        """How many of them are alive (all ``workers`` when the processes are not known)."""
+        if self.processes is None:
+            return self.workers
+        return sum(1 for process in self.processes if process.is_alive())
+
+
 class WorkerBudget:
-    """Counts Async worker processes alive in this server process, across all sessions."""
+    """Counts Async worker processes alive in this server process, across all sessions.
+
+    Two kinds of use: ``acquire``/``release`` reserve a number of workers around work that
+    starts and ends them itself (a timing sweep, a script run); ``hold`` turns a reservation
+    into the processes an env started, which count while they are alive, so a worker that
+    died (killed, out of memory) frees its share at once, and ``drop`` forgets them once the
+    env is closed (every process ended).
+    """
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        self._in_use = 0
+        self._reserved = 0
+        self._holds: list[WorkerHold] = []
         self._lock = threading.Lock()
 
     @property
     def in_use(self) -> int:
-        return self._in_use
+        with self._lock:
+            return self._count()
+
+    def _count(self) -> int:
+        return self._reserved + sum(hold.alive() for hold in self._holds)
 
     def acquire(self, workers: int) -> None:
         with self._lock:
-            if self._in_use + workers > self.limit:
+            in_use = self._count()
+            if in_use + workers > self.limit:
                 raise BudgetExceeded(
-                    f"{self._in_use} Async worker processes are already running on this server "
+                    f"{in_use} Async worker processes are already running on this server "
                     f"(limit {self.limit}); starting {workers} more would pass it. Try Sync or "
                     "native, or fewer envs, or again in a moment."
                 )
-            self._in_use += workers
+            self._reserved += workers
 
     def release(self, workers: int) -> None:
         with self._lock:
-            self._in_use = max(0, self._in_use - workers)
+            self._reserved = max(0, self._reserved - workers)
+
+    def hold(self, workers: int, processes: Sequence[Any] | None) -> WorkerHold:
+        """Turn a reservation of ``workers`` into the ``processes`` that were started."""
+        hold = WorkerHold(workers, processes)
+        with self._lock:
+            self._reserved = max(0, self._reserved - workers)
+            self._holds.append(hold)
+        return hold
+
+    def drop(self, hold: WorkerHold) -> None:
+        """Stop counting ``hold`` (its env is closed; idempotent)."""
+        with self._lock:
+            if hold in self._holds:
+                self._holds.remove(hold)
 
 
 WORKER_BUDGET = WorkerBudget(CAPS.max_live_async_workers)
 
 
-def _close_quietly(env: VectorEnv, workers: int, budget: WorkerBudget) -> None:
+CLOSE_GRACE_SECONDS = 2.0
+"""How long a worker that was asked to close (or terminated) may take before it is killed."""
+
+
+def dead_workers(env: VectorEnv | None) -> list[int]:
+    """Indices of ``env``'s Async worker processes that are no longer alive (none for others)."""
+    if not isinstance(env, AsyncVectorEnv) or env.closed:
+        return []
+    return [i for i, process in enumerate(env.processes) if not process.is_alive()]
+
+
+def close_vector_env(env: VectorEnv) -> None:
+    """Close ``env`` and end every process it started, whatever state it is in; never raises.
+
+    `AsyncVectorEnv.close` asks each worker through its pipe: with a worker dead, or a call
+    that failed half-way, that writes into a broken pipe or waits for an answer that never
+    comes. A healthy Async env is closed politely; any other (or one whose polite close
+    fails) has its workers terminated, then killed if they do not end within
+    `CLOSE_GRACE_SECONDS`.
+    """
+    if not isinstance(env, AsyncVectorEnv):
+        try:
+            env.close()
+        except Exception:  # a failing close must not take the page or the reaper down
+            _LOG.warning("closing %r failed", env, exc_info=True)
+        return
+    if env.closed:
+        return
+    healthy = (
+        env._state == AsyncState.DEFAULT
+        and all(pipe is not None and not pipe.closed for pipe in env.parent_pipes)
+        and not dead_workers(env)
+    )
+    if healthy:
+        try:
+            env.close()
+            return
+        except Exception:  # a worker died while closing: end the rest below
+            _LOG.info("an Async worker did not close; terminating the others", exc_info=True)
+    _end_workers(env)
+
+
+def _end_workers(env: AsyncVectorEnv) -> None:
+    processes = list(env.processes)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for pipe in env.parent_pipes:
+        if pipe is not None:
+            with contextlib.suppress(OSError):
+                pipe.close()
+    deadline = time.monotonic() + CLOSE_GRACE_SECONDS
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+    for process in processes:
+        if process.is_alive():
+            process.kill()
+            process.join()
+    env.closed = True  # gymnasium's own close would now write into the closed pipes
+
+
+def _close_quietly(env: VectorEnv, hold: WorkerHold, budget: WorkerBudget) -> None:
     try:
-        env.close()
+        close_vector_env(env)
     finally:
-        budget.release(workers)
+        budget.drop(hold)
 
 
 class EnvSlot:
@@ -115,21 +225,60 @@ class EnvSlot:
         except BaseException:
             self._budget.release(workers)
             raise
+        # From here the budget counts the processes themselves: one that dies stops counting.
+        hold = self._budget.hold(workers, getattr(env, "processes", None) if workers else None)
         # Starting workers can outlast the idle limit on a busy server: idle time counts
         # from when the env is ready.
         self.touch()
         self.key, self.env, self.state, self.workers = key, env, {}, workers
-        self._finalizer = weakref.finalize(self, _close_quietly, env, workers, self._budget)
+        self._finalizer = weakref.finalize(self, _close_quietly, env, hold, self._budget)
         if workers:
             _start_reaper()
         return env
 
     def close(self) -> None:
-        """Close the env now (idempotent)."""
+        """Close the env now, ending any worker processes (idempotent; never raises)."""
         if self._finalizer is not None:
             self._finalizer()  # runs _close_quietly once, then detaches
         self._finalizer = None
         self.key, self.env, self.state, self.workers = None, None, {}, 0
+
+    def close_if_broken(self) -> bool:
+        """Close the env if one of its Async worker processes died; True if it did.
+
+        The other workers are ended too, and ``idle_note`` tells the page what happened.
+        """
+        dead = dead_workers(self.env)
+        if not dead:
+            return False
+        self.close()
+        self.idle_note = _dead_worker_sentence(dead) + " The env was closed; a new one was started."
+        return True
+
+    def failure_message(self, what: str, error: BaseException) -> str:
+        """What to tell the learner when ``what`` (a call on the env) raised ``error``.
+
+        Call it before closing the env: a dead worker is named as the cause (the exception
+        itself, a broken pipe or an end of file, says nothing useful). A note already set for
+        this env (closed meanwhile by the reaper) is used, and cleared: it is said here.
+        """
+        dead = dead_workers(self.env)
+        if dead:
+            cause = _dead_worker_sentence(dead)
+        elif self.idle_note:
+            cause = self.idle_note
+        else:
+            cause = f"`{what}` failed: {str(error) or type(error).__name__}."
+        self.idle_note = None
+        return f"{cause} The env was closed; the next click starts a new one."
+
+
+def _dead_worker_sentence(dead: list[int]) -> str:
+    which = f"env {dead[0]}" if len(dead) == 1 else "envs " + ", ".join(map(str, dead))
+    return (
+        f"The worker process of {which} stopped (ended from outside, or out of memory), so "
+        "this Async env cannot step any more; its other worker processes were ended."
+    )
 
 
 # Every live slot, so that Async envs of sessions that went away can be found and closed:
@@ -174,11 +323,19 @@ def collect_dropped_slots() -> bool:
     return busy
 
 
+def close_broken_slots() -> int:
+    """Close every Async env with a dead worker process (`EnvSlot.close_if_broken`)."""
+    with _REGISTRY_LOCK:
+        slots = [slot for slot in _REGISTRY if slot.workers]
+    return sum(slot.close_if_broken() for slot in slots)
+
+
 def _reap_forever() -> None:
     idle_every = max(1.0, CAPS.async_idle_seconds / 10)
     last_idle_check = time.monotonic()
     while True:
         time.sleep(REAP_SECONDS)
+        close_broken_slots()
         collect_dropped_slots()
         if time.monotonic() - last_idle_check >= idle_every:
             last_idle_check = time.monotonic()

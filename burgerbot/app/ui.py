@@ -222,7 +222,9 @@ def env_slot(page: str) -> EnvSlot:
     key = f"_{page}_env_slot"
     if key not in st.session_state:
         st.session_state[key] = EnvSlot()
-    return st.session_state[key]
+    slot = st.session_state[key]
+    slot.close_if_broken()  # an Async worker died: the page starts a new env, with a note
+    return slot
 
 
 Resolved = TypeVar("Resolved")
