@@ -15,11 +15,21 @@ from burgerbot.app.slots import (
     BudgetExceeded,
     EnvSlot,
     WorkerBudget,
+    close_abandoned_slots,
     close_broken_slots,
     close_idle_slots,
     dead_workers,
+    reaper_paused,
 )
 from burgerbot.factories import make_vector_env
+
+
+@pytest.fixture(autouse=True)
+def _no_reaper_meanwhile():
+    """The app's reaper thread (started by any slot with workers) acts on every slot of this
+    process: these tests call its parts themselves."""
+    with reaper_paused():
+        yield
 
 
 def test_same_key_reuses_and_new_key_closes_the_old_env():
@@ -211,3 +221,63 @@ def test_the_reaper_closes_an_env_whose_worker_died_and_leaves_a_note():
     assert budget.in_use == _alive(healthy_env) == 2
     healthy.close()
     assert budget.in_use == 0
+
+
+# --- An abandoned Async env ----------------------------------------------------------------------
+
+
+class Tab:
+    """A browser tab as the reaper sees it: connected or not."""
+
+    def __init__(self) -> None:
+        self.open = True
+
+    def __call__(self) -> bool:
+        return self.open
+
+
+def test_an_async_env_whose_tab_is_gone_is_closed_after_the_grace_time():
+    budget = WorkerBudget(8)
+    gone_tab, open_tab = Tab(), Tab()
+    gone = EnvSlot(budget, connected=gone_tab)
+    kept = EnvSlot(budget, connected=open_tab)
+    unknown = EnvSlot(budget)  # no server to ask (AppTest): never taken for abandoned
+    native = EnvSlot(budget, connected=gone_tab)  # no workers: not this reaper's business
+    gone_env = gone.get("a", lambda: BurgerBotVectorEnv(1), workers=2)
+    kept_env = kept.get("b", lambda: BurgerBotVectorEnv(1), workers=2)
+    unknown_env = unknown.get("c", lambda: BurgerBotVectorEnv(1), workers=2)
+    native_env = native.get("d", lambda: BurgerBotVectorEnv(1))
+    gone_tab.open = False
+    assert close_abandoned_slots(60, now=1_000.0) == 0  # first seen gone: the clock starts
+    assert close_abandoned_slots(60, now=1_059.0) == 0 and not gone_env.closed
+    assert close_abandoned_slots(60, now=1_060.0) == 1
+    assert gone_env.closed and "60 s after this page lost its connection" in gone.idle_note
+    assert not (kept_env.closed or unknown_env.closed or native_env.closed)
+    assert budget.in_use == 4
+    for slot in (kept, unknown, native):
+        slot.close()
+
+
+def test_a_tab_that_reconnects_in_time_keeps_its_env():
+    budget = WorkerBudget(8)
+    tab = Tab()
+    slot = EnvSlot(budget, connected=tab)
+    env = slot.get("a", lambda: BurgerBotVectorEnv(1), workers=2)
+    tab.open = False
+    close_abandoned_slots(60, now=1_000.0)
+    tab.open = True  # a reconnect within the session TTL
+    assert close_abandoned_slots(60, now=1_030.0) == 0
+    tab.open = False  # gone again: the grace time starts over
+    assert close_abandoned_slots(60, now=1_070.0) == 0 and not env.closed
+    assert close_abandoned_slots(60, now=1_130.0) == 1 and env.closed
+    assert budget.in_use == 0
+
+
+def test_the_grace_time_is_the_servers_session_ttl():
+    import tomllib
+    from pathlib import Path
+
+    from burgerbot.app.slots import session_ttl_seconds
+
+    config = tomllib.loads((Path(__file__).parent.parent / ".streamlit/config.toml").read_text())
+    assert session_ttl_seconds() == config["server"]["disconnectedSessionTTL"] == 60

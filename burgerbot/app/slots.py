@@ -8,7 +8,7 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
 from gymnasium.vector import AsyncVectorEnv, VectorEnv
@@ -21,11 +21,14 @@ __all__ = [
     "BudgetExceeded",
     "EnvSlot",
     "WorkerBudget",
+    "close_abandoned_slots",
     "close_broken_slots",
     "close_idle_slots",
     "close_vector_env",
     "collect_dropped_slots",
     "dead_workers",
+    "reaper_paused",
+    "session_ttl_seconds",
 ]
 
 _LOG = logging.getLogger(__name__)
@@ -191,13 +194,19 @@ class EnvSlot:
         True
     """
 
-    def __init__(self, budget: WorkerBudget = WORKER_BUDGET) -> None:
+    def __init__(
+        self, budget: WorkerBudget = WORKER_BUDGET, connected: Callable[[], bool] | None = None
+    ) -> None:
         self.key: Hashable | None = None
         self.env: VectorEnv | None = None
         self.state: dict[str, Any] = {}  # what the page keeps about this env (history, ...)
         self.workers = 0
         self.last_used = time.monotonic()
         self.idle_note: str | None = None  # set when the env was closed for being idle
+        # Whether the session's browser tab is still connected (None: not known, e.g. in
+        # tests without a server); asked by the reaper, which closes an abandoned env.
+        self.connected = connected
+        self.gone_since: float | None = None
         self._budget = budget
         self._finalizer: weakref.finalize | None = None
         with _REGISTRY_LOCK:
@@ -323,6 +332,41 @@ def collect_dropped_slots() -> bool:
     return busy
 
 
+def close_abandoned_slots(grace_seconds: float, now: float | None = None) -> int:
+    """Close the Async envs of sessions whose tab has been gone ``grace_seconds`` or more.
+
+    A closed tab leaves its session on the server for the session TTL (a reconnect within it
+    finds everything as it was), and a session past it may wait longer still for Streamlit
+    and the garbage collector to drop it: its workers are ended here instead. Call it every
+    few seconds; returns how many envs it closed.
+    """
+    now = time.monotonic() if now is None else now
+    with _REGISTRY_LOCK:
+        slots = [slot for slot in _REGISTRY if slot.workers and slot.connected is not None]
+    closed = 0
+    for slot in slots:
+        if slot.connected():
+            slot.gone_since = None
+            continue
+        if slot.gone_since is None:
+            slot.gone_since = now
+        if now - slot.gone_since >= grace_seconds:
+            slot.close()
+            slot.idle_note = (
+                f"The Async env was closed {grace_seconds:.0f} s after this page lost its "
+                "connection, to end its worker processes; a new one was started."
+            )
+            closed += 1
+    return closed
+
+
+def session_ttl_seconds() -> float:
+    """How long the server keeps a closed tab's session (`server.disconnectedSessionTTL`)."""
+    from streamlit import config
+
+    return float(config.get_option("server.disconnectedSessionTTL"))
+
+
 def close_broken_slots() -> int:
     """Close every Async env with a dead worker process (`EnvSlot.close_if_broken`)."""
     with _REGISTRY_LOCK:
@@ -330,16 +374,28 @@ def close_broken_slots() -> int:
     return sum(slot.close_if_broken() for slot in slots)
 
 
+_REAP_LOCK = threading.Lock()  # held by the reaper for each pass, and by `reaper_paused`
+
+
+@contextlib.contextmanager
+def reaper_paused() -> Iterator[None]:
+    """Hold the reaper between passes (tests that check counts it would change meanwhile)."""
+    with _REAP_LOCK:
+        yield
+
+
 def _reap_forever() -> None:
     idle_every = max(1.0, CAPS.async_idle_seconds / 10)
     last_idle_check = time.monotonic()
     while True:
         time.sleep(REAP_SECONDS)
-        close_broken_slots()
-        collect_dropped_slots()
-        if time.monotonic() - last_idle_check >= idle_every:
-            last_idle_check = time.monotonic()
-            close_idle_slots(CAPS.async_idle_seconds)
+        with _REAP_LOCK:
+            close_broken_slots()
+            close_abandoned_slots(session_ttl_seconds())
+            collect_dropped_slots()
+            if time.monotonic() - last_idle_check >= idle_every:
+                last_idle_check = time.monotonic()
+                close_idle_slots(CAPS.async_idle_seconds)
 
 
 def _start_reaper() -> None:

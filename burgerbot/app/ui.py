@@ -7,6 +7,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import streamlit as st
+from streamlit import runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from burgerbot.app import learning
 from burgerbot.app.caps import CAPS_NOTES
@@ -217,11 +219,23 @@ def code_expander(
     lazy_expander(label, draw, icon="🐍")
 
 
+def _connection_probe() -> Callable[[], bool] | None:
+    """Whether this session's browser tab is connected, askable from any thread (the reaper's).
+
+    None where no Streamlit server runs (AppTest, bare mode).
+    """
+    context = get_script_run_ctx()
+    if context is None or not runtime.exists():
+        return None
+    server, session_id = runtime.get_instance(), context.session_id
+    return lambda: server.is_active_session(session_id)
+
+
 def env_slot(page: str) -> EnvSlot:
     """This session's env slot for a page (closed when its settings change or the session ends)."""
     key = f"_{page}_env_slot"
     if key not in st.session_state:
-        st.session_state[key] = EnvSlot()
+        st.session_state[key] = EnvSlot(connected=_connection_probe())
     slot = st.session_state[key]
     slot.close_if_broken()  # an Async worker died: the page starts a new env, with a note
     return slot
