@@ -242,19 +242,17 @@ def test_an_async_env_whose_tab_is_gone_is_closed_after_the_grace_time():
     gone = EnvSlot(budget, connected=gone_tab)
     kept = EnvSlot(budget, connected=open_tab)
     unknown = EnvSlot(budget)  # no server to ask (AppTest): never taken for abandoned
-    native = EnvSlot(budget, connected=gone_tab)  # no workers: not this reaper's business
     gone_env = gone.get("a", lambda: BurgerBotVectorEnv(1), workers=2)
     kept_env = kept.get("b", lambda: BurgerBotVectorEnv(1), workers=2)
     unknown_env = unknown.get("c", lambda: BurgerBotVectorEnv(1), workers=2)
-    native_env = native.get("d", lambda: BurgerBotVectorEnv(1))
     gone_tab.open = False
     assert close_abandoned_slots(60, now=1_000.0) == 0  # first seen gone: the clock starts
     assert close_abandoned_slots(60, now=1_059.0) == 0 and not gone_env.closed
     assert close_abandoned_slots(60, now=1_060.0) == 1
     assert gone_env.closed and "60 s after this page lost its connection" in gone.idle_note
-    assert not (kept_env.closed or unknown_env.closed or native_env.closed)
+    assert not (kept_env.closed or unknown_env.closed)
     assert budget.in_use == 4
-    for slot in (kept, unknown, native):
+    for slot in (kept, unknown):
         slot.close()
 
 
@@ -281,3 +279,40 @@ def test_the_grace_time_is_the_servers_session_ttl():
 
     config = tomllib.loads((Path(__file__).parent.parent / ".streamlit/config.toml").read_text())
     assert session_ttl_seconds() == config["server"]["disconnectedSessionTTL"] == 60
+
+
+def test_a_gone_sessions_sync_env_is_closed_and_its_sub_environments_freed():
+    # The page's last run may still hold the vector env itself (its variables live on in the
+    # session): its thousands of sub-environments must go all the same.
+    import weakref
+
+    import gymnasium as gym
+    from gymnasium.vector import SyncVectorEnv
+
+    tab = Tab()
+    slot = EnvSlot(WorkerBudget(8), connected=tab)
+    env = slot.get("sync", lambda: SyncVectorEnv([lambda: gym.make("CartPole-v1")] * 3))
+    sub_envs = [weakref.ref(e) for e in env.envs]
+    tab.open = False
+    assert close_abandoned_slots(60, now=0.0) == 0
+    assert close_abandoned_slots(60, now=60.0) == 1
+    assert env.closed and slot.env is None and slot.idle_note is None  # nobody to tell
+    gc.collect()
+    assert all(ref() is None for ref in sub_envs)
+    assert close_abandoned_slots(60, now=120.0) == 0, "closed once"
+
+
+def test_the_reaper_collects_after_freeing_and_on_a_timer_while_gone_sessions_linger():
+    from burgerbot.app import slots
+
+    gc.collect()  # nothing else of this process lingers as a gone session
+    assert slots.collect_dropped_slots(now=1_000.0) is False, "nothing gone: no collection"
+    assert slots.collect_dropped_slots(freed=True, now=1_100.0) is True
+    tab = Tab()
+    lingering = EnvSlot(WorkerBudget(8), connected=tab)
+    lingering.get("k", lambda: BurgerBotVectorEnv(1))
+    tab.open = False
+    close_abandoned_slots(60, now=1_100.0)
+    assert slots.collect_dropped_slots(now=1_100.0 + slots.GC_SECONDS - 1) is False
+    assert slots.collect_dropped_slots(now=1_100.0 + slots.GC_SECONDS) is True
+    lingering.close()

@@ -11,7 +11,7 @@ import weakref
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
-from gymnasium.vector import AsyncVectorEnv, VectorEnv
+from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv, VectorEnv
 from gymnasium.vector.async_vector_env import AsyncState
 
 from burgerbot.app.caps import CAPS
@@ -134,6 +134,11 @@ def close_vector_env(env: VectorEnv) -> None:
             env.close()
         except Exception:  # a failing close must not take the page or the reaper down
             _LOG.warning("closing %r failed", env, exc_info=True)
+        if isinstance(env, SyncVectorEnv):
+            # Its last script run's variables may still hold the vector env (a closed tab's
+            # session lives on until Streamlit drops it): its sub-environments, thousands
+            # of objects for a big NUM_ENVS, go now.
+            env.envs = []
         return
     if env.closed:
         return
@@ -241,8 +246,7 @@ class EnvSlot:
         self.touch()
         self.key, self.env, self.state, self.workers = key, env, {}, workers
         self._finalizer = weakref.finalize(self, _close_quietly, env, hold, self._budget)
-        if workers:
-            _start_reaper()
+        _start_reaper()  # it ends Async workers, and frees any env of a session gone
         return env
 
     def close(self) -> None:
@@ -316,33 +320,50 @@ def close_idle_slots(max_idle_seconds: float, now: float | None = None) -> int:
     return len(idle)
 
 
-def collect_dropped_slots() -> bool:
-    """Run the garbage collector while some slot holds worker processes; True if it ran.
+GC_SECONDS = 30.0
+"""How often the reaper collects while sessions that went away are still registered."""
+
+_last_collection = time.monotonic()
+
+
+def collect_dropped_slots(freed: bool = False, now: float | None = None) -> bool:
+    """Run the garbage collector when something may be waiting for it; True if it ran.
 
     The app turns off Streamlit's collection after every script run (`runner.postScriptGC`
     in `.streamlit/config.toml`: a full collection cost each click about 160 ms of server
-    CPU). A session that went away can hold its slot in a reference cycle, and only a
-    collection runs the slot's finalizer that closes its Async workers: so the reaper
-    collects, every few seconds, only while there are workers to free.
+    CPU). A session that went away holds its slot, envs and the rest in reference cycles,
+    which only a collection frees (and only a collection runs the slot's finalizer that
+    closes its Async workers). So the reaper collects: every few seconds while some slot
+    holds workers; at once when it has just closed abandoned envs (``freed``); and every
+    `GC_SECONDS` while slots of sessions whose tab is gone are still alive (Streamlit
+    lets go of an expired session only when another one disconnects).
     """
+    global _last_collection
+    now = time.monotonic() if now is None else now
     with _REGISTRY_LOCK:
-        busy = any(slot.workers for slot in _REGISTRY)
-    if busy:
+        slots = list(_REGISTRY)
+    busy = any(slot.workers for slot in slots)
+    lingering = any(slot.gone_since is not None for slot in slots)
+    due = lingering and now - _last_collection >= GC_SECONDS
+    if busy or freed or due:
         gc.collect()
-    return busy
+        _last_collection = now
+        return True
+    return False
 
 
 def close_abandoned_slots(grace_seconds: float, now: float | None = None) -> int:
-    """Close the Async envs of sessions whose tab has been gone ``grace_seconds`` or more.
+    """Close the envs of sessions whose tab has been gone ``grace_seconds`` or more.
 
     A closed tab leaves its session on the server for the session TTL (a reconnect within it
     finds everything as it was), and a session past it may wait longer still for Streamlit
-    and the garbage collector to drop it: its workers are ended here instead. Call it every
-    few seconds; returns how many envs it closed.
+    and the garbage collector to drop it: its env (Async workers, or thousands of Sync
+    sub-environments) is closed here instead. Call it every few seconds; returns how many
+    envs it closed.
     """
     now = time.monotonic() if now is None else now
     with _REGISTRY_LOCK:
-        slots = [slot for slot in _REGISTRY if slot.workers and slot.connected is not None]
+        slots = [slot for slot in _REGISTRY if slot.connected is not None]
     closed = 0
     for slot in slots:
         if slot.connected():
@@ -350,12 +371,14 @@ def close_abandoned_slots(grace_seconds: float, now: float | None = None) -> int
             continue
         if slot.gone_since is None:
             slot.gone_since = now
-        if now - slot.gone_since >= grace_seconds:
+        if slot.env is not None and now - slot.gone_since >= grace_seconds:
+            had_workers = slot.workers
             slot.close()
-            slot.idle_note = (
-                f"The Async env was closed {grace_seconds:.0f} s after this page lost its "
-                "connection, to end its worker processes; a new one was started."
-            )
+            if had_workers:
+                slot.idle_note = (
+                    f"The Async env was closed {grace_seconds:.0f} s after this page lost its "
+                    "connection, to end its worker processes; a new one was started."
+                )
             closed += 1
     return closed
 
@@ -391,8 +414,8 @@ def _reap_forever() -> None:
         time.sleep(REAP_SECONDS)
         with _REAP_LOCK:
             close_broken_slots()
-            close_abandoned_slots(session_ttl_seconds())
-            collect_dropped_slots()
+            abandoned = close_abandoned_slots(session_ttl_seconds())
+            collect_dropped_slots(freed=abandoned > 0)
             if time.monotonic() - last_idle_check >= idle_every:
                 last_idle_check = time.monotonic()
                 close_idle_slots(CAPS.async_idle_seconds)

@@ -11,7 +11,14 @@ import shutil
 import time
 
 import pytest
-from app_driver import ROOT, TEST_SERVER_OPTIONS, AppView, StreamlitServer, new_context, wait_until
+from app_driver import (
+    ROOT,
+    TEST_SERVER_OPTIONS,
+    AppView,
+    StreamlitServer,
+    new_context,
+    wait_until,
+)
 
 from burgerbot.app.slots import REAP_SECONDS
 
@@ -72,3 +79,63 @@ def test_an_unexpected_error_shows_no_path_or_traceback_but_the_apps_messages_st
     finally:
         context.close()
         server.stop()
+
+
+# Counts the CartPole envs alive (not yet freed) in the server process, once a second, into
+# a file: loaded by Python at start-up (sitecustomize) in the test's own server only.
+ENV_COUNTER = """
+import gc, os, sys, threading, time
+
+def _count_forever(path):
+    while True:
+        time.sleep(1)
+        alive = sum(type(o).__name__ == "CartPoleEnv" for o in gc.get_objects())
+        with open(path + ".tmp", "w") as f:
+            f.write(str(alive))
+        os.replace(path + ".tmp", path)
+
+if "streamlit" in " ".join(sys.argv):
+    threading.Thread(
+        target=_count_forever, args=(os.environ["ENV_COUNT_FILE"],), daemon=True
+    ).start()
+"""
+
+BIG_SYNC_TABS = 4
+BIG_SYNC_QUERY = {"env": "CartPole-v1", "n": 256, "backend": "sync"}
+
+
+def test_closed_tabs_free_their_envs_soon_after_the_session_ttl(browser, tmp_path, report):
+    """Four tabs each with 256 Sync CartPoles, closed: their envs are freed with no other visit.
+
+    Streamlit lets go of an expired session only when another one disconnects, and the app
+    turns off its collection after each run: without the reaper these envs stayed.
+    """
+    (tmp_path / "sitecustomize.py").write_text(ENV_COUNTER)
+    count_file = tmp_path / "cartpoles"
+    server = StreamlitServer.start(
+        log_path=tmp_path / "server.log",
+        extra_env={"PYTHONPATH": str(tmp_path), "ENV_COUNT_FILE": str(count_file)},
+    )
+
+    def alive() -> int:
+        return int(count_file.read_text()) if count_file.exists() else -1
+
+    contexts = [new_context(browser) for _ in range(BIG_SYNC_TABS)]
+    try:
+        for context in contexts:
+            view = AppView(context.new_page(), server)
+            view.goto("batch_shapes", BIG_SYNC_QUERY)
+            view.assert_no_exception()
+        total = BIG_SYNC_TABS * BIG_SYNC_QUERY["n"]
+        wait_until(lambda: alive() >= total, 30, f"{total} CartPole envs counted")
+    finally:
+        for context in contexts:
+            context.close()
+    closed_at = time.monotonic()
+    try:
+        wait_until(lambda: alive() == 0, TTL_SECONDS + 60, "the closed tabs' envs to be freed")
+        seconds = time.monotonic() - closed_at
+    finally:
+        server.stop()
+    report.record("memory", "closed_sync_tabs_envs_freed_after_s", round(seconds, 1))
+    assert seconds < TTL_SECONDS + SLACK_SECONDS, seconds
