@@ -7,6 +7,7 @@ that plus the reaper's few seconds, not minutes later.
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 
@@ -114,7 +115,12 @@ def test_closed_tabs_free_their_envs_soon_after_the_session_ttl(browser, tmp_pat
     count_file = tmp_path / "cartpoles"
     server = StreamlitServer.start(
         log_path=tmp_path / "server.log",
-        extra_env={"PYTHONPATH": str(tmp_path), "ENV_COUNT_FILE": str(count_file)},
+        extra_env={
+            "PYTHONPATH": os.pathsep.join(
+                filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])
+            ),
+            "ENV_COUNT_FILE": str(count_file),
+        },
     )
 
     def alive() -> int:
