@@ -32,8 +32,8 @@ class Caps:
     take about 320 MB, a third of a Community Cloud container)."""
 
     async_idle_seconds: int = 300
-    """An Async env left untouched this long is closed, ending its worker processes (a
-    closed browser tab does not tell the server right away)."""
+    """An Async env left untouched this long, even in an open tab, is closed, ending its
+    worker processes (a closed tab's env goes after the session TTL)."""
 
     max_steps_per_run: int = 2_000
     """Step calls one click may make on the stepping pages (Step xN, rollouts, timelines)."""
