@@ -179,7 +179,12 @@ def end_tables(end: EndInfos | None) -> None:
         st.info("No episode ended (with a quiet call after it) in this run: try more calls.")
         return
     ended = ", ".join(str(i) for i in end.ended)
-    st.markdown(f"**Call {end.call}**, which ended the episode of env {ended}:")
+    where = (
+        f"its statistics are in `{end.stats_at}`"
+        if end.stats_at
+        else "no statistics entry came back"
+    )
+    st.markdown(f"**Call {end.call}** ended the episode of env {ended}; {where}:")
     st.dataframe(end.ending, hide_index=True)
     st.markdown(f"**Call {end.call + 1}**, the call after it (no episode ended there):")
     st.dataframe(end.after, hide_index=True)

@@ -105,6 +105,8 @@ def test_infos_at_the_first_end_per_placement_and_mode():
     assert factory.call == vector.call and factory.ended == vector.ended
     assert 'infos["final_info"]["episode"]["r"]' in factory.ending["key"].tolist()
     assert 'infos["episode"]["r"]' in vector.ending["key"].tolist()
+    assert factory.stats_at == 'infos["final_info"]["episode"]'
+    assert vector.stats_at == 'infos["episode"]'
     env = factory.ended[0]
     mask = factory.ending.set_index("key").loc['infos["final_info"]["_episode"]']
     assert mask[f"env {env}"] == "True"

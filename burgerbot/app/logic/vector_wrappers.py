@@ -313,6 +313,14 @@ class EndInfos:
     ending: pd.DataFrame
     after: pd.DataFrame
 
+    @property
+    def stats_at(self) -> str | None:
+        """Where the ending call put the episode's statistics, e.g. ``infos["episode"]``."""
+        for key in self.ending["key"]:
+            if key.endswith('["episode"]["r"]'):
+                return key.removesuffix('["r"]')
+        return None
+
 
 def infos_at_first_end(
     backend: str, mode: str, placement: str, num_envs: int, steps: int, seed: int
