@@ -34,10 +34,12 @@ from burgerbot.app.logic.vector_wrappers import (
     record,
     resolve_settings,
     run_loop,
+    sync_takes_the_reset_mask,
     takeaway_bullets,
     widget_values,
     wrapper_table,
 )
+from burgerbot.app.markdown import markdown_table
 from burgerbot.app.scripts.vector_wrappers import (
     evaluation_script,
     logging_script,
@@ -83,6 +85,11 @@ def loop_checks(backend: str, num_envs: int, steps: int, seed: int) -> list[Loop
 @st.cache_data(max_entries=8, show_spinner="Trying each wrapper in each mode…")
 def table_run(backend: str, num_envs: int, steps: int, seed: int) -> pd.DataFrame:
     return wrapper_table(backend, num_envs, steps, seed)
+
+
+@st.cache_data(show_spinner=False)
+def pops_reset_mask() -> bool:
+    return sync_takes_the_reset_mask()
 
 
 @st.cache_data(max_entries=8, show_spinner="Training and evaluating with NormalizeObservation…")
@@ -205,9 +212,7 @@ if shown:
     ui.lazy_tabs("vector_wrappers_placement", placements)
     st.caption(
         "Each column is one env; the seconds `t` and the per-field masks `_r`, `_l`, `_t` are "
-        "left out. In SAME_STEP mode the factory's entry sits inside "
-        '`infos["final_info"]`, because the sub-environment has already restarted; around the '
-        'vector env it is at the top, `infos["episode"]`, in both modes.'
+        "left out. Switch the tabs and the mode to compare where the statistics land."
     )
 ui.code_expander(
     placement_script(settings.mode, settings.num_envs, settings.steps, settings.seed),
@@ -239,17 +244,17 @@ learning.script_block(
 
 def loops_table(checks: list[LoopCheck]) -> None:
     """Each loop in each mode: logged against finished, and what went wrong, with evidence."""
-    rows = [
-        {
-            "loop": LOOPS[c.loop],
-            "mode": c.mode,
-            "finished": c.finished,
-            "logged": c.logged,
-            "result": loop_sentence(c),
-        }
-        for c in checks
-    ]
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    for mode in LOG_MODES:
+        rows = [
+            {
+                "loop": LOOPS[c.loop],
+                "logged / finished": f"{c.logged} / {c.finished}",
+                "result": loop_sentence(c),
+            }
+            for c in checks
+            if c.mode == mode
+        ]
+        st.markdown(f"**{mode}**\n\n" + markdown_table(pd.DataFrame(rows)))
     for c in checks:
         if not c.missed.empty or not c.extra.empty:
             label = f"Evidence: {LOOPS[c.loop]}, {c.mode}"
@@ -291,19 +296,59 @@ st.markdown(
     "so: the wrappers must guess. Each run that went through is compared with the same actions "
     "on the unwrapped env."
 )
+
+
+def _result(verdict: str, right: str) -> str:
+    return {"yes": f"{verdict}, right", "no": f"{verdict}, **wrong**"}.get(right, verdict)
+
+
+def wrapper_tables(table: pd.DataFrame) -> None:
+    """One small table per wrapper (mode, result, check), then gymnasium's own words, wrapped:
+    they fit a phone's width."""
+    for name, rows in table.groupby("wrapper", sort=False):
+        shown_rows = pd.DataFrame(
+            {
+                "mode": rows["mode"],
+                "result": [
+                    _result(v, r) for v, r in zip(rows["verdict"], rows["right"], strict=True)
+                ],
+                "check against the unwrapped run": [
+                    detail or "not run" for detail in rows["detail"]
+                ],
+            }
+        )
+        st.markdown(f"**{name}**\n\n" + markdown_table(shown_rows))
+        for row in rows[rows["said"] != ""].itertuples():
+            st.caption(f"{name} in {row.mode}: gymnasium {row.verdict} it, saying")
+            st.code(row.said, language="text", wrap_lines=True)
+
+
 if shown:
     table_steps = min(settings.steps, TABLE_CALLS)
     table = table_run(settings.backend, settings.num_envs, table_steps, settings.seed)
     truth = prediction_truth(table)
-    detail = table[
+    said = table[
         (table["wrapper"] == "NormalizeObservation") & (table["mode"] == "SAME_STEP")
-    ].iloc[0]["detail"]
-    learning.check(PREDICTION, truth, f"The installed gymnasium said: `{detail}`")
-    st.dataframe(
-        table,
-        hide_index=True,
-        column_config={"detail": st.column_config.TextColumn(width="large")},
+    ].iloc[0]["said"]
+    explanation = (
+        f"The installed gymnasium said: “{said}” (its words are under the NormalizeObservation "
+        "table below)."
+        if said
+        else "The installed gymnasium accepted it without a word."
     )
+    learning.check(PREDICTION, truth, explanation)
+    wrapper_tables(table)
+    stats_disabled = table[
+        (table["wrapper"] == "RecordEpisodeStatistics") & (table["mode"] == "DISABLED")
+    ].iloc[0]
+    if settings.backend == "sync" and stats_disabled["right"] == "no" and pops_reset_mask():
+        st.markdown(
+            "Why RecordEpisodeStatistics is wrong in DISABLED mode here: `SyncVectorEnv.reset` "
+            "takes `reset_mask` out of the options dict you pass (checked live just now), so "
+            "the wrapper around it sees a full reset and restarts every robot's count, not "
+            "only the ones that ended. Around BurgerBotVectorEnv, which leaves the dict alone, "
+            "it counts right."
+        )
     versions = ", ".join(f"{name} {version}" for name, version in running_versions().items())
     st.caption(f"Computed live on this server just now with {versions}.")
     ui.lazy_expander(

@@ -4,7 +4,7 @@ locks in or skips; then the live results, the check and the takeaways; URL setti
 from __future__ import annotations
 
 import pytest
-from page_apptest import lazy_tab_sets, open_app_page, texts
+from page_apptest import lazy_tab_sets, markdown_tables, open_app_page, texts
 
 from burgerbot.app.logic.vector_wrappers import OPTIONS, prediction_truth, wrapper_table
 
@@ -25,6 +25,7 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     app = open_app_page(PAGE, SMALL, timeout=120)
     text = _all_text(app)
     assert not app.dataframe, "a live table is on screen before the reveal"
+    assert not markdown_tables(texts(app.markdown)), "a live table is on screen before the reveal"
     assert "Key takeaways" not in [s.value for s in app.subheader]
     assert "refuses" not in text.lower() and "ValueError" not in text
     # The scripts are there from the start: they state no result.
@@ -51,11 +52,18 @@ def test_a_locked_in_answer_is_checked_against_the_live_table(pick):
         assert any("Your prediction was right" in s.value for s in app.success)
     else:
         assert any(f"the live run gave {truth}" in w.value for w in app.warning)
-    table = next(d.value for d in app.dataframe if "verdict" in d.value.columns)
+    tables = [
+        t
+        for t in markdown_tables(texts(app.markdown))
+        if "check against the unwrapped run" in t.columns
+    ]
+    assert len(tables) == 6 and all(len(t) == 4 for t in tables)
+    results = {r.split(",")[0] for t in tables for r in t["result"]}
+    assert results <= {"accepted", "warned", "refused"} and "refused" in results
+    assert any("ValueError: Expected" in c.value for c in app.code if c.language == "text")
     sync_app = open_app_page(PAGE, SMALL, timeout=120)
     sync_app.button(key=f"{PID}_skip").click().run()
     assert lazy_tab_sets(sync_app)["tabs_vector_wrappers_placement"][0] == "Inside the factory"
-    assert len(table) == 24 and set(table["verdict"]) <= {"accepted", "warned", "refused"}
 
 
 def test_url_settings_reach_the_widgets_and_a_bad_value_is_a_note():

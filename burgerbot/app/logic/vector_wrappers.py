@@ -63,6 +63,7 @@ __all__ = [
     "record",
     "resolve_settings",
     "run_loop",
+    "sync_takes_the_reset_mask",
     "takeaway_bullets",
     "widget_values",
     "wrapper_table",
@@ -533,6 +534,8 @@ class WrapperCheck:
     verdict: str
     right: bool | None
     detail: str
+    said: str = ""
+    """Gymnasium's own words: the error it raised or the warnings it gave ("" if none)."""
 
 
 def _episodes_logged(calls: Calls) -> pd.DataFrame:
@@ -683,9 +686,9 @@ def check_wrapper(
 ) -> WrapperCheck:
     """Wrap a fresh vector env in ``name`` in ``mode`` and run it; compare with the raw run.
 
-    Refused: wrapping it, or a call during the run, raised (the real error is the detail).
-    Warned: it ran, with a warning (its text). Either way a run is checked against the same
-    actions on the unwrapped env (`RIGHT_MEANS` says what "right" is for each wrapper);
+    Refused: wrapping it, or a call during the run, raised (the real error is ``said``).
+    Warned: it ran, with a warning (its text is ``said``). Either way a run is checked against
+    the same actions on the unwrapped env (`RIGHT_MEANS` says what "right" is for each wrapper);
     ``raw`` is that unwrapped run, when already made.
     """
     actions = random_actions(num_envs, steps, seed)
@@ -696,20 +699,20 @@ def check_wrapper(
             wrapped = WRAPPERS[name](envs)
         except Exception as exc:
             envs.close()
-            return WrapperCheck(name, mode, "refused", None, f"{type(exc).__name__}: {exc}")
+            return WrapperCheck(name, mode, "refused", None, "", f"{type(exc).__name__}: {exc}")
         run_mode = "DISABLED" if mode == "DISABLED" else "other"
         try:
             calls = record(wrapped, actions, run_mode, seed)
         except Exception as exc:
             return WrapperCheck(
-                name, mode, "refused", None, f"while running: {type(exc).__name__}: {exc}"
+                name, mode, "refused", None, "while running", f"{type(exc).__name__}: {exc}"
             )
     if raw is None:
         raw = record(make_vector(backend, mode, num_envs), actions, run_mode, seed)
     right, detail = _CHECKS[name](wrapped, calls, raw, mode)
     texts = list(dict.fromkeys(_clean(str(w.message)) for w in caught))
     if texts:
-        return WrapperCheck(name, mode, "warned", right, " / ".join(texts) + f" ({detail})")
+        return WrapperCheck(name, mode, "warned", right, detail, " / ".join(texts))
     return WrapperCheck(name, mode, "accepted", right, detail)
 
 
@@ -734,10 +737,24 @@ def wrapper_table(
                 "mode": mode,
                 "verdict": check.verdict,
                 "right": {None: "—", True: "yes", False: "no"}[check.right],
+                "said": check.said,
                 "detail": check.detail,
             }
         )
     return pd.DataFrame(rows)
+
+
+def sync_takes_the_reset_mask() -> bool:
+    """Whether ``SyncVectorEnv.reset`` removes ``reset_mask`` from the options dict it is
+    given (checked live): a wrapper around it then sees a full reset."""
+    envs = make_vector("sync", "DISABLED", 2)
+    try:
+        envs.reset(seed=0)
+        options = {"reset_mask": np.array([True, False])}
+        envs.reset(options=options)
+        return "reset_mask" not in options
+    finally:
+        envs.close()
 
 
 def prediction_truth(table: pd.DataFrame) -> str:
