@@ -23,6 +23,7 @@ PAGES = [
     ("Try it yourself", "sync_vs_async.py", "Sync vs Async", "⏱️"),
     ("Try it yourself", "mistakes.py", "Shapes, dtypes and common mistakes", "🩺"),
     ("Today's libraries", "lesson_vs_today.py", "The lesson vs today's libraries", "🔍"),
+    ("Going further", "vector_wrappers.py", "Wrapping a vector env", "🧩"),
     ("Reference", "glossary.py", "Glossary", "📖"),
 ]
 

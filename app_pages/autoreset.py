@@ -660,6 +660,12 @@ st.write(
     "The lesson's second example (on 2 CartPoles, 200 steps; here on BurgerBots): episodes "
     "finished per env, `terminated | truncated` added up, in every mode with the same actions."
 )
+st.page_link(
+    "app_pages/vector_wrappers.py",
+    label="To log each episode's return and length with a wrapper, right in every mode, "
+    "see Wrapping a vector env.",
+    icon="🧩",
+)
 
 
 @st.fragment

@@ -3,7 +3,8 @@
 Every page uses them the same way:
 
 - `prediction` asks a question before the live run, `check` compares the locked-in answer with
-  what the run gave (the sidebar counts them: `score`);
+  what the run gave (the sidebar counts them: `score`); `revealed` keeps the answer off the
+  screen until the learner locks in or skips;
 - `script_block` shows a whole script with `.py` and `.ipynb` downloads, `fragment_block` a
   part of a script shown beside it, labelled as such;
 - `chart_with_table` shows a chart with its data one click away;
@@ -35,6 +36,7 @@ __all__ = [
     "exercise",
     "fragment_block",
     "prediction",
+    "revealed",
     "score",
     "script_block",
     "takeaways",
@@ -106,6 +108,25 @@ def check(pid: str, truth: str, explanation: str) -> bool | None:
     st.warning(
         f"**You predicted {locked.choice}; the live run gave {truth}.** {explanation}", icon="🔎"
     )
+    return False
+
+
+def revealed(pid: str) -> bool:
+    """Whether the page may show what answers ``pid``: locked in, or the learner skipped it.
+
+    Until then it offers a button to skip the prediction (not every learner wants to guess)
+    and returns False: the page keeps its results, verdicts and takeaways off the screen.
+    """
+    skipped = f"{pid}_skipped"
+    if pid in _predictions() or st.session_state.get(skipped):
+        return True
+    st.button(
+        "Skip the prediction and show the results",
+        key=f"{pid}_skip",
+        on_click=st.session_state.__setitem__,
+        args=(skipped, True),
+    )
+    st.caption("🔮 The live results appear once you lock in a prediction or skip it.")
     return False
 
 

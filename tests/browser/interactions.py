@@ -194,6 +194,24 @@ def lesson_vs_today(view: AppView) -> float:
     return seconds
 
 
+# --- Wrapping a vector env -------------------------------------------------------------------
+
+
+def vector_wrappers(view: AppView) -> float:
+    """Skip the prediction: the live results appear; then SAME_STEP for the logging sections:
+    the factory's statistics move into infos["final_info"] and the URL follows."""
+    assert "Key takeaways" not in view.main_text()
+    seconds = view.click(
+        "vector_wrappers_normalize_same_step_skip",
+        until=lambda: "Key takeaways" in view.main_text(),
+    )
+    assert "refuses" in view.main_text()  # a takeaway: which wrappers SAME_STEP refuses
+    seconds += view.choose("vector_wrappers_mode", "SAME_STEP")
+    assert view.query().get("mode") == ["SAME_STEP"], view.page.url
+    assert 'its statistics are in infos["final_info"]["episode"]' in view.main_text()
+    return seconds
+
+
 # --- From batches to training data, Glossary ------------------------------------------------
 
 
@@ -233,4 +251,5 @@ MAIN_INTERACTIONS: dict[str, Callable[[AppView], float]] = {
     "sync_vs_async.py": sync_vs_async,
     "mistakes.py": mistakes,
     "lesson_vs_today.py": lesson_vs_today,
+    "vector_wrappers.py": vector_wrappers,
 }

@@ -507,6 +507,7 @@ PATH = (
     Stop("sync_vs_async.py", "Sync vs Async", "exercise 2: one process or many"),
     Stop("mistakes.py", "Shapes, dtypes and mistakes", "exercise 3, common errors"),
     Stop("lesson_vs_today.py", "The lesson vs today", "every disagreement, run live"),
+    Stop("vector_wrappers.py", "Wrapping a vector env", "log returns right in every mode"),
 )
 """The suggested order through the pages (the Glossary is there whenever a word is new)."""
 

@@ -1,0 +1,81 @@
+"""The "Wrapping a vector env" page in AppTest: nothing answers the prediction before the learner
+locks in or skips; then the live results, the check and the takeaways; URL settings."""
+
+from __future__ import annotations
+
+import pytest
+from page_apptest import lazy_tab_sets, markdown_tables, open_app_page, texts
+
+from burgerbot.app.logic.vector_wrappers import OPTIONS, prediction_truth, wrapper_table
+
+PAGE = "app_pages/vector_wrappers.py"
+PID = "vector_wrappers_normalize_same_step"
+SMALL = {"n": "2", "steps": "60", "seed": "3"}
+
+pytestmark = pytest.mark.slow
+
+
+def _all_text(app) -> str:
+    return "\n".join(
+        texts(getattr(app, kind)) for kind in ("markdown", "caption", "success", "warning")
+    )
+
+
+def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
+    app = open_app_page(PAGE, SMALL, timeout=120)
+    text = _all_text(app)
+    assert not app.dataframe, "a live table is on screen before the reveal"
+    assert not markdown_tables(texts(app.markdown)), "a live table is on screen before the reveal"
+    assert "Key takeaways" not in [s.value for s in app.subheader]
+    assert "refuses" not in text.lower() and "ValueError" not in text
+    # The scripts are there from the start: they state no result.
+    assert len([c for c in app.code if c.language == "python"]) >= 3
+
+
+def test_skipping_reveals_the_results_and_the_takeaways_without_a_check():
+    app = open_app_page(PAGE, SMALL, timeout=120)
+    app.button(key=f"{PID}_skip").click().run()
+    assert not app.exception, [e.value for e in app.exception]
+    assert app.dataframe
+    assert "Key takeaways" in [s.value for s in app.subheader]
+    assert not app.success and not [w for w in app.warning if "You predicted" in w.value]
+
+
+@pytest.mark.parametrize("pick", [0, 2])
+def test_a_locked_in_answer_is_checked_against_the_live_table(pick):
+    app = open_app_page(PAGE, {**SMALL, "backend": "native"}, timeout=120)
+    app.radio(key=f"{PID}_choice").set_value(OPTIONS[pick]).run()
+    app.button(key=f"{PID}_lock").click().run()
+    assert not app.exception, [e.value for e in app.exception]
+    truth = prediction_truth(wrapper_table("native", 2, 60, 3))
+    if OPTIONS[pick] == truth:
+        assert any("Your prediction was right" in s.value for s in app.success)
+    else:
+        assert any(f"the live run gave {truth}" in w.value for w in app.warning)
+    tables = [
+        t
+        for t in markdown_tables(texts(app.markdown))
+        if "check against the unwrapped run" in t.columns
+    ]
+    assert len(tables) == 6 and all(len(t) == 4 for t in tables)
+    results = {r.split(",")[0] for t in tables for r in t["result"]}
+    assert results <= {"accepted", "warned", "refused"} and "refused" in results
+    assert any("ValueError: Expected" in c.value for c in app.code if c.language == "text")
+    sync_app = open_app_page(PAGE, SMALL, timeout=120)
+    sync_app.button(key=f"{PID}_skip").click().run()
+    assert lazy_tab_sets(sync_app)["tabs_vector_wrappers_placement"][0] == "Inside the factory"
+
+
+def test_url_settings_reach_the_widgets_and_a_bad_value_is_a_note():
+    query = {**SMALL, "backend": "native", "mode": "SAME_STEP", "n": "abc"}
+    app = open_app_page(PAGE, query, timeout=120)
+    assert app.slider(key="vector_wrappers_n").value == 4
+    assert app.selectbox(key="vector_wrappers_backend").value == "native"
+    assert app.radio(key="vector_wrappers_mode").value == "SAME_STEP"
+    assert any("not a whole number" in i.value for i in app.info)
+    app.button(key=f"{PID}_skip").click().run()
+    # The native env has no factory: only the vector placement is offered.
+    tabs = lazy_tab_sets(app)["tabs_vector_wrappers_placement"]
+    assert tabs == ["Around the BurgerBotVectorEnv"]
+    scripts = "\n".join(c.value for c in app.code if c.language == "python")
+    assert "MODE = AutoresetMode.SAME_STEP" in scripts and "BurgerBotVectorEnv" in scripts
