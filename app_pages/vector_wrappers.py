@@ -299,7 +299,8 @@ st.markdown(
 
 
 def _result(verdict: str, right: str) -> str:
-    return {"yes": f"{verdict}, right", "no": f"{verdict}, **wrong**"}.get(right, verdict)
+    # "differs", not "wrong": for NormalizeReward the reference is a convention (see below).
+    return {"yes": f"{verdict}, matches", "no": f"{verdict}, **differs**"}.get(right, verdict)
 
 
 def wrapper_tables(table: pd.DataFrame) -> None:
@@ -352,7 +353,7 @@ if shown:
     versions = ", ".join(f"{name} {version}" for name, version in running_versions().items())
     st.caption(f"Computed live on this server just now with {versions}.")
     ui.lazy_expander(
-        'What "right" means for each wrapper',
+        'What "matches" means for each wrapper',
         lambda: st.markdown("\n".join(f"- **{k}**: {v}." for k, v in RIGHT_MEANS.items())),
     )
 ui.code_expander(
