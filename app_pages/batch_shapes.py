@@ -175,6 +175,8 @@ def answer_request(slot: EnvSlot, run: BatchRun, seed: int, request: Request) ->
     holds the calls they show; it asks here for the rest, saying which call the learner
     reached. A failure is kept for the live view, which shows it.
     """
+    if slot.env is not run.envs:  # closed (e.g. idle): the live view's full run rebuilds it
+        return
     slot.touch()
     slot.state["serial"] = slot.state.get("serial", 0) + 1
     what = f"reset(seed={seed})" if request.kind == "reset" else "step()"
