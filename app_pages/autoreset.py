@@ -375,7 +375,7 @@ call_stepper(
     ),
     run=repr(shown_run),
     key=f"{PAGE}_stepper",
-    reset_help="Back to the state after reset()",
+    helps={"reset": "Back to the state after reset()"},
 )
 
 # --- 2. Episode ends -----------------------------------------------------------------------

@@ -12,7 +12,7 @@ import streamlit as st
 from gymnasium.vector import VectorEnv
 
 from burgerbot.app import learning, ui
-from burgerbot.app.call_stepper import call_view
+from burgerbot.app.call_stepper import Request, call_stepper
 from burgerbot.app.caps import CAPS, Caps
 from burgerbot.app.glossary import term_link
 from burgerbot.app.logic.batch_shapes import (
@@ -169,30 +169,47 @@ def _set_playing(slot: EnvSlot, on: bool) -> None:
     slot.state["play_steps"] = 0
 
 
-def step_controls(page: str, slot: EnvSlot, run: BatchRun, seed: int, caps: Caps) -> None:
-    """Reset, Step once, Step xN and Play/Pause, in one row."""
-    playing = bool(slot.state.get("playing"))
-    # One block, not a set of columns: a click redraws this view, each element costs.
-    row = st.container(horizontal=True)
-    if row.button("Reset", key=f"{page}_reset", help=f"envs.reset(seed={seed})"):
-        call_env(slot, run.reset, f"reset(seed={seed})")
-    if row.button("Step once", key=f"{page}_step", disabled=playing):
-        call_env(slot, lambda: run.step(1), "step()")
-    steps_per_click = min(10, caps.max_steps_per_run)
-    if row.button(f"Step ×{steps_per_click}", key=f"{page}_step10", disabled=playing):
-        call_env(slot, lambda: run.step(steps_per_click), "step()")
-    if playing:
-        row.button("⏸ Pause", key=f"{page}_pause", on_click=_set_playing, args=(slot, False))
-    else:
-        row.button(
-            "▶ Play",
-            key=f"{page}_play",
-            on_click=_set_playing,
-            args=(slot, True),
-            help=f"Step on its own every {PLAY_INTERVAL_SECONDS} s until paused.",
+def answer_request(slot: EnvSlot, run: BatchRun, seed: int, request: Request) -> None:
+    """Do what the stepper asked for (before the script run its request starts).
+
+    The stepper's Reset, Step once, Step ×10 and Play run in the browser as long as it
+    holds the calls they show; it asks here for the rest, saying which call the learner
+    reached. A failure is kept for the live view, which shows it.
+    """
+    if slot.env is not run.envs:  # closed (e.g. idle): the live view's full run rebuilds it
+        return
+    slot.touch()
+    slot.state["serial"] = slot.state.get("serial", 0) + 1
+    what = f"reset(seed={seed})" if request.kind == "reset" else "step()"
+    try:
+        if request.kind == "reset":
+            run.reset()
+            slot.state["resets"] = slot.state.get("resets", 0) + 1
+        elif request.kind == "go":
+            run.advance_to(max(request.reached, request.target))
+        elif request.kind in ("more", "play"):
+            run.advance_to(request.reached)
+        if request.kind in ("play", "pause"):
+            _set_playing(slot, request.kind == "play")
+    except Exception as exc:  # e.g. an Async worker that died
+        slot.state["failed"] = (
+            f"`{what}` failed: {exc}. The env was closed; the page builds a new one."
         )
-    if note := slot.state.pop("play_note", None):
-        st.info(note)
+
+
+def step_buttons(slot: EnvSlot, seed: int) -> dict[str, Any]:
+    """The stepper's buttons: Reset, Step once, Step ×N and Play or Pause."""
+    playing = bool(slot.state.get("playing"))
+    return {
+        "buttons": ("reset", "step", "steps", "pause" if playing else "play"),
+        "helps": {
+            "reset": f"envs.reset(seed={seed})",
+            "play": f"Step on its own every {PLAY_INTERVAL_SECONDS} s until paused.",
+        },
+        "disabled": ("step", "steps") if playing else (),
+        "step_times": min(10, CAPS.max_steps_per_run),
+        "reset_here": False,
+    }
 
 
 def actions_note() -> None:
@@ -200,8 +217,8 @@ def actions_note() -> None:
     st.caption(
         "Actions are random: `envs.action_space.sample()`, with the action space seeded by the "
         "same seed at every reset, so the script below the live view reproduces them. So that "
-        "**Step once** answers at once, the page sends the next `step()` as soon as it shows "
-        "a call, and the click reveals it: you see every call the env returned, in order."
+        "**Step once** answers at once, the page sends the next `step()` calls ahead of your "
+        "clicks, and each click reveals one: you see every call the env returned, in order."
     )
 
 
@@ -315,39 +332,51 @@ def _signature(call: BatchCall) -> tuple:
     return tuple((a.shape, a.dtype.str) for a in arrays if a is not None)
 
 
+STRETCH = 20
+"""Calls the page takes ahead of the learner's clicks, at most."""
+STRETCH_BYTES = 600_000
+"""About the most view HTML one answer sends; bigger views make a shorter stretch."""
+
+
 def latest_call_panel(
-    run: BatchRun,
-    settings: BatchSettings,
-    history_key: str,
-    *,
-    view_key: str,
-    step_key: str,
-    slot: EnvSlot,
+    run: BatchRun, settings: BatchSettings, history_key: str, *, view_key: str, slot: EnvSlot
 ) -> None:
     """The latest call's arrays and infos, a picture of the envs and, on demand, the recent
-    calls (``history_key``: the key of the toggle that shows them; ``view_key``: the view's).
+    calls (``history_key``: the key of the toggle that shows them; ``view_key``: the
+    stepper's).
 
     The heading, the arrays, the infos and the robots' pictures are one view (see
-    `burgerbot.app.logic.batch_shapes`), drawn with `call_view` together with the next
-    call's, which the run takes now (`BatchRun.prepare`): a click on Step once (the button
-    keyed ``step_key``) shows it at once, before its script run takes the step here. Charts
-    (more robots than pictures, FrozenLake, CartPole) follow the view, from the server.
+    `burgerbot.app.logic.batch_shapes`), drawn by `call_stepper` together with the views
+    of the next calls, which the run takes now (`BatchRun.take_ahead`): Step once shows
+    them in the browser, and the stepper asks for the next stretch when it runs low.
+    A call whose view has a chart (more robots than pictures, FrozenLake, CartPole) is
+    drawn by the server, so those steps are taken one click at a time.
     """
     now, chart = _view(slot, run.latest, settings)
-    upcoming = None
-    if not slot.state.get("playing"):
-        # A failed step here shows nothing early: the click's own step meets the error;
+    playing = bool(slot.state.get("playing"))
+    calls = [run.latest]
+    if not playing and chart is None:
+        stretch = max(1, min(STRETCH, STRETCH_BYTES // max(1, len(now))))
+        # A failed step here shows nothing early: the click's own request meets the error;
         # but an Async env whose worker died cannot step again: say so now, once.
         try:
-            upcoming = _view(slot, run.prepare(), settings)[0]
+            calls += run.take_ahead(stretch)
         except Exception as exc:
             if dead_workers(slot.env):
                 fail(slot, slot.failure_message("step()", exc))
-    call_view(
-        now,
-        upcoming,
+    views = [now] + [_view(slot, call, settings)[0] for call in calls[1:]]
+    _keep_views(slot, calls)
+    call_stepper(
+        views,
+        run=f"{settings.key}:{id(run)}:{slot.state.get('resets', 0)}",
         key=view_key,
-        reveal_on=f".st-key-{step_key} button",
+        first=run.steps,
+        at=run.steps,
+        more=not playing,
+        low=0 if chart is not None else None,
+        serial=slot.state.get("serial", 0),
+        on_request=lambda request: answer_request(slot, run, settings.seed, request),
+        **step_buttons(slot, settings.seed),
     )
     if chart is not None:
         chart()
@@ -506,41 +535,47 @@ def call_body(call: BatchCall, settings: BatchSettings) -> tuple[str, Callable[[
 def _view(
     slot: EnvSlot, call: BatchCall, settings: BatchSettings
 ) -> tuple[str, Callable[[], None] | None]:
-    """``call``'s view as HTML and its chart, made once: the next call's view is the latest
-    one's after the click. The slot keeps the views of the two calls last asked for."""
-    views: list[tuple[BatchCall, str, Callable[[], None] | None]] = slot.state.setdefault(
-        "views", []
+    """``call``'s view as HTML and its chart, made once: the calls taken ahead are shown
+    later. The slot keeps the views of the calls the stepper holds (`_keep_views`)."""
+    views: dict[int, tuple[BatchCall, str, Callable[[], None] | None]] = slot.state.setdefault(
+        "views", {}
     )
-    for made_for, view, chart in views:
-        if made_for is call:
-            return view, chart
+    made = views.get(id(call))
+    if made is not None and made[0] is call:
+        return made[1], made[2]
     body, chart = call_body(call, settings)
     view = markdown_html(body)
-    views[:] = [*views[-1:], (call, view, chart)]
+    views[id(call)] = (call, view, chart)
     return view, chart
+
+
+def _keep_views(slot: EnvSlot, calls: list[BatchCall]) -> None:
+    """Drop the views of calls the stepper no longer holds (bounded session memory)."""
+    views = slot.state.get("views", {})
+    kept = {id(call) for call in calls}
+    for made_for in [k for k in views if k not in kept]:
+        del views[made_for]
 
 
 @st.fragment(run_every=PLAY_INTERVAL_SECONDS if playing else None)
 def live_view() -> None:
-    """The step and play buttons and the latest call.
+    """The stepper (its step and play buttons and the calls) and the latest call's charts.
 
-    A click here reruns only this part (the settings, the guess and the spaces stay as they
-    are); while playing, Streamlit also reruns it on a timer.
+    A request of the stepper reruns only this part (the settings, the guess and the spaces
+    stay as they are); while playing, Streamlit also reruns it on a timer.
     """
     # The timer is set when the page runs in full: Play and Pause need a full run. So does
     # an env closed after an error or for being idle (the full page builds a new one).
+    if failed := slot.state.pop("failed", None):
+        fail(slot, failed)
     if slot.env is not envs or bool(slot.state.get("playing")) != playing:
         st.rerun(scope="app")
-    step_controls(PAGE, slot, run, settings.seed, CAPS)
+    if note := slot.state.pop("play_note", None):
+        st.info(note)
     if playing:
         play_one_step(slot, run, CAPS)
     latest_call_panel(
-        run,
-        settings,
-        history_key=f"{PAGE}_history",
-        view_key=f"{PAGE}_live",
-        step_key=f"{PAGE}_step",
-        slot=slot,
+        run, settings, history_key=f"{PAGE}_history", view_key=f"{PAGE}_live", slot=slot
     )
 
 

@@ -39,7 +39,8 @@ from burgerbot.app.caps import Caps
 __all__ = ["Config", "Outcome", "Visitor", "plan_visitors", "run_classroom", "summarize"]
 
 PAGE = "batch_shapes"
-STEP_KEY = f"{PAGE}_step"
+STEP_KEY = f"{PAGE}_live"
+"""Batch shapes' stepper (`call_stepper`): its Step once answers in the page."""
 BUDGET_TEXT = "Async worker processes are already running"
 ENV_CYCLE = ("BurgerBot", "CartPole-v1", "BurgerBot", "FrozenLake-v1")
 N_CYCLE = (4, 8, 16, 32, 64)
@@ -74,6 +75,7 @@ class Outcome:
     opened_at: float = 0.0  # when it started stepping
     done_at: float = 0.0  # when it stopped
     fragment_clicks: int = 0
+    in_page_clicks: int = 0
     connect_retries: int = 0
     budget_message: str = ""
     exceptions: list[str] = field(default_factory=list)
@@ -193,9 +195,10 @@ async def attend(
                 await asyncio.sleep(max(0.0, next_click - time.monotonic()))
                 started = time.monotonic()
                 out.click_times.append(started)
-                result = await tab.click(STEP_KEY)
+                result = await tab.press(STEP_KEY)
                 out.latencies.append(result.seconds)
                 out.fragment_clicks += result.fragment
+                out.in_page_clicks += result.in_page
                 expected = _check_own_state(tab, out, n, expected + 1)
                 # About once a second, jittered so the visitors do not click in lockstep.
                 next_click = started + config.interval * rng.uniform(0.8, 1.2)
@@ -227,7 +230,7 @@ async def one_visit(base_url: str, steps: int = 0) -> list[str]:
         if steps:
             await tab.open(PAGE, "backend=sync&n=4")
             for _ in range(steps):
-                await tab.click(STEP_KEY)
+                await tab.press(STEP_KEY)
         return list(tab.exceptions)
 
 
@@ -364,6 +367,7 @@ def summarize(config: Config, outcomes: list[Outcome], how: str, ttl: int) -> di
         ],
         "clicks": len(latencies),
         "fragment_clicks": sum(o.fragment_clicks for o in outcomes),
+        "in_page_clicks": sum(o.in_page_clicks for o in outcomes),
         "connect_retries": sum(o.connect_retries for o in outcomes),
         "fewest_clicks": min(len(o.latencies) for o in outcomes),
         "latency_s": spread(latencies),
@@ -384,7 +388,8 @@ def summarize(config: Config, outcomes: list[Outcome], how: str, ttl: int) -> di
             f"no browser), arriving {config.stagger} s apart, each opening Home then Batch "
             f"shapes and clicking Step once about every {config.interval} s for "
             f"{config.seconds:.0f} s. Latency: from sending the click to its script_finished "
-            "message. Memory: PSS from /proc/<pid>/smaps_rollup summed over the server and "
+            "message; a click the stepper answers in the page sends nothing and counts 0 s. "
+            "Memory: PSS from /proc/<pid>/smaps_rollup summed over the server and "
             "every process below it, sampled each second. Release: after the sessions close, "
             "wait for the Async idle close and the session TTL, then one visitor comes and goes."
         ),
@@ -395,7 +400,8 @@ def report_lines(result: dict[str, Any]) -> list[str]:
     lat, mem, kids = result["latency_s"], result["memory_mb"], result["children"]
     return [
         f"sessions {result['sessions']} for {result['seconds']:.0f} s, clicks {result['clicks']} "
-        f"({result['fragment_clicks']} as fragment reruns), slow handshakes retried "
+        f"({result['in_page_clicks']} answered in the page, {result['fragment_clicks']} as "
+        "fragment reruns), slow handshakes retried "
         f"{result['connect_retries']}",
         f"click latency p50 {lat['p50']} s, p95 {lat['p95']} s, max {lat['max']} s",
         f"by backend {result['latency_by_backend_s']}",

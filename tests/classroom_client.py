@@ -10,7 +10,7 @@ Example:
     >>> async def visit(port):  # doctest: +SKIP
     ...     async with StreamlitSession(f"ws://127.0.0.1:{port}") as tab:
     ...         await tab.open("batch_shapes", "backend=native&n=16")
-    ...         return (await tab.click("batch_shapes_step")).seconds
+    ...         return (await tab.press("batch_shapes_live", "step")).seconds
 """
 
 from __future__ import annotations
@@ -65,6 +65,17 @@ class RunResult:
     @property
     def fragment(self) -> bool:
         return self.status == FRAGMENT_FINISHED
+
+    @property
+    def in_page(self) -> bool:
+        """The click was answered in the page: nothing was sent, no script ran."""
+        return self.status == IN_PAGE
+
+
+IN_PAGE = -2
+"""`RunResult.status` of a stepper click answered in the page (no script run)."""
+LOW = 5
+"""`burgerbot.app.call_stepper.LOW`, the stepper's default (the page sends its own)."""
 
 
 def _widget_value(kind: str, proto: Any) -> WidgetState | None:
@@ -137,6 +148,7 @@ class StreamlitSession:
         self.messages = 0
         self.connect_retries = 0
         self._widgets: dict[str, WidgetState] = {}
+        self._reached: dict[str, tuple[str, int]] = {}  # stepper key -> (its run, its call)
         self._cache: dict[str, ForwardMsg] = {}
         self._run = 0
         self._fragment = ""  # the fragment the current run was asked for
@@ -342,6 +354,49 @@ class StreamlitSession:
         widgets = [*self.widget_states(), trigger]
         return await self.rerun(self.page_hash, "", None, widgets, node.fragment_id)
 
+    async def press(self, key: str, call: str = "step") -> RunResult:
+        """Press a button of the stepper keyed ``key`` as the browser runs it
+        (`burgerbot.app.call_stepper`): a click on a call the page holds sends nothing
+        (``seconds`` 0, `RunResult.in_page`); a click past the last call held, or one that
+        leaves fewer than ``low`` calls ahead, sends one request, timed like a click."""
+        node = self.find(key)
+        data, at = self._stepper(key)
+        last = data["first"] + len(data["calls"]) - 1
+        if call in ("step", "steps", "back"):
+            target = at + {"step": 1, "steps": data["stepTimes"], "back": -1}[call]
+            if call in data["disabled"] or (target > last and not data["more"]):
+                raise RuntimeError(f"{self.name}: stepper button {call!r} is disabled")
+            if target <= last:
+                self._reached[key] = (data["run"], max(data["first"], target))
+                if data["more"] and last - target < data["low"]:
+                    return await self._request(node, "more", target, last + 1)
+                return RunResult(0.0, IN_PAGE)
+            return await self._request(node, "go", at, target)
+        if call == "reset" and data["resetHere"]:
+            self._reached[key] = (data["run"], data["first"])
+            return RunResult(0.0, IN_PAGE)
+        return await self._request(node, call, at, 0)
+
+    def _stepper(self, key: str) -> tuple[dict[str, Any], int]:
+        """A stepper's data and the call the browser shows (the component's own rule)."""
+        data = json.loads(self.find(key).proto.json)
+        last = data["first"] + len(data["calls"]) - 1
+        run, call = self._reached.get(key, ("", -1))
+        call = max(call, data["at"]) if run == data["run"] else data["at"]
+        call = min(max(call, data["first"]), last)
+        self._reached[key] = (data["run"], call)
+        return data, call
+
+    async def _request(self, node: Node, kind: str, reached: int, target: int) -> RunResult:
+        """The stepper's one trigger value (``request``), with its fragment id."""
+        value = {"kind": kind, "reached": reached, "target": target}
+        trigger = WidgetState(
+            id=f"$$STREAMLIT_INTERNAL_KEY_{node.proto.id}__events",
+            json_trigger_value=json.dumps([{"event": "request", "value": value}]),
+        )
+        widgets = [*self.widget_states(), trigger]
+        return await self.rerun(self.page_hash, "", None, widgets, node.fragment_id)
+
     async def choose(self, key: str, value: str | int | float) -> RunResult:
         """Set a selectbox or radio (by option text) or a number input, then rerun."""
         node = self.find(key)
@@ -369,13 +424,17 @@ class StreamlitSession:
         return [n.proto.body for n in self.ordered() if n.kind == kind]
 
     def live_views(self) -> list[str]:
-        """The text of every in-page call view's latest call (`call_view`), tags stripped."""
+        """The text of the call every stepper on the page shows (`call_stepper`: the call
+        the browser reached), tags stripped."""
         views = []
         for node in self.ordered():
             if node.kind == "bidi_component" and node.proto.json:
                 data = json.loads(node.proto.json)
-                if isinstance(data, dict) and isinstance(data.get("now"), str):
-                    views.append(html.unescape(re.sub(r"<[^>]+>", "", data["now"])))
+                if isinstance(data, dict) and isinstance(data.get("calls"), list):
+                    key = str(node.proto.id).rsplit("-", 1)[-1]
+                    _, call = self._stepper(key)
+                    view = data["calls"][call - data["first"]]
+                    views.append(html.unescape(re.sub(r"<[^>]+>", "", view)))
         return views
 
     def alerts(self) -> list[tuple[str, str]]:

@@ -242,8 +242,9 @@ def html_text(text: str) -> str:
 
 
 def live_view_html(app: AppTest, key: str = "batch_shapes_live") -> str:
-    """The latest call's view (HTML) that a live page hands the browser (`call_view`)."""
-    return component_data(app, key)["now"]
+    """The view (HTML) a stepper shows first after a run (`call_stepper`: the call ``at``)."""
+    data = component_data(app, key)
+    return data["calls"][data["at"] - data["first"]]
 
 
 def live_heading(app: AppTest, key: str = "batch_shapes_live") -> str:
@@ -252,6 +253,56 @@ def live_heading(app: AppTest, key: str = "batch_shapes_live") -> str:
     if match is None:
         raise AssertionError("no live view heading on the page")
     return html_text(match.group(1))
+
+
+def stepper_request(
+    app: AppTest,
+    key: str,
+    kind: str,
+    reached: int | None = None,
+    target: int = 0,
+    *,
+    fragment: bool = True,
+) -> AppTest:
+    """Send what the stepper keyed ``key`` sends when it asks its page for something
+    (`burgerbot.app.call_stepper.Request`), and run its fragment as the browser would
+    (``fragment=False``: the whole page, as AppTest's own ``run()``).
+
+    ``reached``: the call the browser shows (by default the one the page last named).
+    Checked on Streamlit 1.67: a trigger value is one widget state, keyed by the
+    component's id and ``events`` (``bidi_component.main._make_trigger_id``).
+    """
+    import json
+
+    from streamlit.components.v2.bidi_component.main import _make_trigger_id
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    data = component_data(app, key)
+    reached = data["at"] if reached is None else reached
+    (proto,) = [
+        node.proto
+        for node in _blocks(app._tree)
+        if getattr(node, "key", None) == key and getattr(node, "proto", None) is not None
+    ]
+    value = {"kind": kind, "reached": reached, "target": target, "run": data["run"]}
+    trigger = WidgetState(
+        id=_make_trigger_id(proto.id, "events"),
+        json_trigger_value=json.dumps([{"event": "request", "value": value}]),
+    )
+    states = app._tree.get_widget_states
+
+    def with_trigger() -> Any:
+        widgets = states()
+        widgets.widgets.append(trigger)
+        return widgets
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(app._tree, "get_widget_states", with_trigger)
+        if fragment:
+            return rerun_fragment(app, patch)
+        app.run()
+    assert not app.exception, [e.value for e in app.exception]
+    return app
 
 
 def open_tab(app: AppTest, key: str, label: str) -> AppTest:

@@ -1,9 +1,12 @@
-"""Batch shapes: a step click reruns only the live view (buttons and latest call), as in a browser.
+"""Batch shapes: the stepper pages through calls in the browser, and a request of it reruns
+only the live view (the stepper and the latest call's charts), as in a browser.
 
 AppTest's own ``run()`` always runs the whole page. A browser sends the fragment's id with a
-click on a widget inside an ``st.fragment``, and Streamlit then runs that fragment alone:
-`rerun_fragment` does the same through AppTest's script runner. AppTest's element tree then
-holds what that run sent, the fragment's elements only (a browser keeps the rest).
+request of a component inside an ``st.fragment``, and Streamlit then runs that fragment
+alone: `stepper_request` does the same through AppTest's script runner. AppTest's element
+tree then holds what that run sent, the fragment's elements only (a browser keeps the rest).
+AppTest runs no JavaScript: what the browser shows without asking is checked from the data
+the stepper holds (the browser tier clicks the stepper itself).
 """
 
 from __future__ import annotations
@@ -20,16 +23,20 @@ from page_apptest import (
     open_app_page,
     page_calls,
     rerun_fragment,
+    stepper_request,
     texts,
 )
 from streamlit.testing.v1 import AppTest
 
+from burgerbot.app.call_stepper import LOW
+
 PAGE = "app_pages/batch_shapes.py"
 SLOT = "_batch_shapes_env_slot"
+KEY = "batch_shapes_live"
 OUTSIDE = ("settings_controls", "guess_panel", "spaces_panel")
 """Drawn by the full page only: they do not change from one step to the next."""
-INSIDE = ("step_controls", "latest_call_panel")
-"""The live view: redrawn on every click of its buttons."""
+INSIDE = ("latest_call_panel",)
+"""The live view: redrawn on every request of its stepper."""
 
 
 @pytest.fixture
@@ -50,13 +57,19 @@ def heading(app: AppTest) -> str:
     return live_heading(app)
 
 
-def test_step_clicks_redraw_the_live_view_and_nothing_else(app, calls, monkeypatch):
+def headings(views: list[str]) -> list[str]:
+    return [html_text(view).split("\n")[0] for view in views]
+
+
+def request(app: AppTest, kind: str, reached: int | None = None, target: int = 0) -> AppTest:
+    return stepper_request(app, KEY, kind, reached, target)
+
+
+def test_requests_redraw_the_live_view_and_nothing_else(app, calls):
     assert all(calls[name] == 1 for name in OUTSIDE + INSIDE), calls
-    app.button(key="batch_shapes_step").click()
-    rerun_fragment(app, monkeypatch)
+    request(app, "go", target=1)  # a Step once past the calls held
     assert heading(app) == "Latest call: step 1 since the reset"
-    app.button(key="batch_shapes_step10").click()
-    rerun_fragment(app, monkeypatch)
+    request(app, "go", target=11)  # a Step ×10 past them
     assert heading(app) == "Latest call: step 11 since the reset"
     # The script stays outside the live view; the live view names the STEPS for its call.
     assert "The script below gives this call with STEPS = 11." in html_text(live_view_html(app))
@@ -68,47 +81,62 @@ def test_step_clicks_redraw_the_live_view_and_nothing_else(app, calls, monkeypat
     assert "Spaces: one env vs the whole batch" not in texts(app.markdown)
     assert "Key takeaways" not in texts(app.subheader)
     assert [t.key for t in app.toggle] == ["batch_shapes_history"]  # recent calls: on demand
-    assert [b.key for b in app.button] == [
-        "batch_shapes_reset",
-        "batch_shapes_step",
-        "batch_shapes_step10",
-        "batch_shapes_play",
-    ]
+    assert not app.button  # the steps are the stepper's own buttons, not Streamlit's
+    data = component_data(app, KEY)
+    assert [b[0] for b in data["buttons"]] == ["reset", "step", "steps", "play"]
+    assert data["stepTimes"] == 10 and not data["resetHere"] and not data["disabled"]
 
 
-def test_the_page_holds_the_next_call_before_the_click_that_shows_it(app, monkeypatch):
-    data = component_data(app, "batch_shapes_live")
-    assert data["revealOn"] == ".st-key-batch_shapes_step button"
+def test_the_stepper_holds_the_next_calls_before_the_clicks_that_show_them(app):
+    data = component_data(app, KEY)
     run = app.session_state[SLOT].state["run"]
-    for step in (1, 2, 3):
-        upcoming = data["next"]
-        assert html_text(upcoming).startswith(f"Latest call: step {step} since the reset")
-        assert run.steps == step - 1 and run.prepared.number == step  # taken, not shown
-        app.button(key="batch_shapes_step").click()
-        rerun_fragment(app, monkeypatch)
-        data = component_data(app, "batch_shapes_live")
-        assert data["now"] == upcoming  # what the click showed at once is what the run says
-    app.button(key="batch_shapes_step10").click()
-    rerun_fragment(app, monkeypatch)
-    data = component_data(app, "batch_shapes_live")
-    assert html_text(data["now"]).startswith("Latest call: step 13 since the reset")
-    assert html_text(data["next"]).startswith("Latest call: step 14 since the reset")
-    app.button(key="batch_shapes_reset").click()
-    rerun_fragment(app, monkeypatch)
-    data = component_data(app, "batch_shapes_live")
-    assert html_text(data["now"]).startswith("Latest call: reset")
-    assert html_text(data["next"]).startswith("Latest call: step 1 since the reset")
-    app.button(key="batch_shapes_play").click()
-    rerun_fragment(app, monkeypatch)  # playing: Step once is off, so nothing is prepared
-    assert component_data(app, "batch_shapes_live")["next"] is None
+    assert (data["first"], data["at"], data["more"], data["low"]) == (0, 0, True, LOW)
+    assert len(data["calls"]) == 21  # the reset and the next 20 calls, taken, not shown
+    assert headings(data["calls"]) == ["Latest call: reset"] + [
+        f"Latest call: step {step} since the reset" for step in range(1, 21)
+    ]
+    assert run.steps == 0 and [c.number for c in run.ahead] == list(range(1, 21))
+    # The browser showed 17 calls it held, then asked for more (fewer than LOW left).
+    request(app, "more", reached=17)
+    after = component_data(app, KEY)
+    assert (after["first"], after["at"], after["run"]) == (17, 17, data["run"])
+    assert after["serial"] != data["serial"]  # new data: the browser drops its request
+    assert after["calls"][:4] == data["calls"][17:21]  # what the browser showed stays true
+    assert headings(after["calls"])[-1] == "Latest call: step 37 since the reset"
+    assert run.steps == 17
+    # A Step ×10 past the calls held: the run takes the steps now and shows the last one.
+    request(app, "go", reached=35, target=45)
+    assert heading(app) == "Latest call: step 45 since the reset" and run.steps == 45
+    # Reset: a new run for the browser, which starts at its reset.
+    request(app, "reset")
+    reset = component_data(app, KEY)
+    assert reset["run"] != data["run"] and heading(app) == "Latest call: reset"
+    assert reset["calls"] == data["calls"]  # the same seed: the same calls as the first time
+    # Play: the server steps on a timer, from the call the browser reached.
+    request(app, "play", reached=3)
+    playing = component_data(app, KEY)
+    assert heading(app) == "Latest call: step 4 since the reset"
+    assert len(playing["calls"]) == 1 and not playing["more"]
+    assert playing["disabled"] == ["step", "steps"]
+    assert [b[:2] for b in playing["buttons"]][-1] == ["pause", "⏸ Pause"]
 
 
-def test_a_prediction_is_checked_in_a_full_run_without_touching_the_live_run(
-    app, calls, monkeypatch
-):
-    for _ in range(2):
-        app.button(key="batch_shapes_step").click()
-        rerun_fragment(app, monkeypatch)
+def test_a_chart_view_is_stepped_on_the_server(calls):
+    app = open_app_page(PAGE, {"env": "FrozenLake-v1"}, timeout=120)
+    try:
+        data = component_data(app, KEY)
+        # The lake's walkers are a chart the server draws: no call is held ahead.
+        assert len(data["calls"]) == 1 and data["more"] and data["low"] == 0
+        request(app, "go", target=1)
+        assert heading(app) == "Latest call: step 1 since the reset"
+        assert app.get("vega_lite_chart") or app.get("arrow_vega_lite_chart")
+    finally:
+        app.session_state[SLOT].close()
+
+
+def test_a_prediction_is_checked_in_a_full_run_without_touching_the_live_run(app, calls):
+    for step in (1, 2):
+        request(app, "go", target=step)
     # AppTest's tree now holds the live view only; the browser still shows the questions.
     app.run()
     assert calls["guess_panel"] == 2 and not app.success
@@ -122,24 +150,21 @@ def test_a_prediction_is_checked_in_a_full_run_without_touching_the_live_run(
 
 
 def test_play_and_pause_run_the_full_page_to_set_or_clear_the_timer(app, calls, monkeypatch):
-    app.button(key="batch_shapes_play").click()
-    rerun_fragment(app, monkeypatch)  # the fragment asks for a full run: the timer is set there
+    request(app, "play")  # the fragment asks for a full run: the timer is set there
     assert calls["settings_controls"] == 2
     assert app.session_state[SLOT].state["run"].steps == 1
     rerun_fragment(app, monkeypatch)  # what the timer does: one more step, the live view only
     assert app.session_state[SLOT].state["run"].steps == 2
     assert calls["settings_controls"] == 2
-    app.button(key="batch_shapes_pause").click()
-    rerun_fragment(app, monkeypatch)
+    request(app, "pause")
     assert calls["settings_controls"] == 3
     assert app.session_state[SLOT].state["playing"] is False
-    assert not app.button(key="batch_shapes_step").disabled
+    assert not component_data(app, KEY)["disabled"]
 
 
-def test_a_closed_env_makes_the_next_click_rebuild_it_in_a_full_run(app, calls, monkeypatch):
+def test_a_closed_env_makes_the_next_request_rebuild_it_in_a_full_run(app, calls):
     app.session_state[SLOT].close()  # e.g. closed for being idle
-    app.button(key="batch_shapes_step").click()
-    rerun_fragment(app, monkeypatch)
+    request(app, "go", target=1)
     assert calls["settings_controls"] == 2
     envs = app.session_state[SLOT].env
     assert envs is not None and not envs.closed

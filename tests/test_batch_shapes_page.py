@@ -14,11 +14,13 @@ from child_processes import worker_pids
 from gymnasium.envs.classic_control.cartpole import CartPoleEnv
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 from page_apptest import (
+    component_data,
     live_heading,
     live_view_html,
     markdown_tables,
     open_expanders,
     page_function,
+    stepper_request,
     texts,
 )
 from streamlit.testing.v1 import AppTest
@@ -34,6 +36,7 @@ from burgerbot.factories import make_env
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "app_pages/batch_shapes.py"
 SLOT = "_batch_shapes_env_slot"
+LIVE = "batch_shapes_live"
 
 
 def open_page(**query: str) -> AppTest:
@@ -58,9 +61,24 @@ def rerun(app: AppTest) -> AppTest:
     return app
 
 
-def click(app: AppTest, key: str) -> AppTest:
-    app.button(key=f"batch_shapes_{key}").click()
-    return rerun(app)
+def click(app: AppTest, button: str) -> AppTest:
+    """A click on the stepper's ``button`` that goes to the server: a step past the calls
+    the browser holds (the calls held ahead are tested in test_batch_shapes_fragment)."""
+    at = component_data(app, LIVE)["at"]
+    kind, target = {
+        "step": ("go", at + 1),
+        "step10": ("go", at + 10),
+        "reset": ("reset", 0),
+        "play": ("play", 0),
+        "pause": ("pause", 0),
+    }[button]
+    return stepper_request(app, LIVE, kind, target=target, fragment=False)
+
+
+def stepper(app: AppTest) -> dict:
+    """The stepper's buttons (name: label) and the ones shown but off."""
+    data = component_data(app, LIVE)
+    return {"buttons": {b[0]: b[1] for b in data["buttons"]}, "disabled": data["disabled"]}
 
 
 def slot(app: AppTest):
@@ -243,8 +261,8 @@ def test_play_steps_on_every_run_of_the_live_view_until_paused(app):
     click(app, "play")
     assert slot(app).state["playing"] is True
     assert slot(app).state["run"].steps == 1  # the live view stepped once on this run
-    assert app.button(key="batch_shapes_step").disabled
-    assert app.button(key="batch_shapes_pause").label == "⏸ Pause"
+    assert "step" in stepper(app)["disabled"]
+    assert stepper(app)["buttons"]["pause"] == "⏸ Pause"
     rerun(app)  # what the timer does: one more run of the fragment, one more step
     assert slot(app).state["run"].steps == 2
     assert latest_heading(app) == "Latest call: step 2 since the reset"
@@ -253,7 +271,7 @@ def test_play_steps_on_every_run_of_the_live_view_until_paused(app):
     steps = slot(app).state["run"].steps
     rerun(app)
     assert slot(app).state["run"].steps == steps
-    assert not app.button(key="batch_shapes_step").disabled
+    assert "step" not in stepper(app)["disabled"]
 
 
 def test_play_pauses_itself_at_the_step_cap(app, monkeypatch):

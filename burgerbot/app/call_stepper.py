@@ -1,42 +1,48 @@
-"""Views of a vector env's calls that change in the browser itself, in one frame.
+"""One stepper for a vector env's calls: it pages through calls the server has computed.
 
 A Streamlit button's click goes to the server and back, and the browser then redraws the
-page's whole tree of blocks (about 3 to 4 times a trivial app's click on a full page, even
-inside a fragment). Two components avoid the wait:
+page's whole tree of blocks. The stepper avoids the wait: the browser holds the views (HTML)
+of the calls the server has already computed, and its own buttons (Reset, Step back,
+Step once, Step xN, Play/Pause, as a page asks) swap the view in the page, so a click runs
+no script at all. A page whose run goes on (``more``) is asked for the next stretch of calls
+when fewer than ``low`` are left, or when a click goes past the last call it holds: the
+stepper sends one request (a trigger value) and the page answers it in one script run.
 
-- `call_stepper`: a run that is already recorded. The browser gets every call's view at
-  once (HTML), and the stepper's Reset, Step back and Step once swap the view in the page; a
-  click runs no script at all. The call a learner has reached is kept in the browser tab,
-  per stepper and per run: a rerun of the page keeps it, a new run starts at its reset.
-- `call_view`: a live run. The browser gets the latest call's view and the next call's,
-  which the server has already taken (`BatchRun.prepare`). A click on the page's own Step
-  once button shows the next call at once; the button's script run then takes the step on
-  the server, which sends the same call as the latest (and prepares the one after).
+The call a learner has reached is kept in the browser tab, per stepper and per run: a rerun
+of the page keeps it, a new run starts at the call the page names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import streamlit as st
 
-__all__ = ["BUTTONS", "call_stepper", "call_view"]
+__all__ = ["BUTTONS", "LOW", "Request", "call_stepper"]
 
-BUTTONS = {"reset": "Reset", "back": "Step back", "step": "Step once"}
+BUTTONS = {
+    "reset": "Reset",
+    "back": "Step back",
+    "step": "Step once",
+    "steps": "Step ×10",
+    "play": "▶ Play",
+    "pause": "⏸ Pause",
+}
 """The stepper's buttons by their ``data-call`` attribute, which tests and the benchmark select."""
+
+LOW = 5
+"""A stepper whose run goes on asks for more when fewer calls than this are left ahead."""
 
 _HTML = (
     '<div class="bb-stepper">'
-    '<div class="bb-stepper-row" role="group" aria-label="Step through the run">'
-    + "".join(
-        f'<button type="button" data-call="{name}">{label}</button>'
-        for name, label in BUTTONS.items()
-    )
-    + '</div><div class="bb-call-view" aria-live="polite"></div></div>'
+    '<div class="bb-stepper-row" role="group" aria-label="Step through the run"></div>'
+    '<div class="bb-call-view" aria-live="polite"></div></div>'
 )
 
-# Scoped to .bb-stepper and .bb-call-view: the components are mounted in the page's own DOM
-# (no shadow root), so their text is the page's text (find in page, screen readers, the
+# Scoped to .bb-stepper and .bb-call-view: the component is mounted in the page's own DOM
+# (no shadow root), so its text is the page's text (find in page, screen readers, the
 # tests' main-area text).
 _CSS = """
 .bb-stepper-row { display: flex; flex-wrap: wrap; gap: 0.5rem; margin-bottom: 0.75rem; }
@@ -61,7 +67,7 @@ _CSS = """
   border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2));
   padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; white-space: nowrap;
 }
-/* The stepper's last column is a sentence; on a narrow screen the table scrolls sideways. */
+/* A table's last column may be a sentence; on a narrow screen the table scrolls sideways. */
 .bb-stepper .bb-call-view td:last-child { white-space: normal; min-width: 14rem; }
 .bb-call-view code {
   font-family: var(--st-code-font, monospace); font-size: 0.85em; padding: 0.1em 0.25em;
@@ -70,28 +76,74 @@ _CSS = """
 """
 
 # The call reached is kept per stepper (Streamlit's key for it) in the tab's memory, so that
-# a rerun, which may mount the component again, keeps it; a different run starts at 0.
+# a rerun, which may mount the component again, keeps it; a different run starts at data.at.
+# A request is one trigger value; the page's answer is new data (its serial changes), which
+# calls this function again.
 _JS = """
 const reached = (window.__burgerbotStepper = window.__burgerbotStepper || new Map());
 
-export default function ({ parentElement, data, key }) {
+export default function ({ parentElement, data, key, setTriggerValue }) {
   const root = parentElement.querySelector(".bb-stepper");
+  const row = root.querySelector(".bb-stepper-row");
   const view = root.querySelector(".bb-call-view");
-  const button = (name) => root.querySelector(`button[data-call="${name}"]`);
-  const last = data.calls.length - 1;
+  const signature = JSON.stringify(data.buttons);
+  if (row.dataset.buttons !== signature) {
+    row.replaceChildren(...data.buttons.map(([name, label, help]) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.dataset.call = name;
+      button.textContent = label;
+      if (help) button.title = help;
+      return button;
+    }));
+    row.dataset.buttons = signature;
+  }
+  const button = (name) => row.querySelector(`button[data-call="${name}"]`);
+  const first = data.first;
+  const last = first + data.calls.length - 1;
   const before = reached.get(key);
-  let call = before && before.run === data.run ? Math.min(before.call, last) : 0;
+  let call = before && before.run === data.run ? Math.max(before.call, data.at) : data.at;
+  call = Math.min(Math.max(call, first), last);
+  let pending = false;
   const show = () => {
     reached.set(key, { run: data.run, call });
-    view.innerHTML = data.calls[call];
-    button("back").disabled = call === 0;
-    button("step").disabled = call >= last;
+    view.innerHTML = data.calls[call - first];
+    const off = (name, disabled) => { const b = button(name); if (b) b.disabled = disabled; };
+    const end = call >= last && (!data.more || pending);
+    off("back", call <= first);
+    off("step", end);
+    off("steps", end);
+    off("reset", pending);
+    off("play", pending);
+    off("pause", pending);
+    for (const name of data.disabled) off(name, true);
   };
-  button("reset").onclick = () => { call = 0; show(); };
-  button("back").onclick = () => { if (call > 0) { call -= 1; show(); } };
-  button("step").onclick = () => { if (call < last) { call += 1; show(); } };
-  button("reset").title = data.resetHelp || "";
+  const ask = (kind, target) => {
+    if (pending) return;
+    pending = true;
+    show();
+    setTriggerValue("request", { kind, reached: call, target, run: data.run, serial: data.serial });
+  };
+  const go = (target) => {
+    if (target > last) {
+      if (data.more) ask("go", target);
+      return;
+    }
+    call = Math.max(first, target);
+    show();
+    if (data.more && last - call < data.low) ask("more", last + 1);
+  };
+  const click = {
+    reset: () => (data.resetHere ? go(first) : ask("reset", 0)),
+    back: () => go(call - 1),
+    step: () => go(call + 1),
+    steps: () => go(call + data.stepTimes),
+    play: () => ask("play", call),
+    pause: () => ask("pause", call),
+  };
+  for (const [name] of data.buttons) button(name).onclick = click[name];
   show();
+  if (data.more && last - call < data.low) ask("more", last + 1);
 }
 """
 
@@ -100,64 +152,89 @@ _component = st.components.v2.component(
 )
 
 
-def call_stepper(calls: Sequence[str], run: str, *, key: str, reset_help: str = "") -> None:
+@dataclass(frozen=True)
+class Request:
+    """What a stepper asked its page for, in one trigger value.
+
+    ``kind``: "more" (the next stretch; the learner is at ``reached``), "go" (a click went
+    past the last call held: show call ``target``), "reset", "play" or "pause".
+    """
+
+    kind: str
+    reached: int
+    target: int
+
+
+def _request(value: Any) -> Request | None:
+    if not isinstance(value, Mapping):
+        return None
+    try:
+        return Request(str(value["kind"]), int(value["reached"]), int(value.get("target", 0)))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def call_stepper(
+    calls: Sequence[str],
+    *,
+    run: str,
+    key: str,
+    first: int = 0,
+    at: int = 0,
+    more: bool = False,
+    serial: int = 0,
+    low: int | None = None,
+    buttons: Sequence[str] = ("reset", "back", "step"),
+    helps: Mapping[str, str] | None = None,
+    disabled: Sequence[str] = (),
+    step_times: int = 10,
+    reset_here: bool = True,
+    on_request: Callable[[Request], None] | None = None,
+) -> None:
     """Page through ``calls`` (each one call's view, as HTML) in the browser.
 
     Args:
-        calls: The views, call 0 (the reset) first. Trusted HTML made by the app's own views
-            (`burgerbot.app.markdown.markdown_html`), never a visitor's text.
-        run: Names the recorded run (e.g. its settings): a new name starts at call 0.
+        calls: The views of calls ``first``, ``first + 1``, ... Trusted HTML made by the
+            app's own views (`burgerbot.app.markdown.markdown_html`), never a visitor's text.
+        run: Names the run (e.g. its settings and resets): a new name starts at ``at``.
         key: The stepper's Streamlit key; its element has the class ``st-key-<key>``.
-        reset_help: The Reset button's tooltip.
+        first: The number of the first call held.
+        at: The call to show at least (the browser keeps a later one it reached).
+        more: The run goes on past the last call held: the stepper asks ``on_request``.
+        serial: Changes with every answer to a request, so the browser sees new data.
+        low: Ask for more when fewer calls than this are left ahead (`LOW` by default; 0:
+            only when a click goes past the last call held).
+        buttons: Which of `BUTTONS` to show, in order.
+        helps: Tooltips by button.
+        disabled: Buttons shown but off (e.g. Step once while playing).
+        step_times: The calls one click of Step ×10 moves on.
+        reset_here: Reset shows call ``first`` in the browser; otherwise it asks the page.
+        on_request: Called with the stepper's `Request` before the script run it starts.
     """
     if not calls:
         raise ValueError("a stepper needs at least one call")
-    _component(data={"calls": list(calls), "run": run, "resetHelp": reset_help}, key=key)
+    unknown = set(buttons) - set(BUTTONS)
+    if unknown:
+        raise ValueError(f"unknown stepper buttons: {sorted(unknown)}")
+    helps = helps or {}
+    labels = {**BUTTONS, "steps": f"Step ×{step_times}"}
+    data = {
+        "calls": list(calls),
+        "run": run,
+        "first": first,
+        "at": at,
+        "more": more,
+        "low": LOW if low is None else low,
+        "serial": serial,
+        "buttons": [[name, labels[name], helps.get(name, "")] for name in buttons],
+        "disabled": list(disabled),
+        "stepTimes": step_times,
+        "resetHere": reset_here,
+    }
 
+    def answer() -> None:
+        request = _request((st.session_state[key] or {}).get("request"))
+        if request is not None and on_request is not None:
+            on_request(request)
 
-# One click listener per view and tab, on the document: the Step once button is Streamlit's
-# own (its element has the class st-key-<key>), so that its click also runs the step on the
-# server. The listener sees the click first (capture) and shows the prepared call.
-_VIEW_JS = """
-const views = (window.__burgerbotCallView = window.__burgerbotCallView || new Map());
-
-export default function ({ parentElement, data, key }) {
-  const view = parentElement.querySelector(".bb-call-view");
-  view.innerHTML = data.now;
-  let entry = views.get(key);
-  if (!entry) {
-    entry = {};
-    views.set(key, entry);
-    document.addEventListener("click", (event) => {
-      const target = event.target instanceof Element ? event.target : null;
-      const button = target && target.closest(entry.data.revealOn);
-      if (!button || button.disabled || entry.data.next == null) return;
-      if (entry.view.isConnected) entry.view.innerHTML = entry.data.next;
-    }, true);
-  }
-  entry.data = data;
-  entry.view = view;
-}
-"""
-
-_view_component = st.components.v2.component(
-    "burgerbot.call_view",
-    html='<div class="bb-call-view" aria-live="polite"></div>',
-    css=_CSS,
-    js=_VIEW_JS,
-    isolate_styles=False,
-)
-
-
-def call_view(now: str, upcoming: str | None, *, key: str, reveal_on: str) -> None:
-    """The latest call's view (HTML), and the next call's, shown at once when a click lands
-    on ``reveal_on`` (a CSS selector, e.g. ``.st-key-batch_shapes_step button``).
-
-    Args:
-        now: The latest call's view. Trusted HTML made by the app's own views.
-        upcoming: The next call's view, already taken on the server; None when there is
-            none (the page then updates when the click's script run answers).
-        key: The view's Streamlit key.
-        reveal_on: The button whose click shows ``upcoming``; a disabled one shows nothing.
-    """
-    _view_component(data={"now": now, "next": upcoming, "revealOn": reveal_on}, key=key)
+    _component(data=data, key=key, on_request_change=answer)

@@ -577,21 +577,39 @@ class AppView:
         return self.act(button.click, until, timeout)
 
     def press(
-        self, key: str, call: str, until: Callable[[], Any], timeout: float = RUN_TIMEOUT_S
+        self,
+        key: str,
+        call: str,
+        until: Callable[[], Any],
+        timeout: float = RUN_TIMEOUT_S,
+        *,
+        script: bool | None = False,
     ) -> float:
-        """Click a button of the in-page stepper keyed ``key`` (`call_stepper`): it answers
-        in the browser, so this waits for ``until`` and checks that no script ran."""
+        """Click a button of the in-page stepper keyed ``key`` (`call_stepper`) and wait for
+        ``until``. ``script``: False checks that no script ran (the click was answered in
+        the page), True waits for the run the click asks for, None allows either (a click
+        that may ask for the next stretch of calls).
+        """
         start = time.monotonic()
         since = self.runs_finished()
-        self.widget(key).locator(f'button[data-call="{call}"]').click()
+        self.stepper_button(key, call).click()
+        if script:
+            self.wait_for_run(since, timeout)
         while not until():
             if time.monotonic() - start > timeout:
                 raise TimeoutError(f"{self.page.url} never showed the expected result")
             time.sleep(0.02)
         seconds = time.monotonic() - start
         time.sleep(0.3)  # a run the click had started would have finished by now
-        assert self.runs_finished() == since, f"pressing {call!r} ran the script"
+        if script is False:
+            assert self.runs_finished() == since, f"pressing {call!r} ran the script"
+        else:  # whatever the click asked for has finished: the app is idle again
+            self.page.wait_for_function(SETTLED_JS, arg=None, timeout=timeout * 1000, polling=50)
         return seconds
+
+    def stepper_button(self, key: str, call: str) -> Any:
+        """The stepper's button ``call`` (its ``data-call`` attribute, `call_stepper.BUTTONS`)."""
+        return self.widget(key).locator(f'button[data-call="{call}"]')
 
     def set_number(
         self, key: str, value: float | str, until: Callable[[], Any] | None = None

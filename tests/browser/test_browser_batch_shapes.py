@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from app_driver import RUN_TIMEOUT_S, AppView, wait_until
-from interactions import batch_step
+from interactions import batch_press, batch_step
 
 pytestmark = pytest.mark.browser
 
@@ -39,7 +39,7 @@ def test_the_live_views_columns_never_draw_over_each_other(view: AppView, env, w
     view.page.set_viewport_size({"width": width, "height": 900})
     view.goto("batch_shapes", {"env": env})
     _assert_apart(_columns(view))  # the reset
-    view.click("batch_shapes_step", until=lambda: batch_step(view) == 1)
+    batch_press(view, "step", lambda: batch_step(view) == 1, script=None)
     _assert_apart(_columns(view))
     view.assert_no_exception()
 

@@ -12,8 +12,8 @@ import time
 from dataclasses import dataclass
 
 import pytest
-from app_driver import IN_CI, AppView, RssSampler, megabytes, new_context
-from interactions import batch_pause, batch_play, batch_shape, batch_step
+from app_driver import IN_CI, RUN_TIMEOUT_S, AppView, RssSampler, megabytes, new_context, wait_until
+from interactions import LIVE, batch_pause, batch_play, batch_press, batch_shape, batch_step
 
 pytestmark = pytest.mark.browser
 
@@ -96,21 +96,22 @@ def test_eight_visitors_step_and_play_at_once(browser, report, request):
                 steppers = [v for v in visitors if not v.plays]
                 pending = []
                 for i, visitor in enumerate(steppers):
-                    key, steps = (
-                        ("batch_shapes_step10", 10)
-                        if (rounds + i) % 3 == 0
-                        else ("batch_shapes_step", 1)
-                    )
+                    call, steps = ("steps", 10) if (rounds + i) % 3 == 0 else ("step", 1)
                     since = visitor.view.runs_finished()
-                    visitor.view.widget(key).locator("button").click()
+                    visitor.view.stepper_button(LIVE, call).click()
                     visitor.expected_step += steps
                     visitor.clicks += 1
                     pending.append((visitor, since))
                 for visitor, since in pending:
                     view = visitor.view
-                    view.settle(
-                        since, until=lambda v=visitor: batch_step(v.view) >= v.expected_step
+                    # Most clicks are answered in the page; one now and then asks for more.
+                    wait_until(
+                        lambda v=visitor: batch_step(v.view) >= v.expected_step,
+                        RUN_TIMEOUT_S,
+                        "the stepper to show its call",
                     )
+                    if view.runs_finished() != since:  # a request for more: let it finish
+                        view.settle(since)
                     assert batch_step(view) == visitor.expected_step, (
                         visitor.query,
                         batch_step(view),
@@ -126,9 +127,11 @@ def test_eight_visitors_step_and_play_at_once(browser, report, request):
                     assert batch_step(visitor.view) > 0, f"{visitor.query} never stepped"
                     batch_pause(visitor.view)
                     paused_at = batch_step(visitor.view)
-                    visitor.view.click(
-                        "batch_shapes_step",
-                        until=lambda v=visitor, p=paused_at: batch_step(v.view) > p,
+                    batch_press(
+                        visitor.view,
+                        "step",
+                        lambda v=visitor, p=paused_at: batch_step(v.view) > p,
+                        script=None,
                     )
                     assert batch_step(visitor.view) == paused_at + 1, visitor.query
                     visitor.expected_step = paused_at + 1

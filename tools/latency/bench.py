@@ -23,11 +23,12 @@ from tools.latency.trivial_app import BUTTON_KEY, counter_text
 __all__ = ["Options", "app_pages", "run_benchmark", "step_text"]
 
 TRIVIAL_SCRIPT = str(Path(__file__).with_name("trivial_app.py").relative_to(ROOT))
-BATCH_PAGE, BATCH_STEP_KEY = "batch_shapes", "batch_shapes_step"
+BATCH_PAGE, BATCH_STEP_KEY = "batch_shapes", "batch_shapes_live"
 AUTORESET_PAGE, AUTORESET_STEP_KEY = "autoreset", "autoreset_stepper"
-# Auto-reset's stepper pages through its recorded run in the browser
-# (burgerbot/app/call_stepper.py): its buttons are told apart by their data-call attribute,
-# and a click starts no script run.
+# Both pages step with one stepper (burgerbot/app/call_stepper.py), which pages through calls
+# the server has computed: its buttons are told apart by their data-call attribute. Most
+# clicks start no script run; on Batch shapes, one now and then asks for the next stretch of
+# calls, and such a click is timed until that run has finished.
 IN_PAGE_STEP, IN_PAGE_RESET = 'button[data-call="step"]', 'button[data-call="reset"]'
 # The stepping pages' latest-call view says which step it shows, in these words (see
 # app_pages/batch_shapes.py). It is the learner's visible sign that the click
@@ -241,7 +242,9 @@ def _measure(
     n = options.clicks
     log(f"Step clicks on Batch shapes, {n} measured, each after a trivial-app click ...")
     servers = (trivial_server, app_server)
-    trivial, batch = bench.interleaved(BATCH_STEP_KEY, "Batch shapes: Step once", servers)
+    trivial, batch = bench.interleaved(
+        BATCH_STEP_KEY, "Batch shapes: Step once (in the page)", servers, in_page=True
+    )
     clicks = {"trivial": trivial, BATCH_PAGE: batch}
 
     pages = app_pages()

@@ -291,11 +291,12 @@ class BatchRun:
     history_length: int = HISTORY_LENGTH
     steps: int = 0
     history: deque[BatchCall] = field(init=False)
-    prepared: BatchCall | None = None
-    """The next step's call, taken ahead of the click that shows it (`prepare`)."""
+    ahead: deque[BatchCall] = field(init=False)
+    """Calls taken but not shown yet: the stepper holds them in the browser (`take_ahead`)."""
 
     def __post_init__(self) -> None:
         self.history = deque(maxlen=self.history_length)
+        self.ahead = deque()
 
     @property
     def latest(self) -> BatchCall | None:
@@ -306,7 +307,7 @@ class BatchRun:
         observations, infos = self.envs.reset(seed=self.seed)
         self.envs.action_space.seed(self.seed)
         self.steps = 0
-        self.prepared = None
+        self.ahead.clear()
         self.history.clear()
         call = BatchCall(0, np.array(observations), _copy_infos(infos))
         self.history.append(call)
@@ -318,30 +319,42 @@ class BatchRun:
             self.reset()
         times = max(1, min(int(times), CAPS.max_steps_per_run))
         for _ in range(times):
-            call = self.prepared or self._take_step()
-            self.prepared = None
+            call = self.ahead.popleft() if self.ahead else self._take_step()
             self.steps = call.number
             self.history.append(call)
         return self.history[-1]
 
-    def prepare(self) -> BatchCall:
-        """Take the next step now, without showing it: the call the next `step` returns.
+    def advance_to(self, number: int) -> BatchCall:
+        """Show calls up to ``number`` (a call the learner reached in the browser); a number
+        already shown changes nothing. Returns the latest call."""
+        if self.latest is None:
+            self.reset()
+        if number > self.steps:
+            self.step(number - self.steps)
+        return self.latest
 
-        The page hands it to the browser ahead of the click, so that Step once shows it at
-        once. The env and its seeded actions go on exactly as if the step waited for the
-        click: the learner sees the same calls in the same order.
+    def take_ahead(self, count: int) -> list[BatchCall]:
+        """Take steps now, without showing them, until ``count`` calls wait ahead: the calls
+        the next `step` calls return, in order.
+
+        The page hands them to the browser ahead of the clicks that show them, so that
+        Step once shows each at once. The env and its seeded actions go on exactly as if
+        each step waited for its click: the learner sees the same calls in the same order.
         """
         if self.latest is None:
             self.reset()
-        if self.prepared is None:
-            self.prepared = self._take_step()
-        return self.prepared
+        while len(self.ahead) < count:
+            number = self.ahead[-1].number if self.ahead else self.steps
+            self.ahead.append(self._take_step(number))
+        return list(self.ahead)
 
-    def _take_step(self) -> BatchCall:
+    def _take_step(self, number: int | None = None) -> BatchCall:
+        """One step after call ``number`` (the latest shown by default)."""
+        number = self.steps if number is None else number
         actions = self.envs.action_space.sample()
         observations, rewards, terminated, truncated, infos = self.envs.step(actions)
         return BatchCall(
-            self.steps + 1,
+            number + 1,
             np.array(observations),
             _copy_infos(infos),
             np.array(actions),
@@ -663,8 +676,8 @@ def takeaways(env: str, observations: np.ndarray, single: Space, batched: Space)
 #
 # The call's line, its shape summary, the arrays, the infos and the robots' pictures are one
 # Markdown text with a little HTML for the layout. The page turns it into HTML
-# (`burgerbot.app.markdown.markdown_html`) and shows it with `burgerbot.app.call_stepper.
-# call_view`, which swaps in the next call's view in the browser when Step once is clicked.
+# (`burgerbot.app.markdown.markdown_html`) and shows it with `burgerbot.app.call_stepper`,
+# which holds the views of the calls taken ahead and pages through them in the browser.
 # Every value in it comes from this module's code and the env's arrays, never from what a
 # visitor typed.
 
