@@ -515,6 +515,12 @@ def _view(
     return view, chart
 
 
+def script_panel(settings: BatchSettings, steps: int) -> None:
+    """The live view as a script, at the end of the live view: ``STEPS`` is the one line that
+    follows the steps (the call shown names its value), so every step click redraws it."""
+    ui.code_expander(snippet_for(settings, steps))
+
+
 @st.fragment(run_every=PLAY_INTERVAL_SECONDS if playing else None)
 def live_view() -> None:
     """The step and play buttons and the latest call.
@@ -537,6 +543,8 @@ def live_view() -> None:
         step_key=f"{PAGE}_step",
         slot=slot,
     )
+    # In the live view, so that a step click redraws it: STEPS follows the call shown.
+    script_panel(settings, run.steps)
 
 
 actions_note()
@@ -544,12 +552,6 @@ live_view()
 
 
 # --- The latest call -----------------------------------------------------------------------------
-
-
-def script_panel(settings: BatchSettings, steps: int) -> None:
-    """The live view as a script, outside the live view: ``STEPS`` is the one line that
-    follows the steps, and the live view names its value for the call it shows."""
-    ui.code_expander(snippet_for(settings, steps))
 
 
 def spaces_panel(envs: VectorEnv, n: int) -> None:
@@ -564,7 +566,6 @@ def spaces_panel(envs: VectorEnv, n: int) -> None:
         st.caption(note)
 
 
-script_panel(settings, run.steps)
 spaces_panel(envs, settings.num_envs)
 frame.takeaways(
     takeaways(

@@ -8,6 +8,7 @@ holds what that run sent, the fragment's elements only (a browser keeps the rest
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
 
@@ -18,6 +19,7 @@ from page_apptest import (
     live_heading,
     live_view_html,
     open_app_page,
+    open_lazy_expander,
     page_calls,
     rerun_fragment,
     texts,
@@ -28,8 +30,9 @@ PAGE = "app_pages/batch_shapes.py"
 SLOT = "_batch_shapes_env_slot"
 OUTSIDE = ("settings_controls", "guess_panel", "spaces_panel")
 """Drawn by the full page only: they do not change from one step to the next."""
-INSIDE = ("step_controls", "latest_call_panel")
+INSIDE = ("step_controls", "latest_call_panel", "script_panel")
 """The live view: redrawn on every click of its buttons."""
+SCRIPT_LABEL = "Code: this view as a script you can run"
 
 
 @pytest.fixture
@@ -58,9 +61,10 @@ def test_step_clicks_redraw_the_live_view_and_nothing_else(app, calls, monkeypat
     app.button(key="batch_shapes_step10").click()
     rerun_fragment(app, monkeypatch)
     assert heading(app) == "Latest call: step 11 since the reset"
-    # The script stays outside the live view; the live view names the STEPS for its call.
+    # The live view names the STEPS for its call; its script (closed) is redrawn with it.
     assert "The script below gives this call with STEPS = 11." in html_text(live_view_html(app))
     assert not app.code
+    assert [e.label for e in app.expander] == [SCRIPT_LABEL]
     assert all(calls[name] == 1 for name in OUTSIDE), calls
     assert all(calls[name] == 3 for name in INSIDE), calls
     # The run sent only the live view: the browser keeps the rest of the page as it was.
@@ -144,3 +148,31 @@ def test_a_closed_env_makes_the_next_click_rebuild_it_in_a_full_run(app, calls, 
     envs = app.session_state[SLOT].env
     assert envs is not None and not envs.closed
     assert heading(app) == "Latest call: reset"
+
+
+def shown_steps(app: AppTest) -> list[int]:
+    """``STEPS = n`` of every script the page's last run drew."""
+    return [int(n) for code in app.code for n in re.findall(r"^STEPS = (\d+)$", code.value, re.M)]
+
+
+def test_the_script_gives_the_call_shown_after_every_step(app, monkeypatch):
+    """Opened after some steps, then left open while stepping on: STEPS is the step count."""
+    for _ in range(3):
+        app.button(key="batch_shapes_step").click()
+        rerun_fragment(app, monkeypatch)
+    open_lazy_expander(app, monkeypatch, SCRIPT_LABEL)
+    assert shown_steps(app) == [3]
+    # AppTest's tree now holds the expander alone (a browser keeps the rest): a full run puts
+    # the buttons back, with the expander still open.
+    app.run()
+    assert shown_steps(app) == [3]
+    for clicks, key in enumerate(["batch_shapes_step", "batch_shapes_step10", "batch_shapes_step"]):
+        app.button(key=key).click()
+        rerun_fragment(app, monkeypatch)
+        steps = app.session_state[SLOT].state["run"].steps
+        assert steps == (4, 14, 15)[clicks]
+        assert heading(app) == f"Latest call: step {steps} since the reset"
+        assert shown_steps(app) == [steps]
+    app.button(key="batch_shapes_reset").click()
+    rerun_fragment(app, monkeypatch)
+    assert shown_steps(app) == [0]
