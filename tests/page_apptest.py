@@ -272,6 +272,53 @@ def html_text(text: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", text)).strip()
 
 
+_UNRENDERED = re.compile(r"\*\*|`[^`\n]+`|\]\(")
+
+
+def unrendered_markdown(html: str) -> list[str]:
+    """Markdown left as plain text in ``html``, as a learner would read it: bold marks (``**``),
+    a backtick pair, a link's ``](``. The text of code elements does not count (it may hold
+    anything).
+
+    Example:
+        >>> unrendered_markdown("<p>ends: [auto-reset](glossary#autoreset), **done**</p>")
+        ['](', '**', '**']
+        >>> unrendered_markdown('<p><a href="g#x">x</a> <code>a**b</code> <strong>y</strong></p>')
+        []
+    """
+    text = re.sub(r"<(code|pre|style|script)\b[^>]*>.*?</\1>", " ", html, flags=re.S | re.I)
+    return _UNRENDERED.findall(html_text(text))
+
+
+def component_texts(app: AppTest) -> list[str]:
+    """Every string the page's last run handed a custom component (its views' HTML)."""
+    import json
+
+    def strings(value: Any) -> Iterator[str]:
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict):
+            for item in value.values():
+                yield from strings(item)
+        elif isinstance(value, list):
+            for item in value:
+                yield from strings(item)
+
+    found: list[str] = []
+    for node in _blocks(app._tree):
+        proto = getattr(node, "proto", None)
+        if proto is not None and hasattr(proto, "HasField") and _has_json(proto):
+            found.extend(strings(json.loads(proto.json)))
+    return found
+
+
+def _has_json(proto: Any) -> bool:
+    try:
+        return proto.HasField("json")
+    except ValueError:  # a message without that field
+        return False
+
+
 def live_view_html(app: AppTest, key: str = "batch_shapes_live") -> str:
     """The latest call's view (HTML) that a live page hands the browser (`call_view`)."""
     return component_data(app, key)["now"]
