@@ -40,6 +40,8 @@ from burgerbot.app.logic.batch_shapes import (
     frozenlake_cell_counts,
     heading,
     history_rows,
+    info_cast_sentence,
+    info_casts,
     infos_table,
     observation_table,
     one_observation,
@@ -60,7 +62,7 @@ from burgerbot.app.logic.batch_shapes import (
     takeaways,
 )
 from burgerbot.app.markdown import markdown_html, markdown_table
-from burgerbot.app.scripts.batch_shapes import snippet_for
+from burgerbot.app.scripts.batch_shapes import PROB_PITFALL, snippet_for
 from burgerbot.app.slots import BudgetExceeded, EnvSlot
 from burgerbot.checks import MAX_SEED
 from burgerbot.factories import BACKENDS
@@ -394,6 +396,8 @@ def _infos(call: BatchCall, settings: BatchSettings) -> str:
     )
     if other:
         text += "\n\n" + small("Keys that are not one-value-per-env: " + ", ".join(other))
+    for cast in info_casts(call.infos, call.own_infos):
+        text += "\n\n" + info_cast_sentence(cast, call.autoreset_envs)
     return text
 
 
@@ -567,6 +571,12 @@ def spaces_panel(envs: VectorEnv, n: int) -> None:
 
 
 spaces_panel(envs, settings.num_envs)
+if settings.env == "FrozenLake-v1":
+    ui.code_expander(
+        PROB_PITFALL,
+        "Code: the `prob` dtype pitfall, and a safe way to read such infos",
+        name="the prob dtype pitfall",
+    )
 frame.takeaways(
     takeaways(
         settings.env, run.latest.observations, envs.single_observation_space, envs.observation_space
