@@ -601,8 +601,8 @@ def info_cast_sentence(cast: InfoCast, reset_envs: Sequence[int] = ()) -> str:
         f"value it meets in the call: env {cast.first_env}'s `{cast.first_value!r}`, {article} "
         f"{first_type}{origin}. To read such an info safely, have every env report it with "
         f"one type, a float: a wrapper around each env that returns "
-        f'`float(info["{cast.key}"])` from `reset` and `step` (the script "The `{cast.key}` '
-        'dtype pitfall" below).'
+        f'`float(info["{cast.key}"])` from `reset` and `step`, as in the script below, "Code: '
+        f'the `{cast.key}` dtype pitfall".'
     )
 
 
