@@ -40,6 +40,8 @@ from burgerbot.app.logic.batch_shapes import (
     frozenlake_cell_counts,
     heading,
     history_rows,
+    info_cast_sentence,
+    info_casts,
     infos_table,
     observation_table,
     one_observation,
@@ -60,7 +62,7 @@ from burgerbot.app.logic.batch_shapes import (
     takeaways,
 )
 from burgerbot.app.markdown import markdown_html, markdown_table
-from burgerbot.app.scripts.batch_shapes import snippet_for
+from burgerbot.app.scripts.batch_shapes import PROB_PITFALL, snippet_for
 from burgerbot.app.slots import BudgetExceeded, EnvSlot, dead_workers
 from burgerbot.checks import MAX_SEED
 from burgerbot.factories import BACKENDS
@@ -428,6 +430,8 @@ def _infos(call: BatchCall, settings: BatchSettings) -> str:
     )
     if other:
         text += "\n\n" + small("Keys that are not one-value-per-env: " + ", ".join(other))
+    for cast in info_casts(call.infos, call.own_infos):
+        text += "\n\n" + info_cast_sentence(cast, call.autoreset_envs)
     return text
 
 
@@ -586,10 +590,11 @@ live_view()
 # --- The latest call -----------------------------------------------------------------------------
 
 
-def script_panel(settings: BatchSettings, steps: int) -> None:
-    """The live view as a script, outside the live view: ``STEPS`` is the one line that
-    follows the steps, and the live view names its value for the call it shows."""
-    ui.code_expander(snippet_for(settings, steps))
+def script_panel(settings: BatchSettings) -> None:
+    """The live view as a script. Its ``STEPS`` is the one line to change: each call the
+    stepper shows names the value that gives it, so the script stays right whichever call
+    the learner has stepped to in the browser."""
+    ui.code_expander(snippet_for(settings))
 
 
 def spaces_panel(envs: VectorEnv, n: int) -> None:
@@ -604,8 +609,14 @@ def spaces_panel(envs: VectorEnv, n: int) -> None:
         st.caption(note)
 
 
-script_panel(settings, run.steps)
+script_panel(settings)
 spaces_panel(envs, settings.num_envs)
+if settings.env == "FrozenLake-v1":
+    ui.code_expander(
+        PROB_PITFALL,
+        "Code: the `prob` dtype pitfall, and a safe way to read such infos",
+        name="the prob dtype pitfall",
+    )
 frame.takeaways(
     takeaways(
         settings.env, run.latest.observations, envs.single_observation_space, envs.observation_space

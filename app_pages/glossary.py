@@ -7,7 +7,7 @@ import streamlit as st
 
 from burgerbot.app import learning, ui
 from burgerbot.app.glossary import TERMS
-from burgerbot.app.labels import VERDICTS
+from burgerbot.app.labels import ALL_VERDICTS
 
 frame = ui.PageFrame(
     "glossary",
@@ -40,7 +40,7 @@ for index, (slug, term) in enumerate(TERMS.items()):
         st.markdown(term.meaning)
 
 st.subheader("How the app judges the lesson's claims", anchor="verdicts")
-st.markdown("\n".join(f"- {v.badge()}: {v.meaning}" for v in VERDICTS.values()))
+st.markdown("\n".join(f"- {v.badge()}: {v.meaning}" for v in ALL_VERDICTS.values()))
 
 frame.takeaways(
     [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from burgerbot.app import learning, measured, ui
-from burgerbot.app.labels import VERDICTS
+from burgerbot.app.labels import ALL_VERDICTS
 from burgerbot.app.logic.lesson_vs_today import (
     CLAIMS,
     COUNT_OPTIONS,
@@ -35,10 +35,11 @@ def run_all(versions: measured.Versions, generation: int, _by: str):
 
 
 def verdict_key() -> None:
-    """The kinds of verdict, each with its badge, linked to their meaning in the Glossary."""
+    """Every verdict the page can give, each with its badge, linked to their meaning in the
+    Glossary."""
     st.markdown(
         "Verdicts: "
-        + " ".join(v.badge() for v in VERDICTS.values())
+        + " ".join(v.badge() for v in ALL_VERDICTS.values())
         + " ([what each means](glossary#verdicts))"
     )
 

@@ -23,6 +23,7 @@ __all__ = [
     "TURN_RIGHT",
     "Outcome",
     "Tables",
+    "blocked_by",
     "build_tables",
     "is_free",
     "observe",
@@ -65,6 +66,23 @@ def is_free(row: int, col: int) -> bool:
     """True when (row, col) is inside the grid and not an obstacle."""
     inside = 0 <= row < GRID_SIZE and 0 <= col < GRID_SIZE
     return inside and (row, col) not in OBSTACLES
+
+
+def blocked_by(row: int, col: int, heading: int) -> str | None:
+    """What stops a robot at (row, col) facing ``heading`` from moving forward: ``"edge"``
+    (the cell ahead is outside the grid), ``"obstacle"``, or None (it is free).
+
+    After a hit the robot has not moved, so its final observation tells which it hit.
+
+    Example:
+        >>> blocked_by(0, 0, NORTH), blocked_by(0, 2, EAST), blocked_by(0, 0, EAST)
+        ('edge', 'obstacle', None)
+    """
+    d_row, d_col = HEADING_DELTAS[heading]
+    ahead_row, ahead_col = row + d_row, col + d_col
+    if not (0 <= ahead_row < GRID_SIZE and 0 <= ahead_col < GRID_SIZE):
+        return "edge"
+    return "obstacle" if (ahead_row, ahead_col) in OBSTACLES else None
 
 
 def sensor(row: int, col: int, heading: int) -> int:

@@ -99,6 +99,10 @@ def rerun_fragment(
         if not helpers & _closure_names(fragment)
         and (name is None or name in _closure_names(fragment))
     ]
+    return _run_fragment(app, monkeypatch, fragment_id)
+
+
+def _run_fragment(app: AppTest, monkeypatch: pytest.MonkeyPatch, fragment_id: str) -> AppTest:
     with monkeypatch.context() as patch:
         patch.setattr(
             local_script_runner, "RerunData", partial(RerunData, fragment_id_queue=[fragment_id])
@@ -106,6 +110,33 @@ def rerun_fragment(
         app.run()
     assert not app.exception, [e.value for e in app.exception]
     return app
+
+
+def open_lazy_expander(app: AppTest, monkeypatch: pytest.MonkeyPatch, label: str) -> AppTest:
+    """Open the lazy expander labelled ``label`` (`ui.lazy_expander`) as a click in a browser
+    does: the click reruns that expander's own fragment, and nothing else.
+
+    The fragment redraws with the arguments of the run that last drew it: a page that draws
+    the expander outside the fragment a step click reruns shows what the last full run knew.
+    """
+    (expander,) = [e for e in app.expander if e.label == label]
+    app.session_state[expander.key] = True
+    (fragment_id,) = [
+        fragment_id
+        for fragment_id, fragment in app._fragment_storage._fragments.items()
+        if "_lazy_expander" in _closure_names(fragment) and label in _closure_args(fragment)
+    ]
+    return _run_fragment(app, monkeypatch, fragment_id)
+
+
+def _closure_args(function: Callable[..., Any]) -> list[Any]:
+    """The positional arguments a fragment was last called with (kept in its closure)."""
+    found: list[Any] = []
+    for cell in function.__closure__ or ():
+        with contextlib.suppress(ValueError):  # an empty cell has no contents
+            if isinstance(cell.cell_contents, tuple):
+                found.extend(cell.cell_contents)
+    return found
 
 
 def _closure_names(function: Callable[..., Any]) -> set[str]:
@@ -239,6 +270,53 @@ def html_text(text: str) -> str:
     import html
 
     return html.unescape(re.sub(r"<[^>]+>", "", text)).strip()
+
+
+_UNRENDERED = re.compile(r"\*\*|`[^`\n]+`|\]\(")
+
+
+def unrendered_markdown(html: str) -> list[str]:
+    """Markdown left as plain text in ``html``, as a learner would read it: bold marks (``**``),
+    a backtick pair, a link's ``](``. The text of code elements does not count (it may hold
+    anything).
+
+    Example:
+        >>> unrendered_markdown("<p>ends: [auto-reset](glossary#autoreset), **done**</p>")
+        ['](', '**', '**']
+        >>> unrendered_markdown('<p><a href="g#x">x</a> <code>a**b</code> <strong>y</strong></p>')
+        []
+    """
+    text = re.sub(r"<(code|pre|style|script)\b[^>]*>.*?</\1>", " ", html, flags=re.S | re.I)
+    return _UNRENDERED.findall(html_text(text))
+
+
+def component_texts(app: AppTest) -> list[str]:
+    """Every string the page's last run handed a custom component (its views' HTML)."""
+    import json
+
+    def strings(value: Any) -> Iterator[str]:
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict):
+            for item in value.values():
+                yield from strings(item)
+        elif isinstance(value, list):
+            for item in value:
+                yield from strings(item)
+
+    found: list[str] = []
+    for node in _blocks(app._tree):
+        proto = getattr(node, "proto", None)
+        if proto is not None and hasattr(proto, "HasField") and _has_json(proto):
+            found.extend(strings(json.loads(proto.json)))
+    return found
+
+
+def _has_json(proto: Any) -> bool:
+    try:
+        return proto.HasField("json")
+    except ValueError:  # a message without that field
+        return False
 
 
 def live_view_html(app: AppTest, key: str = "batch_shapes_live") -> str:

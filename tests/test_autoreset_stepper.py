@@ -8,6 +8,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 from page_apptest import component_data, html_tables, html_text, open_app_page
 
+from burgerbot import world
 from burgerbot.app.logic.autoreset import (
     MAX_STEPPER_ENVS,
     STEPPER_MAX_ROWS,
@@ -115,3 +116,21 @@ def test_the_page_hands_the_browser_its_own_run_call_by_call():
     after = component_data(app, "autoreset_stepper")
     assert after["run"] != first and not app.exception
     assert html_tables(after["calls"][1])[0]["env"].tolist() == ["0", "1"]
+
+
+@pytest.mark.parametrize("mode", ["NEXT_STEP", "SAME_STEP", "DISABLED"])
+def test_a_hit_says_whether_the_robot_drove_into_the_edge_or_an_obstacle(mode):
+    """A hit leaves the robot where it was: the cell ahead of its final observation is what
+    it drove into. A random run has both kinds."""
+    run = rollout("native", 8, 60, 0, mode)
+    hits = run[run["event"] == "hit"]
+    kinds = []
+    for _, hit in hits.iterrows():
+        said = call_rows(run, int(hit["step"]), mode, max_envs=8)[0].loc[
+            int(hit["env"]), "what happened"
+        ]
+        kind = world.blocked_by(*(int(hit[f"final_{c}"]) for c in ("row", "col", "heading")))
+        expected = {"edge": "drove into the grid's edge", "obstacle": "hit an obstacle"}[kind]
+        assert said.startswith(f"**{expected}: episode ends"), (kind, said)
+        kinds.append(kind)
+    assert set(kinds) == {"edge", "obstacle"}, kinds

@@ -11,6 +11,7 @@ the stepper holds (the browser tier clicks the stepper itself).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
 
@@ -21,6 +22,7 @@ from page_apptest import (
     live_heading,
     live_view_html,
     open_app_page,
+    open_lazy_expander,
     page_calls,
     rerun_fragment,
     stepper_request,
@@ -37,6 +39,7 @@ OUTSIDE = ("settings_controls", "guess_panel", "spaces_panel")
 """Drawn by the full page only: they do not change from one step to the next."""
 INSIDE = ("latest_call_panel",)
 """The live view: redrawn on every request of its stepper."""
+SCRIPT_LABEL = "Code: this view as a script you can run"
 
 
 @pytest.fixture
@@ -71,9 +74,9 @@ def test_requests_redraw_the_live_view_and_nothing_else(app, calls):
     assert heading(app) == "Latest call: step 1 since the reset"
     request(app, "go", target=11)  # a Step ×10 past them
     assert heading(app) == "Latest call: step 11 since the reset"
-    # The script stays outside the live view; the live view names the STEPS for its call.
+    # The live view names the STEPS for its call; the script below it stays as it was.
     assert "The script below gives this call with STEPS = 11." in html_text(live_view_html(app))
-    assert not app.code
+    assert not app.code and not app.expander
     assert all(calls[name] == 1 for name in OUTSIDE), calls
     assert all(calls[name] == 3 for name in INSIDE), calls
     # The run sent only the live view: the browser keeps the rest of the page as it was.
@@ -169,3 +172,23 @@ def test_a_closed_env_makes_the_next_request_rebuild_it_in_a_full_run(app, calls
     envs = app.session_state[SLOT].env
     assert envs is not None and not envs.closed
     assert heading(app) == "Latest call: reset"
+
+
+def shown_steps(app: AppTest) -> list[int]:
+    """``STEPS = n`` of every script the page's last run drew."""
+    return [int(n) for code in app.code for n in re.findall(r"^STEPS = (\d+)$", code.value, re.M)]
+
+
+def test_the_script_is_right_whichever_call_the_stepper_shows(app, monkeypatch):
+    """The script's STEPS is the one line to change, and every call names its value: no call
+    the learner steps to in the browser can leave the script saying something else."""
+    open_lazy_expander(app, monkeypatch, SCRIPT_LABEL)
+    assert shown_steps(app) == [0]
+    code = next(c.value for c in app.code if "STEPS = 0" in c.value)
+    assert "STEPS = N" in code  # the comment above the line says how to pick N
+    app.run()  # AppTest's tree held the expander alone (a browser keeps the rest)
+    for target in (3, 14, 15):
+        request(app, "go", target=target)
+        assert f"with STEPS = {target}." in html_text(live_view_html(app))
+    app.run()
+    assert shown_steps(app) == [0]  # the same script, whichever call was reached

@@ -15,6 +15,7 @@ from gymnasium.envs.classic_control.cartpole import CartPoleEnv
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 from page_apptest import (
     component_data,
+    html_text,
     live_heading,
     live_view_html,
     markdown_tables,
@@ -157,7 +158,8 @@ def test_step_once_step_x10_and_reset(app):
     assert slot(app).state["run"].steps == 1
     click(app, "step10")
     assert latest_heading(app) == "Latest call: step 11 since the reset"
-    assert "STEPS = 11" in code(app)
+    # The script's STEPS is the one line to change; the call names its value.
+    assert "STEPS = 0" in code(app) and "with STEPS = 11." in html_text(live_view_html(app, LIVE))
     click(app, "reset")
     assert latest_heading(app) == "Latest call: reset"
     assert slot(app).state["run"].steps == 0 and "STEPS = 0" in code(app)
@@ -448,8 +450,10 @@ def test_shape_summary_and_recent_calls_on_demand(app):
     click(app, "step")
     click(app, "step")
     assert "| rewards | (4,) | float64 |" in markdown_text(app)
-    assert "The script below gives this call with `STEPS = 2`." in markdown_text(app)
-    assert "STEPS = 2" in code(app)
+    assert "The script below gives this call with STEPS = 2." in html_text(
+        live_view_html(app, LIVE)
+    )
+    assert "STEPS = 0" in code(app)
 
     def history():
         return [d.value for d in app.dataframe if "call" in d.value.columns]

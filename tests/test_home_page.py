@@ -3,15 +3,21 @@ the path through the pages and the takeaways."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
+import gymnasium as gym
 import pytest
 from page_apptest import open_expanders, texts
+from shown_scripts import assert_script_behaves
 from streamlit.testing.v1 import AppTest
 
+import burgerbot
 from burgerbot.app.labels import VERDICTS
 from burgerbot.app.logic.home import NO, YES
+from burgerbot.app.scripts.home import sb3_fix_script
+from burgerbot.factories import make_env
 
 ROOT = Path(__file__).resolve().parent.parent
 PID = "home_sync16"
@@ -80,11 +86,41 @@ def test_the_lessons_code_that_no_longer_works_is_listed_with_its_verdict_and_pa
         "not_visible",
     ]
     assert 'infos["final_observation"]' in lines[1] and 'infos["final_obs"]' in lines[1]
-    assert "n_envs=4" in lines[2] and "make_vec_env(make_env, n_envs=4)" in lines[2]
+    assert "n_envs=4" in lines[2] and "make_vec_env(" in lines[2]
     assert "SyncVectorEnv" in lines[3] and "DummyVecEnv" in lines[3]
     assert re.search(r"0\.\d\d and 0\.\d\d goals are expected", lines[4])
     links = [Path(link.proto.page).stem for link in shown.main.get("page_link")]
     assert links[:5] == ["autoreset", "autoreset", "sb3", "sb3", "goal_scaling"]
+
+
+def shown_sb3_fix(app: AppTest) -> str:
+    """The `make_vec_env(...)` call Home gives for the lesson's ``PPO(..., n_envs=4)``."""
+    (line,) = [m.value for m in app.markdown if "→ **today:**" in m.value and "n_envs=4" in m.value]
+    match = re.search(r"`(make_vec_env\(.*?\))`", line)
+    assert match, line
+    return match.group(1)
+
+
+def test_the_shown_sb3_fix_gives_make_vec_env_something_that_builds_an_env(shown):
+    """`make_vec_env` wants an env id or a zero-argument function returning an env: the factory
+    `make_env` itself returns a function, and SB3 rejects it (ValueError: the environment is
+    of type function)."""
+    call = ast.parse(shown_sb3_fix(shown), mode="eval").body
+    assert isinstance(call, ast.Call) and ast.unparse(call.func) == "make_vec_env"
+    assert {k.arg: ast.literal_eval(k.value) for k in call.keywords}.get("n_envs") == 4
+    names = {"make_env": make_env, "burgerbot": burgerbot}
+    first = eval(compile(ast.Expression(call.args[0]), "<home>", "eval"), names)
+    env = gym.make(first) if isinstance(first, str) else first()
+    try:
+        assert isinstance(env, gym.Env), f"{ast.unparse(call.args[0])}() gave {env!r}, not an env"
+    finally:
+        if isinstance(env, gym.Env):
+            env.close()
+
+
+def test_the_shown_sb3_fix_runs_as_a_script(shown, sb3, tmp_path):
+    output = assert_script_behaves(sb3_fix_script(shown_sb3_fix(shown)), tmp_path)
+    assert "PPO trained on 4 envs" in output
 
 
 def test_a_numbered_path_links_every_other_page(shown):

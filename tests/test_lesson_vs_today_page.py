@@ -54,6 +54,9 @@ def test_page_shows_every_claim_with_a_verdict_and_its_whole_script():
     shown = texts(app.markdown)
     assert "the episode's final observation" in shown and "simulated learners" in shown
     assert VERDICTS["never_valid"].badge() + " Here" in shown or "Not run here" in shown
+    legend = next(m.value for m in app.markdown if m.value.startswith("Verdicts: "))
+    for badge in badges:  # every verdict the page gives is in its legend
+        assert badge.split("]", 1)[0] + "]" in legend, badge
     app.button(key="lesson_rerun").click().run()
     assert not app.exception and app.session_state["_lesson_run"] == 1
     assert [h.value for h in app.subheader] == headings

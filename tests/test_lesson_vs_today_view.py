@@ -174,11 +174,15 @@ def speed_lines(plain: float) -> str:
     )
 
 
-def test_speed_judge_both_ways():
+def test_speed_judge_labels_by_the_real_rate():
     kind, sentence = judge("speed", speed_lines(900_000))
     assert kind == "holds" and "900,000" in sentence and "About a million" in sentence
-    kind, sentence = judge("speed", speed_lines(200_000))
-    assert kind == "depends" and "Below the lesson's million" in sentence
+    for plain, share in ((200_000, "20%"), (550_000, "55%"), (740_000, "74%")):
+        kind, sentence = judge("speed", speed_lines(plain))
+        assert kind == "depends" and f"{share} of the lesson's million: below it" in sentence
+        assert "About a million" not in sentence
+    kind, sentence = judge("speed", speed_lines(2_400_000))
+    assert kind == "holds" and "2.4 million: more than the lesson says" in sentence
 
 
 def test_sb3_judges_both_ways():
@@ -189,6 +193,10 @@ def test_sb3_judges_both_ways():
     assert judge("sb3_gymnasium_vector", vector + "ValueError: not a Gymnasium env\n")[0] == (
         "never_valid"
     )
+    refused = judge("sb3_gymnasium_vector", vector + "ValueError: not a Gymnasium env\n")[1]
+    # Refused today; older releases took it for one env: never "treats it as one env" today.
+    assert "refused it with `ValueError`" in refused and "older ones took it" in refused
+    assert "in every release" not in refused
     kind, sentence = judge("sb3_gymnasium_vector", vector + "accepted as n_envs = 1\n")
     assert kind == "never_valid" and "as 1 env, not 4" in sentence
     assert judge("sb3_gymnasium_vector", vector + "accepted as n_envs = 4\n")[0] == "holds"

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import sys
 from typing import NamedTuple
+
+from burgerbot.random_agent import episode_odds
 
 __all__ = ["TERMS", "Term", "term_link"]
 
@@ -10,6 +14,19 @@ __all__ = ["TERMS", "Term", "term_link"]
 class Term(NamedTuple):
     name: str
     meaning: str
+
+
+def _start_method_here() -> str:
+    """This machine's default start method (the first of those it supports), in a sentence."""
+    default = multiprocessing.get_all_start_methods()[0]
+    python = ".".join(map(str, sys.version_info[:2]))
+    return f"On the machine running this app (Python {python}, {sys.platform}) it is '{default}'."
+
+
+def _random_goal_share() -> str:
+    """How rarely a random BurgerBot's episode reaches the burger, from the world's rules."""
+    odds = episode_odds()
+    return f"1 episode in {1 / odds.goal_chance:,.0f} reaches the burger (computed exactly)."
 
 
 TERMS: dict[str, Term] = {
@@ -51,8 +68,10 @@ TERMS: dict[str, Term] = {
     ),
     "async": Term(
         "AsyncVectorEnv",
-        "Gymnasium's vector env that runs each sub-environment in its own worker process and "
-        "sends actions and results through pipes: it pays off when one step is slow.",
+        "Gymnasium's vector env that runs each sub-environment in its own worker process. "
+        "Commands and actions go to the workers through pipes, and rewards, flags and infos come "
+        "back through them; observations come back through shared memory (`shared_memory=True`, "
+        "the default). It pays off when one step is slow.",
     ),
     "native": Term(
         "native vector env",
@@ -64,7 +83,10 @@ TERMS: dict[str, Term] = {
         "spawn (start method)",
         "How Python starts a worker process: 'spawn' starts a fresh interpreter that imports "
         "your main script again (so the script needs `if __name__ == \"__main__\":`); 'fork' "
-        "copies the running process (Linux only; unsafe with threads).",
+        "copies the running process (on every POSIX system, macOS included, not on Windows; "
+        "unsafe with threads). The default is 'spawn' on Windows and on macOS (since Python "
+        "3.8), 'fork' on Linux up to Python 3.13 and 'forkserver' from 3.14. "
+        + _start_method_here(),
     ),
     "autoreset": Term(
         "auto-reset",
@@ -74,8 +96,10 @@ TERMS: dict[str, Term] = {
     ),
     "terminated": Term(
         "terminated",
-        "The episode ended because of the world's rules (BurgerBot reached the burger). There "
-        "is no future reward to estimate.",
+        "The episode ended by the world's own rules, so there is no future reward to estimate. "
+        "For BurgerBot that is a hit (driving forward into the grid's edge or an obstacle) or "
+        "reaching the burger. With random actions nearly every termination is a hit: "
+        + _random_goal_share(),
     ),
     "truncated": Term(
         "truncated",

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["BACKEND_CLASSES", "BACKEND_NAMES", "VERDICTS", "Verdict", "backend_label"]
+__all__ = [
+    "ALL_VERDICTS",
+    "BACKEND_CLASSES",
+    "BACKEND_NAMES",
+    "OTHER_VERDICTS",
+    "VERDICTS",
+    "Verdict",
+    "backend_label",
+]
 
 BACKEND_NAMES = {"sync": "Sync", "async": "Async", "native": "native"}
 """Short names, as in tables and chart legends."""
@@ -68,3 +76,17 @@ VERDICTS = {
     "holds": Verdict("Still true", "✅", "green", "Today's libraries behave as the lesson says."),
 }
 """The kinds of verdict, each with its own colour and icon (used on every page that judges)."""
+
+OTHER_VERDICTS = {
+    "depends": Verdict(
+        "Depends on the machine", "⚙️", "gray", "The number depends on the computer it runs on."
+    ),
+    "not_confirmed": Verdict(
+        "Not confirmed here", "❔", "gray", "This run did not show what the lesson says."
+    ),
+    "not_run": Verdict("Not run here", "⚪", "gray", "A library it needs is not installed here."),
+}
+"""Outcomes of a check that are not a judgement of the lesson (not kinds of disagreement)."""
+
+ALL_VERDICTS = {**VERDICTS, **OTHER_VERDICTS}
+"""Every verdict a page that runs the lesson's checks can give: its legend lists them all."""

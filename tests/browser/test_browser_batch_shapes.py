@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from app_driver import RUN_TIMEOUT_S, AppView, wait_until
 from interactions import batch_press, batch_step
+from page_apptest import unrendered_markdown
 
 pytestmark = pytest.mark.browser
 
@@ -59,3 +60,25 @@ def _assert_apart(rows: list[list[dict]]) -> None:
         for i, first in enumerate(columns):
             for second in columns[i + 1 :]:
                 assert _overlap(first, second) == 0, columns
+
+
+_VIEW_HTML_JS = """() => [...document.querySelectorAll('.bb-call-view')]
+  .map((view) => view.innerHTML).join('\\n')"""
+
+RENDER_STEPS = 12
+
+
+def test_the_live_view_shows_no_unrendered_markdown(view: AppView):
+    """What Chromium shows in the live view, call by call through episode ends: no ``**``,
+    no backtick pair, no ``](`` left as text (a link that did not render)."""
+    view.goto("batch_shapes", {"env": "burgerbot"})
+    links = 0
+    for step in range(RENDER_STEPS + 1):
+        if step:
+            batch_press(view, "step", lambda s=step: batch_step(view) == s, script=None)
+        html = view.page.evaluate(_VIEW_HTML_JS)
+        assert html, "no live view in the page"
+        assert not unrendered_markdown(html), (step, unrendered_markdown(html), html[:2000])
+        links += html.count('href="glossary#autoreset"')
+    assert links, f"no episode ended in {RENDER_STEPS} steps: no auto-reset note was checked"
+    view.assert_no_exception()

@@ -731,11 +731,22 @@ def call_title(step: int) -> str:
     return "Latest call: reset" if step == 0 else f"Latest call: step {step} since the reset"
 
 
+_HIT_WORDS = {"edge": "drove into the grid's edge", "obstacle": "hit an obstacle"}
+"""A hit, in words, by what the robot drove into (`world.blocked_by`)."""
+
+
+def _hit_by(row: pd.Series) -> str | None:
+    """What a hitting robot drove into, from its final observation (a hit does not move it)."""
+    return world.blocked_by(*(int(row[name]) for name in _FINAL[:3]))
+
+
 def _happened(row: pd.Series, mode: str) -> str:
     event = str(row["event"])
     if event == "reset":
         return "**auto-reset**: its episode ended on the call before; action ignored, reward 0"
-    ended = {"hit": "hit an obstacle", "goal": "reached the burger"}.get(event)
+    ended = _HIT_WORDS.get(_hit_by(row), "hit") if event == "hit" else None
+    if event == "goal":
+        ended = "reached the burger"
     if ended is None and bool(row["truncated"]):
         ended = "cut off by the step limit"
     if ended is None:

@@ -51,6 +51,8 @@ __all__ = [
     "BatchSettings",
     "CartPoleLimits",
     "EnvChoice",
+    "InfoCast",
+    "InfoRecorder",
     "array_summary",
     "backend_option",
     "build_vector_env",
@@ -62,6 +64,8 @@ __all__ = [
     "heading",
     "history_rows",
     "history_table",
+    "info_cast_sentence",
+    "info_casts",
     "infos_table",
     "number_text",
     "observation_table",
@@ -146,7 +150,7 @@ ENVS: dict[str, EnvChoice] = {
         ),
         infos_about=(
             "`prob` is the probability of the move that really happened: the ice is slippery, "
-            "so the walker goes the intended way only 1 time in 3 (reset reports 1)."
+            "so the walker goes the intended way only 1 time in 3 (reset reports the int 1)."
         ),
     ),
 }
@@ -229,6 +233,28 @@ def resolve_settings(values: Mapping[str, Any]) -> tuple[BatchSettings, list[str
     return BatchSettings(env, num_envs, backend, int(values["seed"])), notes
 
 
+class InfoRecorder(gym.Wrapper):
+    """Keeps its env's latest ``info`` as the env returned it, before a vector env batches it.
+
+    It changes nothing the env does: the page reads ``latest_info`` (`BatchRun`) only to tell
+    what the batched ``infos`` changed (`info_casts`).
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        self.latest_info: dict[str, Any] = {}
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        observation, info = self.env.reset(**kwargs)
+        self.latest_info = dict(info)
+        return observation, info
+
+    def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        self.latest_info = dict(info)
+        return observation, reward, terminated, truncated, info
+
+
 def build_vector_env(settings: BatchSettings) -> VectorEnv:
     """The vector env for ``settings`` (the caller closes it)."""
     n = settings.num_envs
@@ -237,7 +263,7 @@ def build_vector_env(settings: BatchSettings) -> VectorEnv:
     env_id = settings.env
     if settings.backend == "native":
         return gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point")
-    env_fns = [lambda: gym.make(env_id) for _ in range(n)]
+    env_fns = [lambda: InfoRecorder(gym.make(env_id)) for _ in range(n)]
     if settings.backend == "async":
         return AsyncVectorEnv(env_fns, context=ASYNC_START_METHOD)
     return SyncVectorEnv(env_fns)
@@ -262,6 +288,12 @@ class BatchCall:
     rewards: np.ndarray | None = None
     terminated: np.ndarray | None = None
     truncated: np.ndarray | None = None
+    autoreset_envs: tuple[int, ...] = ()
+    """The envs this call reset by itself (NEXT_STEP: those whose episode ended the call
+    before; their info is the reset's)."""
+    own_infos: tuple[dict[str, Any], ...] | None = None
+    """Each env's own ``info`` before batching, kept when an info array could have cut a
+    value (an integer or bool array: `info_casts`); None otherwise."""
 
     @property
     def kind(self) -> str:
@@ -310,6 +342,7 @@ class BatchRun:
         self.ahead.clear()
         self.history.clear()
         call = BatchCall(0, np.array(observations), _copy_infos(infos))
+        call.own_infos = _own_infos(self.envs, infos)
         self.history.append(call)
         return call
 
@@ -351,6 +384,12 @@ class BatchRun:
     def _take_step(self, number: int | None = None) -> BatchCall:
         """One step after call ``number`` (the latest shown by default)."""
         number = self.steps if number is None else number
+        before = self.ahead[-1] if self.ahead else self.latest  # the call before this one
+        resetting = (
+            ()
+            if before is None or before.terminated is None
+            else np.flatnonzero(before.terminated | before.truncated).tolist()
+        )
         actions = self.envs.action_space.sample()
         observations, rewards, terminated, truncated, infos = self.envs.step(actions)
         return BatchCall(
@@ -361,7 +400,24 @@ class BatchRun:
             np.array(rewards),
             np.array(terminated),
             np.array(truncated),
+            tuple(resetting),
+            _own_infos(self.envs, infos),
         )
+
+
+def _own_infos(envs: VectorEnv, infos: Mapping[str, Any]) -> tuple[dict[str, Any], ...] | None:
+    """Each env's own info (from `InfoRecorder`) when an integer or bool info array may have
+    cut another env's value; None when no array could have, or the envs keep no record."""
+    if not any(_may_cut(key, value) for key, value in infos.items()):
+        return None
+    try:
+        return tuple(dict(info) for info in envs.get_attr("latest_info"))
+    except AttributeError:  # not built by `build_vector_env` with an InfoRecorder
+        return None
+
+
+def _may_cut(key: str, value: Any) -> bool:
+    return not key.startswith("_") and isinstance(value, np.ndarray) and value.dtype.kind in "biu"
 
 
 def _copy_infos(infos: Mapping[str, Any]) -> dict[str, Any]:
@@ -450,6 +506,117 @@ def infos_table(
     frame = pd.DataFrame(columns, index=pd.RangeIndex(num_envs, name="env"))
     table, hidden = _head(frame, max_rows)
     return table, hidden, other
+
+
+@dataclass(frozen=True)
+class InfoCast:
+    """An info key whose batched array changed some env's own value: the array took the type
+    of the first value the vector env met in that call (gymnasium's `VectorEnv._add_info`)."""
+
+    key: str
+    dtype: str
+    """The batched array's dtype."""
+    first_env: int
+    first_value: Any
+    """The value the array's type came from, and its env."""
+    envs: tuple[int, ...]
+    """The envs whose values the array changed."""
+    own: tuple[Any, ...]
+    stored: tuple[Any, ...]
+    """Those envs' own values, and what the array holds for them."""
+
+
+def info_casts(
+    infos: Mapping[str, Any], own_infos: Sequence[Mapping[str, Any]] | None
+) -> list[InfoCast]:
+    """The info keys whose batched array does not hold every env's own value.
+
+    Example:
+        >>> infos = {"prob": np.array([1, 0, 0]), "_prob": np.array([True, True, True])}
+        >>> [cast] = info_casts(infos, [{"prob": 1}, {"prob": 1 / 3}, {"prob": 1 / 3}])
+        >>> cast.dtype, cast.first_env, cast.envs, cast.stored
+        ('int64', 0, (1, 2), (0, 0))
+        >>> info_casts(infos, [{"prob": 1}, {"prob": 0}, {"prob": 0}])
+        []
+    """
+    if not own_infos:
+        return []
+    casts = []
+    for key, array in infos.items():
+        if key.startswith("_") or not isinstance(array, np.ndarray) or array.ndim != 1:
+            continue
+        if array.dtype == object:
+            continue
+        reported = [i for i, own in enumerate(own_infos) if key in own and np.ndim(own[key]) == 0]
+        changed = [i for i in reported if array[i].item() != own_infos[i][key]]
+        if changed:
+            first = reported[0]
+            casts.append(
+                InfoCast(
+                    key,
+                    str(array.dtype),
+                    first,
+                    own_infos[first][key],
+                    tuple(changed),
+                    tuple(own_infos[i][key] for i in changed),
+                    tuple(array[i].item() for i in changed),
+                )
+            )
+    return casts
+
+
+def _envs_text(envs: Sequence[int]) -> str:
+    """Envs by number, in words.
+
+    >>> _envs_text([2]), _envs_text([1, 2, 3])
+    ('env 2', 'envs 1, 2 and 3')
+    """
+    names = [str(i) for i in envs]
+    if len(names) == 1:
+        return f"env {names[0]}"
+    return f"envs {', '.join(names[:-1])} and {names[-1]}"
+
+
+def _values_text(values: Sequence[Any], each: str = " each") -> str:
+    """Values as the view quotes them: one value once (``each`` after it if several).
+
+    >>> _values_text([1 / 3, 1 / 3]), _values_text([0, 0], each=""), _values_text([0.5, 2])
+    ('0.333 each', '0', '0.5, 2')
+    """
+    shown = sorted({f"{v:.3g}" if isinstance(v, float) else repr(v) for v in values})
+    if len(shown) > 1:
+        return ", ".join(shown)
+    return shown[0] + (each if len(values) > 1 else "")
+
+
+def info_cast_sentence(cast: InfoCast, reset_envs: Sequence[int] = ()) -> str:
+    """What a batched info array changed, and why, for the call's view (Markdown).
+
+    ``reset_envs``: the envs this call auto-reset (their info is the reset's).
+
+    Example:
+        >>> cast = InfoCast("prob", "int64", 0, 1, (1, 2, 3), (1 / 3,) * 3, (0, 0, 0))
+        >>> print(info_cast_sentence(cast, reset_envs=[0]))  # doctest: +ELLIPSIS
+        **`infos["prob"]` is an int64 array here, ... envs 1, 2 and 3**: their own values, ...
+        >>> "0.333 each, are stored as 0." in info_cast_sentence(cast)
+        True
+        >>> "env 0's `1`, an int (from its auto-reset)" in info_cast_sentence(cast, [0])
+        True
+    """
+    origin = " (from its auto-reset)" if cast.first_env in reset_envs else ""
+    first_type = type(cast.first_value).__name__
+    article = "an" if first_type[0] in "aeiou" else "a"
+    stored = _values_text(cast.stored, each="")
+    return (
+        f'**`infos["{cast.key}"]` is an {cast.dtype} array here, and it is wrong for '
+        f"{_envs_text(cast.envs)}**: their own values, {_values_text(cast.own)}, are stored as "
+        f"{stored}. Gymnasium's vector env makes each info array with the type of the first "
+        f"value it meets in the call: env {cast.first_env}'s `{cast.first_value!r}`, {article} "
+        f"{first_type}{origin}. To read such an info safely, have every env report it with "
+        f"one type, a float: a wrapper around each env that returns "
+        f'`float(info["{cast.key}"])` from `reset` and `step`, as in the script below, "Code: '
+        f'the `{cast.key}` dtype pitfall".'
+    )
 
 
 _SPACE_REPR_LIMIT = 70

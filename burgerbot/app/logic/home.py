@@ -16,6 +16,7 @@ import pandas as pd
 from burgerbot.app.caps import CAPS
 from burgerbot.app.glossary import term_link
 from burgerbot.app.palette import SHAPES, colour_scale
+from burgerbot.app.scripts.home import SB3_FIX
 from burgerbot.app.settings import IntSetting
 from burgerbot.speed import forward_speeds, loop_speeds
 from burgerbot.statistics import poisson_zero_chance
@@ -467,7 +468,7 @@ LESSON_FIXES = (
     LessonFix(
         "never_valid",
         '`PPO("MlpPolicy", env, n_envs=4)`',
-        "`make_vec_env(make_env, n_envs=4)`, then pass that to PPO",
+        f"`{SB3_FIX}`, then pass that to PPO",
         "sb3.py",
         "Stable-Baselines3",
         "No Stable-Baselines3 release had an `n_envs` argument on PPO: a mistake in the "

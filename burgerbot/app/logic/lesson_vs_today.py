@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from burgerbot.app import versions
-from burgerbot.app.labels import VERDICTS, Verdict
+from burgerbot.app.labels import ALL_VERDICTS, OTHER_VERDICTS, Verdict
 from burgerbot.app.script_runner import printed, run_script
 from burgerbot.app.scripts.lesson_vs_today import SCRIPTS
 
@@ -28,17 +28,6 @@ __all__ = [
     "verdict",
 ]
 
-OTHER_VERDICTS = {
-    "depends": Verdict(
-        "Depends on the machine", "⚙️", "gray", "The number depends on the computer it runs on."
-    ),
-    "not_confirmed": Verdict(
-        "Not confirmed here", "❔", "gray", "This run did not show what the lesson says."
-    ),
-    "not_run": Verdict("Not run here", "⚪", "gray", "A library it needs is not installed here."),
-}
-"""Outcomes that are not a judgement of the lesson (app-local: not kinds of disagreement)."""
-
 SB3_MISSING = (
     "stable-baselines3 is not installed here. Install the optional extra "
     "(`pip install -r requirements-sb3.txt`) to run this check."
@@ -48,7 +37,7 @@ ONE_MILLION = 1_000_000
 
 def verdict(kind: str) -> Verdict:
     """The label, icon and colour of a verdict kind (a lesson verdict or one of the others)."""
-    return VERDICTS.get(kind) or OTHER_VERDICTS[kind]
+    return ALL_VERDICTS[kind]
 
 
 Judgement = tuple[str, str]
@@ -126,9 +115,32 @@ def judge_speed(v: Mapping[str, str]) -> Judgement:
         f"project's batched `BurgerBotVectorEnv` (not Gymnasium's): {native:,.0f} env-steps a "
         "second at 4,096 envs."
     )
-    if plain >= ONE_MILLION / 2:
-        return "holds", rates + " About a million, or more, as the lesson says."
-    return "depends", rates + " Below the lesson's million on this machine, now."
+    return speed_verdict(plain, rates)
+
+
+ABOUT_A_MILLION = (750_000, 1_500_000)
+"""Rates that read as "about a million" (they round to one million at one significant figure,
+give or take): below, the lesson's figure does not hold here; above, it is beaten."""
+
+
+def speed_verdict(plain: float, rates: str = "") -> Judgement:
+    """The speed claim's verdict and sentence from a plain loop's steps a second.
+
+    Example:
+        >>> speed_verdict(550_000)
+        ('depends', " 55% of the lesson's million: below it on this machine, now.")
+        >>> speed_verdict(900_000)[1], speed_verdict(2_400_000)[1]
+        (' About a million, as the lesson says.', ' 2.4 million: more than the lesson says.')
+    """
+    low, high = ABOUT_A_MILLION
+    if plain < low:
+        return "depends", (
+            rates + f" {plain / ONE_MILLION:.0%} of the lesson's million: below it on this "
+            "machine, now."
+        )
+    if plain < high:
+        return "holds", rates + " About a million, as the lesson says."
+    return "holds", rates + f" {plain / ONE_MILLION:.1f} million: more than the lesson says."
 
 
 def judge_sb3_n_envs(v: Mapping[str, str]) -> Judgement:
@@ -150,10 +162,11 @@ def judge_sb3_gymnasium_vector(v: Mapping[str, str]) -> Judgement:
         return "never_valid", f"PPO built a model on it, but as {n_envs} env, not 4."
     error = result.split(":", 1)[0]
     return "never_valid", (
-        f"Here PPO refused it with `{error}`. SB3 trains on its own `VecEnv` classes and treats "
-        "any other env as *one* env, in every release: with the lesson's gymnasium 0.29, "
-        "stable-baselines3 2.3.2 built a one-env model on a (4, 4) observation that crashed as "
-        "soon as it trained (checked once for this app). Use `make_vec_env`."
+        f"Here PPO refused it with `{error}`: today's SB3 trains only on its own `VecEnv` "
+        "classes. No release trained on a Gymnasium vector env as 4 envs: older ones took it "
+        "for *one* env, and with the lesson's gymnasium 0.29, stable-baselines3 2.3.2 built a "
+        "one-env model on a (4, 4) observation that crashed as soon as it trained (checked once "
+        "for this app). Use `make_vec_env`."
     )
 
 

@@ -598,7 +598,8 @@ def takeaways(lesson: pd.DataFrame | None, bookkeeping: Bookkeeping | None) -> l
     """The page's "Key takeaways"; those about this server come from its runs, if any."""
     bullets = [
         "`SyncVectorEnv` steps its envs one after another in this process; `AsyncVectorEnv` "
-        "runs each in its own worker process and talks to it through pipes.",
+        "runs each in its own worker process: actions, rewards, flags and infos go through "
+        "pipes, observations through shared memory (its default).",
     ]
     result = None if lesson is None else faster_backend(lesson)
     if result is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from burgerbot.app.labels import BACKEND_CLASSES, BACKEND_NAMES
 from burgerbot.app.logic.batch_shapes import BatchSettings
 
-__all__ = ["snippet_for"]
+__all__ = ["PROB_PITFALL", "snippet_for"]
 
 
 def _builder(settings: BatchSettings) -> tuple[list[str], list[str]]:
@@ -55,8 +55,8 @@ def snippet_for(settings: BatchSettings, steps: int = 0) -> str:
 
     It resets with the seed, seeds the action space the same way, steps ``STEPS`` times
     with ``envs.action_space.sample()`` and prints the final batches. ``STEPS`` starts at
-    ``steps``; the page's live view says which value gives the call it shows, so the script
-    can stay the same from one step click to the next.
+    ``steps`` (0 on the page: each call the page shows names the value that gives it, so the
+    script stays the same whichever call the learner has stepped to).
     """
     steps = max(0, int(steps))
     imports, build = _builder(settings)
@@ -66,7 +66,7 @@ def snippet_for(settings: BatchSettings, steps: int = 0) -> str:
     constants += [
         f"NUM_ENVS = {settings.num_envs}",
         f"SEED = {settings.seed}",
-        "# The page's latest call is 'step N since the reset': STEPS = N gives that call.",
+        "# Each call the page shows names the STEPS that gives it ('step N': STEPS = N).",
         f"STEPS = {steps}",
     ]
     body = [
@@ -114,3 +114,53 @@ def snippet_for(settings: BatchSettings, steps: int = 0) -> str:
     ]
     indented = [("    " + line) if line else "" for line in body]
     return "\n".join(header + indented + footer) + "\n"
+
+
+PROB_PITFALL = '''"""FrozenLake's infos["prob"] in a vector env: the batched array takes the type
+of the first value it meets in a call. Env 0's reset reports the int 1, so a call that auto-resets
+env 0 gives an int64 array, and the other envs' 1/3 become 0. A wrapper that reports prob as
+a float in every env keeps the values."""
+
+import gymnasium as gym
+import numpy as np
+
+NUM_ENVS = 4
+SEED = 0
+
+
+class FloatProb(gym.Wrapper):
+    """The same env, reporting info["prob"] as a float after reset and step alike."""
+
+    def reset(self, **kwargs):
+        observation, info = self.env.reset(**kwargs)
+        return observation, {**info, "prob": float(info["prob"])}
+
+    def step(self, action):
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        return observation, reward, terminated, truncated, {**info, "prob": float(info["prob"])}
+
+
+plain = gym.vector.SyncVectorEnv([lambda: gym.make("FrozenLake-v1") for _ in range(NUM_ENVS)])
+safe = gym.vector.SyncVectorEnv(
+    [lambda: FloatProb(gym.make("FrozenLake-v1")) for _ in range(NUM_ENVS)]
+)
+plain.reset(seed=SEED)
+safe.reset(seed=SEED)  # the same seeds: the same slips, so the same walks
+rng = np.random.default_rng(SEED)
+ended_before = np.zeros(NUM_ENVS, dtype=bool)
+for call in range(1, 1001):
+    actions = rng.integers(0, 4, size=NUM_ENVS)
+    _, _, terminated, truncated, plain_infos = plain.step(actions)
+    _, _, _, _, safe_infos = safe.step(actions)
+    if ended_before[0]:  # env 0 was auto-reset in this call: its info came first
+        break
+    ended_before = terminated | truncated
+plain.close()
+safe.close()
+print("call:", call, "(env 0 auto-reset in it)")
+print("plain prob dtype:", plain_infos["prob"].dtype)
+print("plain prob:", plain_infos["prob"].tolist())
+print("FloatProb prob dtype:", safe_infos["prob"].dtype)
+print("FloatProb prob:", np.round(safe_infos["prob"], 3).tolist())
+'''
+"""A whole script: the ``prob`` dtype pitfall, and a wrapper that reads such infos safely."""

@@ -2,7 +2,27 @@
 
 from __future__ import annotations
 
-__all__ = ["speed_script"]
+__all__ = ["SB3_FIX", "sb3_fix_script", "speed_script"]
+
+SB3_FIX = "make_vec_env(make_env(), n_envs=4)"
+"""What Home gives for the lesson's ``PPO("MlpPolicy", env, n_envs=4)``: `make_vec_env` takes
+a zero-argument function that builds one env (what ``make_env()`` returns), or an env id."""
+
+
+def sb3_fix_script(fix: str = SB3_FIX) -> str:
+    """A whole script running ``fix`` (Home's line for PPO's missing ``n_envs``): it builds
+    SB3's envs with it and trains PPO on them briefly."""
+    return f"""from stable_baselines3 import PPO
+from stable_baselines3.common.env_util import make_vec_env
+
+from burgerbot.factories import make_env
+
+vec_env = {fix}  # SB3's own VecEnv (a DummyVecEnv)
+model = PPO("MlpPolicy", vec_env, n_steps=64, batch_size=64, device="cpu")
+model.learn(total_timesteps=256)
+print("PPO trained on", model.n_envs, "envs")
+vec_env.close()
+"""
 
 
 def speed_script(sizes: tuple[int, ...] = (1, 4, 16, 64), seconds: float = 0.05) -> str:
