@@ -75,10 +75,10 @@ HIGH = {spec.key: spec.high for spec in SPECS if hasattr(spec, "high")}
 # The "Auto-reset" page's panels: each section's text, chart and tables, and its runs.
 
 _BACKEND_NOTES = {"sync": " (as in the lesson)", "native": " (this project's, not Gymnasium's)"}
+# {"sync": "SyncVectorEnv (as in the lesson)", "native": "BurgerBotVectorEnv (this ...)"}
 BACKEND_LABELS = {
     backend: BACKEND_CLASSES[backend] + _BACKEND_NOTES[backend] for backend in BACKEND_CHOICES
 }
-"""``{"sync": "SyncVectorEnv (as in the lesson)", "native": "BurgerBotVectorEnv (this ...)"}``."""
 
 _READING = {
     "NEXT_STEP": (

@@ -334,10 +334,8 @@ def _signature(call: BatchCall) -> tuple:
     return tuple((a.shape, a.dtype.str) for a in arrays if a is not None)
 
 
-STRETCH = 20
-"""Calls the page takes ahead of the learner's clicks, at most."""
-STRETCH_BYTES = 600_000
-"""About the most view HTML one answer sends; bigger views make a shorter stretch."""
+STRETCH = 20  # calls the page takes ahead of the learner's clicks, at most
+STRETCH_BYTES = 600_000  # about the most view HTML one answer sends: big views, short stretch
 
 
 def latest_call_panel(

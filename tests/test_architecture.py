@@ -167,3 +167,14 @@ def test_every_page_asks_for_a_prediction_and_ends_with_key_takeaways():
         assert "learning.prediction(" in source, f"{path.name} asks for no prediction"
         assert "learning.check(" in source, f"{path.name} never checks its prediction"
         assert path.read_text().count("frame.takeaways(") == 1, f"{path.name}: no key takeaways"
+
+
+def test_no_page_has_a_bare_string_below_its_docstring():
+    # Streamlit's "magic" writes a page's top-level expressions on the page: a docstring-style
+    # note under a constant would reach the learner as text.
+    found = []
+    for path in sorted((ROOT / "app_pages").glob("*.py")):
+        for node in ast.parse(path.read_text()).body[1:]:
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+                found.append(f"{path.name}:{node.lineno}")
+    assert not found, f"bare strings Streamlit would show: {found}"
