@@ -218,9 +218,7 @@ def actions_note() -> None:
     """Where the live view's actions come from (drawn once, above it)."""
     st.caption(
         "Actions are random: `envs.action_space.sample()`, with the action space seeded by the "
-        "same seed at every reset, so the script below the live view reproduces them. So that "
-        "**Step once** answers at once, the page sends the next `step()` calls ahead of your "
-        "clicks, and each click reveals one: you see every call the env returned, in order."
+        "same seed at every reset, so the script below the live view reproduces them."
     )
 
 
