@@ -7,7 +7,7 @@ the slowest of the repeats (the spread), so its wording follows the data either 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cached_property
 
 import altair as alt
 import numpy as np
@@ -18,9 +18,8 @@ from burgerbot.app.glossary import term_link
 from burgerbot.app.palette import SHAPES, colour_scale
 from burgerbot.app.settings import IntSetting
 from burgerbot.bench import compare_timings
+from burgerbot.random_agent import episode_odds, goal_odds, long_run_goal_rate
 from burgerbot.speed import forward_speeds, loop_speeds
-from burgerbot.statistics import poisson_zero_chance
-from burgerbot.world import GOAL_REWARD, NUM_ACTIONS, NUM_STATES, START_STATE, TABLES
 
 __all__ = [
     "LESSON_FIXES",
@@ -33,17 +32,16 @@ __all__ = [
     "SIZES",
     "SPECS",
     "YES",
-    "EpisodeFacts",
     "LessonFix",
     "Speeds",
     "Stop",
     "chart_frame",
     "compare",
     "env_story",
-    "episode_facts",
     "forward_chart",
     "forward_frame",
     "forward_story",
+    "goal_figures",
     "lesson_goal_fix",
     "measure_speeds",
     "metric_delta",
@@ -444,51 +442,8 @@ def forward_frame(forwards: pd.DataFrame) -> pd.DataFrame:
 
 TARGET_GOALS = 20
 """Goals expected per setting before a doubling stands out from the noise."""
-
-
-@dataclass(frozen=True)
-class EpisodeFacts:
-    """A uniformly random BurgerBot's episodes, computed exactly from the world's rules."""
-
-    goal_chance: float
-    """Probability that an episode ends at the goal."""
-    mean_length: float
-    """Expected env-steps per episode (time limit included)."""
-
-    @property
-    def goals_per_env_step(self) -> float:
-        """Long-run goals per env-step (renewal: goals per episode over steps per episode)."""
-        return self.goal_chance / self.mean_length
-
-    def expected_goals(self, step_calls: int, num_envs: int) -> float:
-        """Expected goals in ``step_calls`` calls of a NEXT_STEP vector env.
-
-        Each episode also uses one reset call that is not a transition, hence the + 1.
-        """
-        return step_calls * num_envs * self.goal_chance / (self.mean_length + 1)
-
-
-@cache
-def episode_facts(max_steps: int = 150) -> EpisodeFacts:
-    """Follow the probability of every state through one episode of uniformly random actions.
-
-    >>> facts = episode_facts()
-    >>> round(1 / facts.goal_chance, -2), round(facts.mean_length, 1)
-    (3700.0, 9.9)
-    """
-    alive = np.zeros(NUM_STATES)
-    alive[START_STATE] = 1.0
-    is_goal = TABLES.reward == GOAL_REWARD
-    goes_on = ~TABLES.terminated
-    goal_chance = mean_length = 0.0
-    for _ in range(max_steps):
-        mean_length += alive.sum()  # the episode takes this step if it has not ended yet
-        by_action = np.repeat(alive / NUM_ACTIONS, NUM_ACTIONS)  # index state * 4 + action
-        goal_chance += by_action[is_goal].sum()
-        alive = np.bincount(
-            TABLES.next_state[goes_on], weights=by_action[goes_on], minlength=NUM_STATES
-        )
-    return EpisodeFacts(float(goal_chance), float(mean_length))
+LESSON_CALLS = 500
+"""The lesson's experiment: 500 `step()` calls with 4 envs, then with 8."""
 
 
 @dataclass(frozen=True)
@@ -506,22 +461,37 @@ class LessonFix:
     """More on it, for a tooltip."""
 
 
-def lesson_goal_fix(facts: EpisodeFacts | None = None) -> LessonFix:
-    """The goal experiment's line, its expected counts computed from the world's rules."""
-    facts = facts or episode_facts()
-    four, eight = facts.expected_goals(500, 4), facts.expected_goals(500, 8)
-    needed = float(f"{TARGET_GOALS / facts.goals_per_env_step:.2g}")
+def goal_figures(calls: int = LESSON_CALLS, num_envs: int = 4) -> str:
+    """Expected goals and the chance of none, worded as every page words them.
+
+    From `burgerbot.random_agent.goal_odds` (exact, NEXT_STEP), the one source of these
+    figures.
+
+    >>> goal_figures()
+    '0.0453 goals expected, none in 95.6% of runs'
+    """
+    odds = goal_odds(calls, num_envs)
+    return f"{odds.expected_goals:.4f} goals expected, none in {odds.chance_of_none:.1%} of runs"
+
+
+def lesson_goal_fix() -> LessonFix:
+    """The goal experiment's line, its counts exact from the world's rules (`random_agent`)."""
+    odds = episode_odds()
+    per_goal = 1 / long_run_goal_rate()
+    needed = float(f"{TARGET_GOALS * per_goal:.2g}")
     return LessonFix(
         "not_visible",
-        "500 steps with 4 envs, then 8: the goal count roughly doubles",
-        f"true on average, but {four:.2f} and {eight:.2f} goals are expected: "
-        f"{poisson_zero_chance(four):.0%} and {poisson_zero_chance(eight):.0%} of runs show none",
+        f"{LESSON_CALLS} steps with 4 envs, then 8: the goal count roughly doubles",
+        f"true on average, but with 4 envs {goal_figures(LESSON_CALLS, 4)}; with 8 "
+        f"{goal_figures(LESSON_CALLS, 8)}",
         "goal_scaling.py",
         "Goal scaling",
-        f"A random BurgerBot reaches the goal in 1 episode of {1 / facts.goal_chance:,.0f}, "
-        f"episodes last {facts.mean_length:.1f} steps on average (both computed exactly from "
-        f"the world's rules). Seeing the doubling takes about {needed:,.0f} env-steps per "
-        f"setting ({TARGET_GOALS} goals expected), or many seeds.",
+        f"A random BurgerBot reaches the goal in 1 episode of {1 / odds.goal_chance:,.0f}. An "
+        f"episode takes {odds.mean_rows:.1f} rows of a vector env on average ("
+        f"{odds.mean_length:.1f} steps and its auto-reset row), so the long-run rate is one "
+        f"goal per {per_goal:,.0f} env-steps (all exact, from the world's rules). Seeing the "
+        f"doubling takes about {needed:,.0f} env-steps per setting ({TARGET_GOALS} goals "
+        "expected), or many seeds.",
     )
 
 
