@@ -89,6 +89,17 @@ class GoalOdds:
         """The chance of seeing at least one goal."""
         return 1.0 - self.chance_of_none
 
+    def describe(self) -> str:
+        """The two figures in words, as every page of the app gives them.
+
+        Example:
+            >>> goal_odds(500, 4).describe()
+            '0.0453 goals expected, none in 95.6% of runs'
+        """
+        return (
+            f"{self.expected_goals:.4f} goals expected, none in {self.chance_of_none:.1%} of runs"
+        )
+
 
 def _check_mode(mode: str, max_steps: int) -> None:
     if mode not in MODES:

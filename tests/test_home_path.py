@@ -108,3 +108,14 @@ def test_the_goal_line_shows_the_librarys_exact_figures():
     assert f"{episode_odds().mean_rows:.1f} rows" in fix.detail
     # 20 goals at one per ~40,200 env-steps (730,000 divided by the length without the reset row)
     assert "about 800,000 env-steps per setting" in fix.detail
+
+
+def test_home_and_goal_scaling_give_the_same_goal_figures_in_the_same_words():
+    from burgerbot.app.logic.goal_scaling import LessonRun, check_explanation, lesson_expectations
+
+    words = goal_odds(500, 4).describe()
+    assert words == "0.0453 goals expected, none in 95.6% of runs"
+    assert words in lesson_goal_fix().fix
+    assert words in check_explanation(LessonRun(0, {4: 0, 8: 0}, {4: 170, 8: 340}))
+    table = lesson_expectations()
+    assert table["expected_goals"].tolist() == [goal_odds(500, n).expected_goals for n in (4, 8)]

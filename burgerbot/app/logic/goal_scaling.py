@@ -58,7 +58,6 @@ __all__ = [
     "lesson_verdict",
     "level_reading",
     "measure_goal_rate",
-    "odds_words",
     "rate_check",
     "rate_reading",
     "resolve_settings",
@@ -324,15 +323,6 @@ def lesson_odds() -> tuple[GoalOdds, GoalOdds]:
     return tuple(goal_odds(LESSON_STEPS, n) for n in LESSON_NUM_ENVS)
 
 
-def odds_words(odds: GoalOdds) -> str:
-    """Expected goals and the chance of none, worded as every page words them.
-
-    >>> odds_words(goal_odds(500, 4))
-    '0.0453 goals expected, none in 95.6% of runs'
-    """
-    return f"{odds.expected_goals:.4f} goals expected, none in {odds.chance_of_none:.1%} of runs"
-
-
 def check_explanation(run: LessonRun) -> str:
     """Why the live run gave what it gave, with what the world's rules predict (exactly)."""
     four, eight = LESSON_NUM_ENVS
@@ -345,7 +335,7 @@ def check_explanation(run: LessonRun) -> str:
     odds, _ = lesson_odds()
     return text + (
         f" Worked out exactly from the world's rules, {four} envs x {LESSON_STEPS} steps give "
-        f"{odds_words(odds)}."
+        f"{odds.describe()}."
     )
 
 
@@ -393,7 +383,7 @@ def takeaways(run: LessonRun) -> list[str]:
         1,
         f"A random robot reaches the goal about once per {1 / long_run_goal_rate():,.0f} "
         f"env-steps in the long run (exact, from the world's rules); {four} envs x "
-        f"{LESSON_STEPS} steps give {odds_words(odds)}. Your run with seed {run.seed} gave "
+        f"{LESSON_STEPS} steps give {odds.describe()}. Your run with seed {run.seed} gave "
         f"{run.goals[four]}.",
     )
     bullets.append(

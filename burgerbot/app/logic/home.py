@@ -41,7 +41,6 @@ __all__ = [
     "forward_chart",
     "forward_frame",
     "forward_story",
-    "goal_figures",
     "lesson_goal_fix",
     "measure_speeds",
     "metric_delta",
@@ -461,19 +460,6 @@ class LessonFix:
     """More on it, for a tooltip."""
 
 
-def goal_figures(calls: int = LESSON_CALLS, num_envs: int = 4) -> str:
-    """Expected goals and the chance of none, worded as every page words them.
-
-    From `burgerbot.random_agent.goal_odds` (exact, NEXT_STEP), the one source of these
-    figures.
-
-    >>> goal_figures()
-    '0.0453 goals expected, none in 95.6% of runs'
-    """
-    odds = goal_odds(calls, num_envs)
-    return f"{odds.expected_goals:.4f} goals expected, none in {odds.chance_of_none:.1%} of runs"
-
-
 def lesson_goal_fix() -> LessonFix:
     """The goal experiment's line, its counts exact from the world's rules (`random_agent`)."""
     odds = episode_odds()
@@ -482,8 +468,8 @@ def lesson_goal_fix() -> LessonFix:
     return LessonFix(
         "not_visible",
         f"{LESSON_CALLS} steps with 4 envs, then 8: the goal count roughly doubles",
-        f"true on average, but with 4 envs {goal_figures(LESSON_CALLS, 4)}; with 8 "
-        f"{goal_figures(LESSON_CALLS, 8)}",
+        f"true on average, but with 4 envs {goal_odds(LESSON_CALLS, 4).describe()}; with 8 "
+        f"{goal_odds(LESSON_CALLS, 8).describe()}",
         "goal_scaling.py",
         "Goal scaling",
         f"A random BurgerBot reaches the goal in 1 episode of {1 / odds.goal_chance:,.0f}. An "
