@@ -42,6 +42,7 @@ from burgerbot.app.logic.goal_scaling import (
     run_lesson,
     run_sweep,
     scaling_panel,
+    speed_reading,
     summarise,
     sweep_cap,
     takeaways,
@@ -405,10 +406,9 @@ def agreement_panel(sync_result: SweepResult, native_result: SweepResult) -> Non
         )
     else:
         st.error("Some runs differ between Sync and native: this is a bug, please report it.")
-    speedup = sync_result.wall_seconds / native_result.wall_seconds
     st.markdown(
         f"- {show_time(sync_result)}\n- {show_time(native_result)}\n\n"
-        f"native was **{speedup:,.1f}×** as fast here."
+        f"{speed_reading(sync_result.frame, native_result.frame)}"
     )
     st.dataframe(
         side_by_side.rename(columns={"num_envs": "NUM_ENVS", "env_steps": "env-steps"}),

@@ -18,6 +18,7 @@ from burgerbot.app.caps import CAPS, Caps
 from burgerbot.app.labels import BACKEND_CLASSES, BACKEND_NAMES, backend_label
 from burgerbot.app.palette import OKABE_ITO
 from burgerbot.app.settings import ChoiceSetting, IntListSetting, IntSetting
+from burgerbot.bench import compare_timings
 from burgerbot.experiments import Progress, goal_scaling
 from burgerbot.random_agent import GoalOdds, goal_odds, long_run_goal_rate
 from burgerbot.statistics import mean_interval, poisson_rate_interval
@@ -65,6 +66,7 @@ __all__ = [
     "run_lesson",
     "run_sweep",
     "scaling_panel",
+    "speed_reading",
     "steps_for_expected_goals",
     "summarise",
     "sweep_cap",
@@ -1010,6 +1012,51 @@ def comparison_settings(settings: ScalingSettings) -> ScalingSettings:
 
 
 _COUNTS = ("goals", "hits", "episodes")
+
+
+def speed_reading(sync: pd.DataFrame, native: pd.DataFrame) -> str:
+    """How much faster native ran than Sync over the same runs, from each run's own time.
+
+    Per NUM_ENVS, the seeds' runs are the repeats (Sync's and native's taken with the same
+    actions): a factor only where every native run beat every Sync run
+    (`burgerbot.bench.compare_timings`), else "about the same"; with one seed no verdict.
+
+    Example:
+        >>> runs = pd.DataFrame({"num_envs": [4, 4, 4], "seed": [0, 1, 2],
+        ...                      "env_steps": [400] * 3, "seconds": [0.5, 0.6, 0.55]})
+        >>> speed_reading(runs, runs.assign(seconds=[0.01, 0.015, 0.011]))
+        'native was faster in every run, at every NUM_ENVS: NUM_ENVS 4: **50.0×** (runs 40.0× to 50.0×).'
+    """  # noqa: E501
+    keys = ["num_envs", "seed"]
+    pairs = sync[[*keys, "env_steps", "seconds"]].merge(
+        native[[*keys, "seconds"]], on=keys, suffixes=("_sync", "_native")
+    )
+    pairs = pairs[(pairs["seconds_sync"] > 0) & (pairs["seconds_native"] > 0)]
+    if pairs.empty:
+        return "The runs were too short to time."
+    parts, verdicts = [], []
+    for n, group in pairs.groupby("num_envs", sort=True):
+        ratios = group["seconds_sync"] / group["seconds_native"]
+        if len(group) < 2:
+            verdicts.append("one")
+            parts.append(f"NUM_ENVS {n}: {float(ratios.iloc[0]):,.1f}× (one run)")
+            continue
+        result = compare_timings(1 / group["seconds_native"], 1 / group["seconds_sync"])
+        verdicts.append(result.verdict)
+        words = {"faster": "", "slower": " (native slower)", "similar": " (runs overlap)"}
+        parts.append(
+            f"NUM_ENVS {n}: **{result.ratio:,.1f}×**{words[result.verdict]} (runs "
+            f"{ratios.min():,.1f}× to {ratios.max():,.1f}×)"
+        )
+    listed = "; ".join(parts) + "."
+    if all(v == "faster" for v in verdicts):
+        return f"native was faster in every run, at every NUM_ENVS: {listed}"
+    if "one" in verdicts:
+        return (
+            f"Sync's time over native's, run by run: {listed} With one seed per NUM_ENVS "
+            "there is no spread to compare: run more seeds for a verdict."
+        )
+    return f"Sync's time over native's, run by run: {listed} Where the runs overlap, no factor."
 
 
 def compare_backends(sync: pd.DataFrame, native: pd.DataFrame) -> pd.DataFrame:
