@@ -98,9 +98,9 @@ def test_the_goal_line_shows_the_librarys_exact_figures():
     fix = lesson_goal_fix()
     four, eight = goal_odds(500, 4), goal_odds(500, 8)
     # burgerbot.random_agent's figures, not a page's own approximation (it said 0.05 and 0.10)
-    assert f"with 4 envs {four.expected_goals:.4f} goals expected" in fix.fix
+    assert f"with 4 envs: {four.expected_goals:.4f} goals expected" in fix.fix
     assert f"none in {four.chance_of_none:.1%} of runs" in fix.fix
-    assert f"with 8 {eight.expected_goals:.4f} goals expected" in fix.fix
+    assert f"with 8: {eight.expected_goals:.4f} goals expected" in fix.fix
     assert "0.0453" in fix.fix and "95.6%" in fix.fix and "0.0906" in fix.fix
     assert "91.3%" in fix.fix
     per_goal = 1 / long_run_goal_rate()

@@ -309,13 +309,15 @@ def forward_story(forwards: pd.DataFrame) -> str:
 def _trend(speeds: Speeds, policy: bool) -> str:
     """How Sync's and native's transitions per second changed from the smallest N to the largest."""
     low, high = speeds.sizes()[0], speeds.sizes()[-1]
-    words = {"faster": "rose", "slower": "fell", "similar": "stayed about level"}
+    words = {"faster": "rose", "slower": "fell", "similar": "did not clearly change"}
     parts = []
     for loop, name in (("sync", "Sync"), ("native", "native")):
         first, last = speeds.rate(loop, low, policy), speeds.rate(loop, high, policy)
+        kind = compare(last, first)
+        overlap = " (their repeats overlap)" if kind == "similar" else ""
         parts.append(
-            f"{name}'s {words[compare(last, first)]} from {first.median:,.0f} (N = {low:,}) to "
-            f"{last.median:,.0f} (N = {high:,})"
+            f"{name}'s {words[kind]} from {first.median:,.0f} (N = {low:,}) to "
+            f"{last.median:,.0f} (N = {high:,}){overlap}"
         )
     return "Transitions per second (medians): " + "; ".join(parts) + "."
 
@@ -468,7 +470,7 @@ def lesson_goal_fix() -> LessonFix:
     return LessonFix(
         "not_visible",
         f"{LESSON_CALLS} steps with 4 envs, then 8: the goal count roughly doubles",
-        f"true on average, but with 4 envs {goal_odds(LESSON_CALLS, 4).describe()}; with 8 "
+        f"true on average, but with 4 envs: {goal_odds(LESSON_CALLS, 4).describe()}; with 8: "
         f"{goal_odds(LESSON_CALLS, 8).describe()}",
         "goal_scaling.py",
         "Goal scaling",
