@@ -218,7 +218,7 @@ def lesson_panel(
         delta_arrow="off",
         help="BurgerBotVectorEnv: this project's class, not Gymnasium's.",
     )
-    st.markdown(overhead_text(costs[0], bookkeeping))
+    st.markdown(overhead_text(costs[0], bookkeeping, compare_backends(lesson, "async", "sync", n)))
     if bookkeeping is not None:
         st.markdown(bookkeeping.sentence())
         st.caption(f"Sync's bookkeeping: {BOOKKEEPING}.")

@@ -179,3 +179,12 @@ def test_takeaways_follow_the_run_or_invite_one():
 
 def test_docstring_examples_run():
     assert doctest.testmod(costs_view).failed == 0
+
+
+def test_overhead_text_claims_no_difference_when_the_rounds_overlap():
+    cost = CallCost(4, 60e-6, 900e-6, 20e-6)
+    overlap = ("similar", 0.9, "4,000 env-steps/s (rounds 1 to 9) against 4,400 (rounds 2 to 8)")
+    text = overhead_text(cost, None, overlap)
+    assert "no clear difference" in text and "more per call" not in text
+    clear = ("slower", 0.07, "figures")
+    assert "**840 µs more per call**" in overhead_text(cost, None, clear)

@@ -558,8 +558,15 @@ def measure_bookkeeping(
     return Bookkeeping(num_envs, len(flat), tuple(plain), tuple(sync))
 
 
-def overhead_text(cost: CallCost, bookkeeping: Bookkeeping | None) -> str:
+def overhead_text(
+    cost: CallCost,
+    bookkeeping: Bookkeeping | None,
+    rounds: tuple[str, float, str] | None = None,
+) -> str:
     """Async's cost per step() call against Sync's, in words that follow the numbers.
+
+    ``rounds`` is `compare_backends` of Async against Sync at the same NUM_ENVS: when their
+    rounds overlap, no difference is claimed.
 
     Example:
         >>> text = overhead_text(CallCost(4, 60e-6, 900e-6, 20e-6), None)
@@ -573,6 +580,11 @@ def overhead_text(cost: CallCost, bookkeeping: Bookkeeping | None) -> str:
         f"With {cost.num_envs} envs, one `step()` call took **{micros(cost.sync_s)}** with Sync "
         f"and **{micros(cost.async_s)}** with Async{native}. "
     )
+    if rounds is not None and rounds[0] == "similar":
+        return head + (
+            f"Their rounds overlap ({rounds[2]}, Async against Sync): no clear difference per "
+            "call on this run. Measure again."
+        )
     if cost.extra_s <= 0:
         return head + (
             f"Async was not slower per call here ({micros(-cost.extra_s)} less): its workers "
