@@ -19,6 +19,7 @@ from burgerbot.app.logic.sync_vs_async import (
     CallCost,
     TimingSettings,
     above_ceiling,
+    async_wins,
     call_costs,
     check_budget,
     compare_backends,
@@ -265,11 +266,11 @@ def _speedup_verdict(sweep: pd.DataFrame, swept: TimingSettings, cores: int) -> 
         return
     learning.chart_with_table(learning.chart_spec(speedup_chart, ups, swept.work_kind), ups)
     best = ups.loc[ups["speedup"].idxmax()]
-    winning = ups.loc[ups["speedup"] > 1, "num_envs"].tolist()
+    winning = async_wins(sweep)  # only where every round of Async beat every round of Sync
     verdict = (
-        f"Async beat Sync at NUM_ENVS {', '.join(str(n) for n in winning)}."
+        f"Async beat Sync in every round at NUM_ENVS {', '.join(str(n) for n in winning)}."
         if winning
-        else "Async did not beat Sync at any NUM_ENVS: raise the cost per step."
+        else "Async did not clearly beat Sync at any NUM_ENVS: raise the cost per step."
     )
     ceiling = (
         f"For **busy** work the ceiling is min(NUM_ENVS, cores) = at most {cores}× "
@@ -280,7 +281,8 @@ def _speedup_verdict(sweep: pd.DataFrame, swept: TimingSettings, cores: int) -> 
     )
     st.markdown(
         f"With {swept.work_us:,} µs of {swept.work_kind} work per env-step: {verdict} "
-        f"The best was {best['speedup']:.2f}× at NUM_ENVS {int(best['num_envs'])}. "
+        f"The best median speed-up was {best['speedup']:.2f}× at NUM_ENVS "
+        f"{int(best['num_envs'])}. "
         f"{ceiling}"
     )
     if noisy := above_ceiling(ups):

@@ -12,6 +12,7 @@ from burgerbot.app.logic.sync_vs_async import (
     SAME,
     Bookkeeping,
     CallCost,
+    async_wins,
     faster_backend,
     measure_bookkeeping,
     micros,
@@ -188,3 +189,12 @@ def test_overhead_text_claims_no_difference_when_the_rounds_overlap():
     assert "no clear difference" in text and "more per call" not in text
     clear = ("slower", 0.07, "figures")
     assert "**840 µs more per call**" in overhead_text(cost, None, clear)
+
+
+def test_async_wins_only_where_every_round_beat_sync():
+    sweep = frame([("sync", 2, 1.0), ("async", 2, 0.5), ("sync", 8, 1.0), ("async", 8, 0.8)])
+    assert async_wins(sweep) == [2, 8]
+    # at 8 one busy round of Async overlaps Sync's: not a win
+    sweep.at[3, "step_s_rounds"] = [0.6, 0.8, 1.02]
+    assert async_wins(sweep) == [2]
+    assert async_wins(frame([("sync", 2, 1.0)])) == []

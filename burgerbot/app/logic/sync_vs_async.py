@@ -44,6 +44,7 @@ __all__ = [
     "CallCost",
     "TimingSettings",
     "above_ceiling",
+    "async_wins",
     "call_costs",
     "check_budget",
     "compare_backends",
@@ -646,6 +647,13 @@ def native_remark(sweep: pd.DataFrame) -> str | None:
         f"At NUM_ENVS {largest} native was not clearly faster than Sync "
         f"({micros(last['native'])} against {micros(last['sync'])} per call, medians)."
     )
+
+
+def async_wins(sweep: pd.DataFrame) -> list[int]:
+    """The NUM_ENVS at which every round of Async beat every round of Sync."""
+    sizes = sorted(set(sweep.loc[sweep["backend"] == "async", "num_envs"]))
+    verdicts = {int(n): compare_backends(sweep, "async", "sync", int(n)) for n in sizes}
+    return [n for n, v in verdicts.items() if v is not None and v[0] == "faster"]
 
 
 SAME = "About the same here"
