@@ -36,11 +36,13 @@ from burgerbot.app.logic.goal_scaling import (
     lesson_expectations,
     lesson_verdict,
     measure_goal_rate,
+    rate_check,
     rate_reading,
     resolve_settings,
     run_lesson,
     run_sweep,
     scaling_panel,
+    speed_reading,
     summarise,
     sweep_cap,
     takeaways,
@@ -50,7 +52,7 @@ from burgerbot.app.logic.goal_scaling import (
 from burgerbot.app.progress import ThrottledProgress
 from burgerbot.app.scripts.goal_scaling import exercise_answer_script, snippet_for
 from burgerbot.app.settings import powers_of_two
-from burgerbot.statistics import poisson_zero_chance
+from burgerbot.random_agent import long_run_goal_rate
 
 PAGE = "goal_scaling"
 RESULTS = f"_{PAGE}_results"  # this session's sweeps: "last", and the last one per backend
@@ -89,8 +91,8 @@ def cached_sweep(settings: ScalingSettings) -> SweepResult:
 
 
 def percent(p: float) -> str:
-    """A chance as a percentage, with two decimals near 0% and 100% (where they matter)."""
-    return f"{p:.0%}" if 0.01 <= p <= 0.99 else f"{p:.2%}"
+    """A chance as a percentage: one decimal, as every page gives these; two near 0% and 100%."""
+    return f"{p:.1%}" if 0.01 <= p <= 0.99 else f"{p:.2%}"
 
 
 def show_time(result: SweepResult) -> str:
@@ -112,45 +114,48 @@ def _apply_settings(key: Mapping[str, str], settings: ScalingSettings) -> None:
 
 
 def expectations_panel(
-    rate: GoalRate,
+    rate: GoalRate | None,
     settings: ScalingSettings,
     key: Mapping[str, str],
     button_key: str,
     measured_caption: str = "",
 ) -> None:
-    """Section 1: the measured rate, the lesson's expected goals and the "try this" button.
+    """Section 1: the lesson's expected goals (exact), the measured rate checking them, and the
+    "try this" button.
 
     Args:
-        rate: The goal rate measured live (with at least one goal).
+        rate: The goal rate measured live, a check on the exact figures (None if it failed).
         settings: The page's current settings (the suggestion keeps their total budget).
         key: The settings' widget keys, which the "try this" button fills in.
         button_key: The "try this" button's key.
         measured_caption: When and where the rate was measured.
     """
-    low, high = rate.interval
+    exact = long_run_goal_rate()
     st.markdown(
-        f"{rate.source[0].upper() + rate.source[1:]} took {rate.env_steps:,} "
-        f"{term_link('env-step', 'env-steps')} "
-        f"and reached the goal **{rate.goals}** times: about **one goal every "
-        f"{rate.steps_per_goal:,.0f} env-steps** (rate {rate.rate:.2e} per env-step; 95% "
-        f"interval {low:.2e} to {high:.2e}). It took {rate.seconds:.1f} s."
+        "Worked out exactly from the world's rules (the robot's 196 states, each random "
+        "action with chance 1/4, and NEXT_STEP's auto-reset row after each episode): in the "
+        f"long run a random BurgerBot reaches the goal **once every {1 / exact:,.0f} "
+        f"{term_link('env-step', 'env-steps')}**. Short runs get less: the goal is at least "
+        "14 steps from the start."
     )
-    if measured_caption:
-        st.caption(measured_caption)
-    lesson = lesson_expectations(rate.rate)
+    if rate is not None:
+        st.markdown(rate_check(rate))
+        if measured_caption:
+            st.caption(measured_caption)
+    lesson = lesson_expectations()
     four, eight = lesson.itertuples(index=False)
     both_zero = four.p_zero * eight.p_zero
     c4, c8, cboth = st.columns(3)
     c4.metric(
         "4 envs × 500 steps: expected goals",
-        f"{four.expected_goals:.3f}",
+        f"{four.expected_goals:.4f}",
         f"chance of seeing 0: {percent(four.p_zero)}",
         delta_color="off",
         delta_arrow="off",
     )
     c8.metric(
         "8 envs × 500 steps: expected goals",
-        f"{eight.expected_goals:.3f}",
+        f"{eight.expected_goals:.4f}",
         f"chance of seeing 0: {percent(eight.p_zero)}",
         delta_color="off",
         delta_arrow="off",
@@ -158,15 +163,17 @@ def expectations_panel(
     cboth.metric("Chance that both runs show 0 goals", percent(both_zero))
     with st.expander("The maths: expected goals and the chance of none"):
         st.markdown(
-            f"4 envs × {LESSON_STEPS} steps is {four.env_steps:,} env-steps, so you expect "
-            f"rate × env-steps = {four.expected_goals:.3f} goals. A count of rare, independent "
-            "events is close to a Poisson distribution, so the chance of seeing **none** is "
-            f"exp(−{four.expected_goals:.3f}) = {percent(four.p_zero)}. With 8 envs the "
-            f"expected count doubles to {eight.expected_goals:.3f}; the chance that both "
-            f"runs show 0 is {percent(four.p_zero)} × {percent(eight.p_zero)} = "
-            f"{percent(both_zero)}."
+            f"4 envs × {LESSON_STEPS} steps is {four.env_steps:,} env-steps. Following the "
+            "chance of every state call by call, episode after episode (each ended episode "
+            "costs one reset row), gives "
+            f"{four.expected_goals:.4f} goals expected and a chance of seeing **none** of "
+            f"{percent(four.p_zero)}. That is less than {four.env_steps:,} env-steps at the "
+            "long-run rate would give, as no episode can reach the goal in its first 13 "
+            f"steps. With 8 envs the expected count doubles to {eight.expected_goals:.4f}; "
+            f"the chance that both runs show 0 is {percent(four.p_zero)} × "
+            f"{percent(eight.p_zero)} = {percent(both_zero)}."
         )
-    suggestion = try_this(settings, rate.rate)
+    suggestion = try_this(settings)
     if suggestion is not None:
         with st.container(border=True):
             steps = suggestion.steps_per_env
@@ -249,8 +256,8 @@ def sweep_controls(settings: ScalingSettings, key: Mapping[str, str]) -> None:
     )
 
 
-def sweep_plan(settings: ScalingSettings, rate: GoalRate | None) -> None:
-    """The sweep's size against its cap, and the goals to expect per run (with a rate)."""
+def sweep_plan(settings: ScalingSettings) -> None:
+    """The sweep's size against its cap, and the goals to expect per run (exact)."""
     cap, cap_variable = sweep_cap(settings.backend)
     runs = len(settings.num_envs) * settings.seeds
     st.caption(
@@ -258,9 +265,7 @@ def sweep_plan(settings: ScalingSettings, rate: GoalRate | None) -> None:
         f"{runs} runs, **{settings.planned_env_steps:,} env-steps** in total (this app's cap "
         f"for {backend_label(settings.backend)}: {cap:,}, set by {cap_variable})."
     )
-    if rate is None or rate.goals == 0:
-        return
-    expected = expectations(settings, rate.rate)
+    expected = expectations(settings)
     zero_runs = f"runs with 0 goals (of {settings.seeds})"
 
     def table() -> None:
@@ -279,7 +284,7 @@ def sweep_plan(settings: ScalingSettings, rate: GoalRate | None) -> None:
             column_config={
                 "steps per env": st.column_config.NumberColumn(format="localized"),
                 "env-steps per run": st.column_config.NumberColumn(format="localized"),
-                "expected goals": st.column_config.NumberColumn(format="%.3f"),
+                "expected goals": st.column_config.NumberColumn(format="%.4f"),
                 "chance of 0 goals": st.column_config.NumberColumn(format="percent"),
                 zero_runs: st.column_config.NumberColumn(format="%.1f"),
             },
@@ -289,31 +294,18 @@ def sweep_plan(settings: ScalingSettings, rate: GoalRate | None) -> None:
     ui.lazy_expander("Expected goals per run for these settings", table)
 
 
-def _line_rate(frame: pd.DataFrame, rate: GoalRate | None) -> tuple[GoalRate | None, str]:
-    """The rate behind the dashed line: the sweep's own, else the reference run's (warned)."""
-    goals, env_steps = int(frame["goals"].sum()), int(frame["env_steps"].sum())
-    if goals > 0:
-        line_rate = GoalRate(goals, env_steps, "this sweep")
-        return line_rate, (
-            f"this sweep's own rate: {goals:,} goals in {env_steps:,} env-steps, one every "
-            f"{line_rate.steps_per_goal:,.0f}"
-        )
-    if rate is not None and rate.goals > 0:
-        expected = rate.rate * env_steps
-        st.warning(
-            f"This sweep saw **no goal at all** in {env_steps:,} env-steps. At the measured "
-            f"rate it expected {expected:.2f} goals in all, and 0 comes up "
-            f"{percent(poisson_zero_chance(expected))} of the time. The dashed line uses the "
-            f"rate of the longer native run instead (one goal every "
-            f"{rate.steps_per_goal:,.0f} env-steps)."
-        )
-        return rate, "the longer native run's rate, as this sweep saw no goal"
-    return None, ""
+def _no_goal_warning(summary: pd.DataFrame, seeds: int) -> None:
+    """A sweep that saw no goal at all: how likely that was (exact)."""
+    if summary["mean_goals"].sum() > 0:
+        return
+    expected = float((summary["expected_goals"] * seeds).sum())
+    st.warning(
+        f"This sweep saw **no goal at all**. Worked out exactly, it expected {expected:.2f} "
+        "goals in all; every run showing none is no surprise with counts this small."
+    )
 
 
-def results_panel(
-    last: SweepResult, settings: ScalingSettings, rate: GoalRate | None, download_key: str
-) -> None:
+def results_panel(last: SweepResult, settings: ScalingSettings, download_key: str) -> None:
     """Section 3: the last sweep's charts (with their tables), what they show, and the CSV."""
     if last.settings != settings:
         st.info(
@@ -321,9 +313,9 @@ def results_panel(
             "Press **Run sweep** to run the new ones."
         )
     runs = last.frame
-    line_rate, rate_text = _line_rate(runs, rate)
     st.markdown(show_time(last))
-    summary = summarise(runs, line_rate.rate if line_rate is not None else 0.0)
+    summary = summarise(runs)
+    _no_goal_warning(summary, last.settings.seeds)
     points, bands = chart_data(runs, summary)
     seeds = last.settings.seeds
     left, right = st.columns(2)
@@ -341,8 +333,9 @@ def results_panel(
         )
     st.caption(
         "Dots: one run each (one seed), moved a little sideways so equal counts stay visible. "
-        "Diamond and bar: the mean over the seeds and its 95% interval. Dashed line: counts "
-        f"in proportion to env-steps ({rate_text}; for episodes, the sweep's episode rate). "
+        "Diamond and bar: the mean over the seeds and its 95% interval. Dashed line: for goals "
+        "the expected count, worked out exactly from the world's rules; for episodes, counts "
+        "in proportion to env-steps at the sweep's own episode rate. "
         "NUM_ENVS is on a log scale: each tick is double the one before."
     )
     with st.expander("How the 95% intervals are computed"):
@@ -413,10 +406,9 @@ def agreement_panel(sync_result: SweepResult, native_result: SweepResult) -> Non
         )
     else:
         st.error("Some runs differ between Sync and native: this is a bug, please report it.")
-    speedup = sync_result.wall_seconds / native_result.wall_seconds
     st.markdown(
         f"- {show_time(sync_result)}\n- {show_time(native_result)}\n\n"
-        f"native was **{speedup:,.1f}×** as fast here."
+        f"{speed_reading(sync_result.frame, native_result.frame)}"
     )
     st.dataframe(
         side_by_side.rename(columns={"num_envs": "NUM_ENVS", "env_steps": "env-steps"}),
@@ -453,7 +445,6 @@ try:
 except Exception as error:  # the rest of the page still works without it
     st.error(f"Could not measure the goal rate: {type(error).__name__}: {error}")
     rate = None
-known_rate = rate.rate if rate is not None and rate.goals > 0 else None
 
 # --- The lesson's experiment, predicted then run ---------------------------------------------
 PID = f"{PAGE}_goals"
@@ -477,28 +468,19 @@ for column, n in ((four_col, 4), (eight_col, 8)):
         delta_color="off",
         delta_arrow="off",
     )
-learning.check(PID, goal_bucket(lesson.goals[4]), check_explanation(lesson, known_rate))
-if known_rate:
-    kind, why = lesson_verdict(known_rate)
-    st.markdown(
-        f"**The lesson: 8 envs give roughly double the goals.** {VERDICTS[kind].badge()} {why}"
-    )
+learning.check(PID, goal_bucket(lesson.goals[4]), check_explanation(lesson))
+kind, why = lesson_verdict()
+st.markdown(f"**The lesson: 8 envs give roughly double the goals.** {VERDICTS[kind].badge()} {why}")
 
 # --- 1. What to expect ---------------------------------------------------------------------
 st.header("1. What to expect, before running a sweep")
-if known_rate:
-    expectations_panel(
-        rate,
-        settings,
-        frame.key,
-        button_key=f"{PAGE}_try_this",
-        measured_caption=rate_record.caption("Measured", visit=visit),
-    )
-elif rate is not None:
-    st.warning(
-        f"{rate.source} saw no goal in {rate.env_steps:,} env-steps, so there is no rate to "
-        "predict from; the sweep below still runs."
-    )
+expectations_panel(
+    rate,
+    settings,
+    frame.key,
+    button_key=f"{PAGE}_try_this",
+    measured_caption=rate_record.caption("Measured", visit=visit) if rate is not None else "",
+)
 
 # --- 2. Run a sweep ------------------------------------------------------------------------
 st.header("2. Run the experiment")
@@ -508,7 +490,7 @@ st.write(
 )
 sweep_controls(settings, frame.key)
 frame.settings_done()
-sweep_plan(settings, rate)
+sweep_plan(settings)
 
 refusal = check_budget(settings)
 if refusal:
@@ -528,7 +510,7 @@ last = results.get("last")
 if last is None:
     st.info("Press **Run sweep** to run the experiment with the settings above.")
 else:
-    results_panel(last, settings, rate, download_key=f"{PAGE}_download")
+    results_panel(last, settings, download_key=f"{PAGE}_download")
 
 with st.expander("Sync and native count the same goals", icon="🟰"):
     st.write(
@@ -577,4 +559,4 @@ st.caption(
     "The sweep script prints one line per NUM_ENVS and seed: the same numbers as the page's "
     "CSV for these settings."
 )
-frame.takeaways(takeaways(known_rate, lesson))
+frame.takeaways(takeaways(lesson))

@@ -12,6 +12,7 @@ from burgerbot.app.logic.home import (
     NO,
     PATH,
     PREDICTION_N,
+    SECONDS,
     SPECS,
     YES,
     chart_frame,
@@ -77,7 +78,9 @@ with st.container(border=True):
 st.subheader("The speed problem, measured here")
 st.markdown(
     f"One env hands back one {term_link('transition')} per `step()` call; a "
-    f"{term_link('vector-env')} takes N actions per call and returns N. The baseline: a plain "
+    f"{term_link('vector-env')} takes N actions per call and returns N rows, N "
+    f"{term_link('env-step', 'env-steps')} (a row of an env being "
+    f"{term_link('autoreset', 'auto-reset')} is no transition). The baseline: a plain "
     "loop of `env.step()` on one `BurgerBotEnv`. Against it: Gymnasium's "
     f"{term_link('sync', '`SyncVectorEnv`')} (steps its N envs one after another) and "
     f"`BurgerBotVectorEnv`, a {term_link('native', 'native')} vector env that is **this "
@@ -114,24 +117,30 @@ plain = speeds.rate("plain")
 cols = st.columns(3)
 cols[0].metric(
     "Plain loop: transitions per second",
-    f"{plain.best:,.0f}",
+    f"{plain.median:,.0f}",
     help="One `BurgerBotEnv`, one `env.step()` per transition, random actions, a reset when "
-    f"an episode ends. Slowest of the repeats: {plain.slowest:,.0f} per second.",
+    f"an episode ends. Median of {len(plain.samples)} repeats; they ranged from "
+    f"{plain.slowest:,.0f} to {plain.best:,.0f} per second.",
 )
 for col, loop, name in ((cols[1], "sync", "Sync"), (cols[2], "native", "native")):
     rate = speeds.rate(loop, num_envs)
     text, arrow, colour = metric_delta(rate, plain)
     col.metric(
         f"{num_envs:,} envs, {name}: transitions per second",
-        f"{rate.best:,.0f}",
+        f"{rate.median:,.0f}",
         text,
         delta_arrow=arrow,
         delta_color=colour,
-        help=f"Slowest of the repeats: {rate.slowest:,.0f} per second.",
+        help=f"Median of {len(rate.samples)} repeats; they ranged from {rate.slowest:,.0f} to "
+        f"{rate.best:,.0f} per second. Auto-reset rows, {speeds.reset_share(loop, num_envs):.1%} "
+        "of the rows, are not counted. A ratio to the plain loop only when every repeat of one "
+        "beat every repeat of the other.",
     )
 st.caption(
     f"{record.caption('Measured', visit=visit)} Shared by every visitor until *Measure again*.",
-    help=f"{record.detail()} Each number is the best of 3 short runs.",
+    help=f"{record.detail()} Each number is the median of {len(plain.samples)} runs of "
+    f"{SECONDS * 1000:.0f} ms (hundreds of `step()` calls each), every setup's runs taken in "
+    "turns with the others'.",
 )
 learning.check(PID, prediction_truth(speeds), prediction_explanation(speeds))
 st.markdown(env_story(speeds, num_envs))
@@ -169,8 +178,9 @@ for number, stop in enumerate(PATH, start=1):
 columns[1].page_link("app_pages/glossary.py", label="Any time: the **Glossary**", icon="📖")
 frame.takeaways(
     [
-        "One `step()` call of a vector env takes N actions and returns N transitions, "
-        "stacked along a first axis of length N.",
+        "One `step()` call of a vector env takes N actions and returns N rows (env-steps), "
+        "stacked along a first axis of length N; a row of an env being auto-reset is no "
+        "transition.",
         *speed_takeaways(speeds),
         "Today the ending call returns the final observation; SB3 wants its own VecEnv, not "
         "Gymnasium's vector envs.",

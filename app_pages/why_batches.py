@@ -33,6 +33,7 @@ from burgerbot.app.logic.why_batches import (
     comparison_text,
     cost_text,
     drawn_text,
+    env_steps_per_s,
     learning_curve,
     plain_step_microseconds,
     resolve_settings,
@@ -107,17 +108,17 @@ def buffer_controls(key: Mapping[str, str]) -> None:
         BUFFER_SPECS[0].low,
         BUFFER_SPECS[0].high,
         key=key["n"],
-        help="How many BurgerBots step together: each step() call collects this many transitions.",
+        help="How many BurgerBots step together: each step() call returns this many rows.",
     )
     col_batch.number_input(
-        "Transitions per update",
+        "Rows per update",
         min_value=BUFFER_SPECS[1].low,
         max_value=BUFFER_SPECS[1].high,
         step=64,
         key=key["batch"],
         help=(
-            "Transitions PPO collects before each update (its rollout). Stable-Baselines3's "
-            "default is n_steps=2048 per env."
+            "Rows PPO collects before each update (its rollout; with SB3's own vector envs "
+            "every row is a transition). Stable-Baselines3's default is n_steps=2048 per env."
         ),
     )
     col_mode.radio(
@@ -137,13 +138,13 @@ def buffer_panel(frame: pd.DataFrame, layout: BufferLayout, settings: BufferSett
     num_envs, batch_size = settings.num_envs, settings.batch_size
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("step() calls to fill the batch", f"{layout.step_calls:,}")
-    m2.metric("transitions per call", f"{num_envs:,}")
+    m2.metric("rows (env-steps) per call", f"{num_envs:,}")
     m3.metric("buffer shape (steps, envs)", f"({layout.step_calls:,}, {num_envs:,})")
     m4.metric("episodes that ended in it", f"{int(frame['ends_episode'].sum()):,}")
     if not layout.exact:
         st.caption(
             f"{batch_size:,} is not a multiple of {num_envs}: {layout.step_calls:,} calls "
-            f"collect {layout.collected:,} transitions, {layout.collected - batch_size:,} more "
+            f"collect {layout.collected:,} rows, {layout.collected - batch_size:,} more "
             "than needed. In practice you pick NUM_ENVS and the steps per env so that their "
             "product is the batch."
         )
@@ -151,7 +152,8 @@ def buffer_panel(frame: pd.DataFrame, layout: BufferLayout, settings: BufferSett
     drawing = buffer_drawing(layout)
     st.markdown(
         f"**The {term_link('rollout')}, filled by a random BurgerBot agent.** Each box is one "
-        f"{term_link('transition')}: row *t* is what the *t*-th `step()` call returned, column "
+        f"{term_link('env-step')}, a transition unless it is a reset row: row *t* is what the "
+        "*t*-th `step()` call returned, column "
         f"*i* what env *i* did. A black line under a box: that env's episode ended there. "
         f"{drawn_text(layout, drawing)}"
     )
@@ -187,7 +189,8 @@ def training_controls(key: Mapping[str, str], chosen: tuple[int, ...], caps: Cap
         step=500,
         key=key["steps"],
         help=(
-            "Transitions each run collects, whatever its NUM_ENVS: the same amount of "
+            "Env-steps (rows, reset rows included) each run collects, whatever its NUM_ENVS: "
+            "the same amount of "
             "experience for everyone. All runs of one click together stay under "
             f"{caps.max_train_env_steps:,}."
         ),
@@ -230,8 +233,7 @@ def results_panel(results: Mapping[str, Any], measured_caption: str) -> None:
         st.markdown(text)
     if not (summary["reached"] > 0).any():
         st.warning("No run learned the task in these env-steps. Try more env-steps per run.")
-    speeds = dict(zip(summary["num_envs"].astype(int), summary["env_steps_per_s"], strict=True))
-    cost = cost_text(speeds, results["plain_us"])
+    cost = cost_text(env_steps_per_s(per_run), results["plain_us"])
     if cost:
         st.info(f"**Where the time goes.** {cost}", icon="💡")
 
@@ -244,7 +246,7 @@ def results_panel(results: Mapping[str, Any], measured_caption: str) -> None:
             table,
             caption=(
                 "Each point: the share of seeds whose greedy policy reaches the goal after "
-                "that many transitions. Lines further left learn from fewer transitions."
+                "that many env-steps. Lines further left learn from fewer env-steps."
             ),
         )
     with right:
@@ -299,7 +301,9 @@ st.header("1. One batch, fewer step() calls")
 st.markdown(
     f"An on-policy method such as PPO collects a batch of {term_link('transition', 'transitions')}"
     f" with its current policy, learns from it, throws it away, repeats. Each "
-    f"{term_link('step-call')} of a {term_link('vector-env')} gives one transition per env."
+    f"{term_link('step-call')} of a {term_link('vector-env')} gives one row per env, one "
+    f"{term_link('env-step')}: a transition, unless that env is being "
+    f"{term_link('autoreset', 'auto-reset')}."
 )
 buffer_controls(frame.key)
 frame.settings_done()
@@ -317,17 +321,18 @@ except Exception as error:  # the page keeps working; the message says what brok
     st.error(f"Could not run the rollout: {type(error).__name__}: {error}")
     st.stop()
 calls = int(rollout["step"].max())
+resets = int((rollout["event"] == "reset").sum()) if batch.mode == "NEXT_STEP" else None
 buffer_panel(rollout, layout, batch)
 learning.check(
     pid,
     calls_truth(rollout),
-    calls_explanation(batch.batch_size, batch.num_envs, calls),
+    calls_explanation(batch.batch_size, batch.num_envs, calls, resets),
 )
 st.info(
-    "**Same batch, fewer calls.** More envs do not put more transitions in a batch: they "
+    "**Same batch, fewer calls.** More envs do not put more rows in a batch: they "
     "fill it in fewer `step()` calls, with pieces of more episodes at different stages. In "
     "Stable-Baselines3, PPO's `n_steps` (2048 by default) counts calls *per env*: the batch "
-    "is `n_steps x n_envs`, so 2,048 transitions with 4 envs means `n_steps=512`.",
+    "is `n_steps x n_envs`, so 2,048 rows with 4 envs means `n_steps=512`.",
     icon="📦",
 )
 ui.code_expander(
@@ -341,7 +346,8 @@ st.header("2. Does batching make learning faster?")
 st.write(
     "Tabular Q-learning on BurgerBot, once per NUM_ENVS with the same seeds: N robots step "
     f"together in one `BurgerBotVectorEnv` (this project's {term_link('native')}, not "
-    "Gymnasium's), and the table learns from all N transitions after every call. A run "
+    "Gymnasium's), and the table learns from the call's transitions (its N rows less any "
+    "reset rows) after every call. A run "
     "has learned the task from the first check after which its greedy policy reaches the "
     "goal every time."
 )
@@ -409,7 +415,6 @@ if chosen:
         name="the training comparison",
     )
 
-resets = int((rollout["event"] == "reset").sum()) if batch.mode == "NEXT_STEP" else None
 frame.takeaways(
     takeaways(
         batch.batch_size,

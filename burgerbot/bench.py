@@ -1,9 +1,12 @@
 """Env-steps per second: a learner's BurgerBot, `BurgerBotEnv`, Sync, Async and native vectors.
 
 It also holds the library's one timing harness: `run_for` (run a chunk of work until a time
-budget has passed), `repeat_timings` (warm up, then several such runs: best and slowest) and
-`Stopwatch` (add up the time spent in chosen blocks). `burgerbot.speed` and
-`burgerbot.experiments` time their work with them.
+budget has passed), `repeat_timings` (warm up, then several such runs: best and slowest),
+`interleaved_timings` (several chunks' runs taken in turns, so a busy moment of the machine
+hits all of them alike), `Stopwatch` (add up the time spent in chosen blocks) and
+`compare_timings` (the one verdict on "which was faster": a ratio only when the repeats'
+spreads do not overlap). `burgerbot.speed` and `burgerbot.experiments` time their work with
+them.
 """
 
 from __future__ import annotations
@@ -34,11 +37,14 @@ __all__ = [
     "IMPLEMENTATIONS",
     "QUICK_SIZES",
     "Clock",
+    "Comparison",
     "Stopwatch",
     "Timing",
     "Timings",
     "check_goals",
+    "compare_timings",
     "format_report",
+    "interleaved_timings",
     "main",
     "repeat_timings",
     "run_benchmark",
@@ -265,6 +271,124 @@ def repeat_timings(
     return Timings(
         tuple(run_for(run_chunk, seconds, min_calls, clock=clock) for _ in range(repeats))
     )
+
+
+def interleaved_timings(
+    chunks: Mapping[Any, Callable[[], int]],
+    seconds: float,
+    repeats: int,
+    *,
+    min_calls: int = 0,
+    warmup_seconds: float = 0.0,
+    clock: Clock = time.perf_counter,
+) -> dict[Any, Timings]:
+    """`repeat_timings` for several chunks at once, their timed runs taken in turns.
+
+    Every chunk warms up first (untimed); then round ``r`` times one run of each chunk, the
+    order rotated by one each round. A moment when the machine is busy elsewhere then slows
+    one run of several chunks rather than every run of one chunk, so the spreads of their
+    `Timings` can be compared (`compare_timings`).
+
+    Args:
+        chunks: Name -> the work to time (returns the number of calls it made).
+        seconds: Time budget of each timed run.
+        repeats: Timed runs per chunk.
+        min_calls: Each timed run goes on until its chunk made at least this many calls.
+        warmup_seconds: Time budget of each chunk's untimed warm-up (0: one chunk).
+        clock: Where the time comes from (`time.perf_counter`; a fake one in tests).
+
+    Returns:
+        Name -> `Timings` of its ``repeats`` runs, in the order they ran.
+
+    Example:
+        >>> order = []
+        >>> chunks = {"a": lambda: order.append("a") or 1, "b": lambda: order.append("b") or 1}
+        >>> readings = iter(range(100))  # one second per reading
+        >>> timings = interleaved_timings(chunks, 1, 2, clock=lambda: next(readings))
+        >>> "".join(order), [len(t.runs) for t in timings.values()]
+        ('ababba', [2, 2])
+    """
+    seconds = _check_seconds("seconds", seconds)
+    warmup_seconds = _check_seconds("warmup_seconds", warmup_seconds)
+    repeats = checks.positive_int("repeats", repeats)
+    names = list(chunks)
+    if not names:
+        raise ValueError("`chunks` must hold at least one chunk of work")
+    for name in names:
+        run_for(chunks[name], warmup_seconds, clock=clock)
+    runs: dict[Any, list[Timing]] = {name: [] for name in names}
+    for round_ in range(repeats):
+        shift = round_ % len(names)
+        for name in names[shift:] + names[:shift]:
+            runs[name].append(run_for(chunks[name], seconds, min_calls, clock=clock))
+    return {name: Timings(tuple(runs[name])) for name in names}
+
+
+class Comparison(NamedTuple):
+    """`compare_timings`' answer: ``a`` against ``b``, and the figures behind it.
+
+    ``verdict`` is ``"faster"`` or ``"slower"`` (``a`` against ``b``) only when the two
+    spreads (slowest to fastest repeat) do not overlap; otherwise ``"similar"``. ``ratio``
+    is ``a``'s median rate over ``b``'s: quote it only when the verdict is not "similar".
+    """
+
+    verdict: str
+    ratio: float
+    a_median: float
+    b_median: float
+    a_spread: tuple[float, float]
+    b_spread: tuple[float, float]
+
+    @property
+    def overlap(self) -> bool:
+        """Whether the two spreads overlap (the verdict is then "similar")."""
+        return self.verdict == "similar"
+
+
+def _rates(name: str, samples: Sequence[float] | Timings) -> np.ndarray:
+    values = [run.rate for run in samples.runs] if isinstance(samples, Timings) else samples
+    rates = np.asarray(list(values), dtype=float)
+    if rates.ndim != 1 or rates.size < 2:
+        raise ValueError(f"`{name}` needs two timed repeats or more (a spread), got {rates!r}")
+    if not (np.isfinite(rates).all() and (rates > 0).all()):
+        raise ValueError(f"`{name}` must hold positive, finite rates, got {rates!r}")
+    return rates
+
+
+def compare_timings(
+    a_samples: Sequence[float] | Timings, b_samples: Sequence[float] | Timings
+) -> Comparison:
+    """Which of two repeatedly timed things was faster, if the spread lets one say so.
+
+    The samples are rates, one per timed repeat (work per second: higher is faster), or
+    `Timings`. For seconds per fixed piece of work pass ``1 / seconds``. ``a`` is "faster"
+    only when its slowest repeat beat ``b``'s fastest, "slower" the other way round, and
+    "similar" (about the same) whenever the spreads overlap. Measure the two interleaved
+    (`interleaved_timings`), so that a busy machine slows both alike.
+
+    Args:
+        a_samples: ``a``'s rates, at least two.
+        b_samples: ``b``'s rates, at least two.
+
+    Returns:
+        A `Comparison`: verdict, the ratio of the medians (a / b), medians and spreads.
+
+    Example:
+        >>> compare_timings([300, 280, 310], [100, 90, 120])[:2]
+        ('faster', 3.0)
+        >>> compare_timings([100, 60, 90], [110, 70, 95]).verdict
+        'similar'
+    """
+    a, b = _rates("a_samples", a_samples), _rates("b_samples", b_samples)
+    a_spread, b_spread = (float(a.min()), float(a.max())), (float(b.min()), float(b.max()))
+    if a_spread[0] > b_spread[1]:
+        verdict = "faster"
+    elif b_spread[0] > a_spread[1]:
+        verdict = "slower"
+    else:
+        verdict = "similar"
+    a_median, b_median = float(np.median(a)), float(np.median(b))
+    return Comparison(verdict, a_median / b_median, a_median, b_median, a_spread, b_spread)
 
 
 def _best_of(run_chunk: Callable[[], int], seconds: float, repeats: int) -> Timing:

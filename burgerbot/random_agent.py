@@ -16,7 +16,7 @@ follows each episode's end is a row, though not a transition.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -88,6 +88,17 @@ class GoalOdds:
     def chance_of_some(self) -> float:
         """The chance of seeing at least one goal."""
         return 1.0 - self.chance_of_none
+
+    def describe(self) -> str:
+        """The two figures in words, as every page of the app gives them.
+
+        Example:
+            >>> goal_odds(500, 4).describe()
+            '0.0453 goals expected, none in 95.6% of runs'
+        """
+        return (
+            f"{self.expected_goals:.4f} goals expected, none in {self.chance_of_none:.1%} of runs"
+        )
 
 
 def _check_mode(mode: str, max_steps: int) -> None:
@@ -175,6 +186,7 @@ def _within(odds: EpisodeOdds, starts: np.ndarray, calls: int, tail: float, rati
     return total
 
 
+@lru_cache(maxsize=1024)  # pages ask for the same runs on every rerun; up to 0.3 s each
 def goal_odds(
     calls: int, num_envs: int = 1, mode: str = "NEXT_STEP", max_steps: int = DEFAULT_MAX_STEPS
 ) -> GoalOdds:

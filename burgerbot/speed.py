@@ -1,5 +1,11 @@
 """Where batching pays: transitions per second with and without a policy network choosing actions.
 
+Counted as transitions: rows a learner may train on. A vector env in NEXT_STEP mode returns
+one row per sub-environment per `step()` call (env-steps), but the row of an env that is being
+reset (its previous call ended an episode) is no transition; about 1 row in 11 with random
+actions. Those rows are left out of every rate here, as the plain loop, which makes a
+separate `reset()` call, never counts them either.
+
 A plain Python loop over one `BurgerBotEnv` is the baseline. `SyncVectorEnv` (Gymnasium's) and
 `BurgerBotVectorEnv` (this project's) are timed against it at a few numbers of environments,
 first with random actions (the environment's cost alone), then with `MLPPolicy`, a small numpy
@@ -19,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from burgerbot import checks
-from burgerbot.bench import repeat_timings
+from burgerbot.bench import interleaved_timings
 from burgerbot.env import BurgerBotEnv
 from burgerbot.factories import make_vector_env
 
@@ -27,6 +33,7 @@ __all__ = [
     "LOOPS",
     "OBS_SCALE",
     "MLPPolicy",
+    "Tally",
     "forward_speeds",
     "loop_speeds",
 ]
@@ -106,7 +113,10 @@ class MLPPolicy:
 
 
 def _plain_chunk(policy: MLPPolicy | None, rng: np.random.Generator) -> Callable[[], int]:
-    """``PLAIN_CHUNK`` steps of one BurgerBotEnv in a plain loop, resetting when an episode ends."""
+    """``PLAIN_CHUNK`` steps of one BurgerBotEnv in a plain loop, resetting when an episode ends.
+
+    Returns the transitions collected: every `step()` is one (a `reset()` returns no row).
+    """
     env = BurgerBotEnv()
     obs, _ = env.reset(seed=0)
     actions = itertools.cycle(rng.integers(0, 4, size=ACTION_ROWS * 4).tolist())
@@ -131,22 +141,53 @@ def _plain_chunk(policy: MLPPolicy | None, rng: np.random.Generator) -> Callable
     return random_chunk if policy is None else policy_chunk
 
 
+class Tally:
+    """What a vector chunk returned over all its calls: calls, env-steps (rows), reset rows."""
+
+    def __init__(self) -> None:
+        self.calls = self.env_steps = self.reset_rows = 0
+
+    @property
+    def reset_share(self) -> float:
+        """The share of the rows that were auto-reset rows (no transitions)."""
+        return self.reset_rows / self.env_steps if self.env_steps else 0.0
+
+
 def _vector_chunk(
-    envs: gym.vector.VectorEnv, policy: MLPPolicy | None, rng: np.random.Generator
+    envs: gym.vector.VectorEnv,
+    policy: MLPPolicy | None,
+    rng: np.random.Generator,
+    tally: Tally | None = None,
 ) -> Callable[[], int]:
-    """One ``envs.step`` call: random actions, or one forward pass for the whole batch."""
+    """One ``envs.step`` call: random actions, or one forward pass for the whole batch.
+
+    Returns the transitions the call collected: N rows minus the auto-reset rows (the envs
+    whose previous call ended an episode: NEXT_STEP resets them now and returns no transition).
+    ``tally`` adds up calls, rows and reset rows.
+    """
     obs, _ = envs.reset(seed=0)
     rows = itertools.cycle(list(rng.integers(0, 4, size=(ACTION_ROWS, envs.num_envs))))
-    step = envs.step
+    step, num_envs = envs.step, envs.num_envs
+    tally = tally if tally is not None else Tally()
+    ended = np.zeros(num_envs, dtype=bool)  # which envs' last call ended an episode
+
+    def count(terminated: np.ndarray, truncated: np.ndarray) -> int:
+        nonlocal ended
+        resets = int(np.count_nonzero(ended))
+        ended = np.logical_or(terminated, truncated)
+        tally.calls += 1
+        tally.env_steps += num_envs
+        tally.reset_rows += resets
+        return num_envs - resets
 
     def random_call() -> int:
-        step(next(rows))
-        return 1
+        _, _, terminated, truncated, _ = step(next(rows))
+        return count(terminated, truncated)
 
     def policy_call() -> int:
         nonlocal obs
-        obs, _, _, _, _ = step(policy.act(obs))  # auto-reset: no reset call needed
-        return 1
+        obs, _, terminated, truncated, _ = step(policy.act(obs))  # auto-reset: no reset call
+        return count(terminated, truncated)
 
     return random_call if policy is None else policy_call
 
@@ -178,63 +219,92 @@ def loop_speeds(
 ) -> pd.DataFrame:
     """Transitions per second of the plain loop, Sync and native, without and with a policy.
 
-    Each row warms up, then steps until ``seconds`` have passed (and at least two chunks),
-    ``repeats`` times, and keeps the fastest run. The plain loop resets its env when an
-    episode ends (part of its cost); the vector envs auto-reset (NEXT_STEP). Without a policy
-    the actions are random and drawn beforehand; with one, `MLPPolicy` picks every action
-    from the latest observations, and its forward passes are part of the time.
+    Every row warms up, then its ``repeats`` timed runs (each until ``seconds`` have passed,
+    and at least two chunks) are taken in turns with every other row's
+    (`burgerbot.bench.interleaved_timings`), so their spreads can be compared
+    (`burgerbot.bench.compare_timings`). The plain loop resets its env when an episode ends
+    (part of its cost); the vector envs auto-reset (NEXT_STEP), and their reset rows are not
+    counted as transitions. Without a policy the actions are random and drawn beforehand;
+    with one, `MLPPolicy` picks every action from the latest observations, and its forward
+    passes are part of the time.
 
     Args:
         sizes: Numbers of environments for Sync and native (the plain loop has one).
         seconds: Timing budget per repeat.
-        repeats: Timed runs per row; the fastest is kept.
+        repeats: Timed runs per row (two or more give a spread to compare).
         seed: Seeds the random actions and the policy.
 
     Returns:
         One row per (loop, num_envs, policy), columns ``loop`` (one of `LOOPS`),
-        ``num_envs``, ``policy`` (bool), ``step_calls``, ``seconds``, ``transitions`` (of the
-        fastest repeat), ``transitions_per_s`` (fastest repeat),
-        ``transitions_per_s_slowest`` (slowest repeat: the spread) and ``seconds_per_call``.
-        ``attrs["settings"]`` records the budget and the machine.
+        ``num_envs``, ``policy`` (bool), ``seconds`` and ``transitions`` (of the fastest
+        repeat), ``transitions_per_s`` (fastest repeat), ``transitions_per_s_slowest``,
+        ``transitions_per_s_median``, ``transition_rates`` (every repeat's, a list),
+        ``reset_row_share`` (auto-reset rows over env-steps, over the whole measurement; 0
+        for the plain loop), ``env_steps_per_s`` (rows, fastest repeat), ``step_calls`` (of
+        the fastest repeat) and ``seconds_per_call``. ``attrs["settings"]`` records the budget
+        and the machine.
 
     Example:
-        >>> df = loop_speeds([2], seconds=0.001, repeats=1)
+        >>> df = loop_speeds([2], seconds=0.001, repeats=2)
         >>> df[["loop", "num_envs", "policy"]].values.tolist()
         [['plain', 1, False], ['sync', 2, False], ['native', 2, False], ['plain', 1, True], ['sync', 2, True], ['native', 2, True]]
     """  # noqa: E501
     sizes = checks.positive_ints("sizes", sizes)
     seconds, repeats = _check_budget(seconds, repeats)
     rng = np.random.default_rng(checks.seed(seed))
+    plans = [
+        (loop, num_envs, with_policy)
+        for with_policy in (False, True)
+        for loop, num_envs in [("plain", 1)]
+        + [(loop, n) for loop in ("sync", "native") for n in sizes]
+    ]
+    policies = {False: None, True: MLPPolicy(seed=seed)}
+    opened: list[gym.vector.VectorEnv] = []
+    chunks: dict[tuple[str, int, bool], Callable[[], int]] = {}
+    tallies: dict[tuple[str, int, bool], Tally] = {}
+    try:
+        for plan in plans:
+            loop, num_envs, with_policy = plan
+            policy = policies[with_policy]
+            if loop == "plain":
+                chunks[plan] = _plain_chunk(policy, rng)
+                continue
+            envs = make_vector_env(loop, num_envs)
+            opened.append(envs)
+            tallies[plan] = Tally()
+            chunks[plan] = _vector_chunk(envs, policy, rng, tallies[plan])
+        # Each timed run makes two chunks or more; the warm-up is one chunk.
+        timings = interleaved_timings(chunks, seconds, repeats, min_calls=2)
+    finally:
+        for envs in opened:
+            envs.close()
     rows = []
-    for with_policy in (False, True):
-        policy = MLPPolicy(seed=seed) if with_policy else None
-        plans = [("plain", 1)] + [(loop, n) for loop in ("sync", "native") for n in sizes]
-        for loop, num_envs in plans:
-            envs = None if loop == "plain" else make_vector_env(loop, num_envs)
-            try:
-                chunk = (
-                    _plain_chunk(policy, rng) if envs is None else _vector_chunk(envs, policy, rng)
-                )
-                # Each timed run makes two step() calls or more; the warm-up is one chunk.
-                timings = repeat_timings(chunk, seconds, repeats, min_calls=2)
-            finally:
-                if envs is not None:
-                    envs.close()
-            calls, elapsed = timings.best
-            transitions = calls * num_envs
-            rows.append(
-                {
-                    "loop": loop,
-                    "num_envs": num_envs,
-                    "policy": with_policy,
-                    "step_calls": calls,
-                    "seconds": elapsed,
-                    "transitions": transitions,
-                    "transitions_per_s": transitions / elapsed,
-                    "transitions_per_s_slowest": timings.slowest.rate * num_envs,
-                    "seconds_per_call": elapsed / calls,
-                }
-            )
+    for plan in plans:
+        loop, num_envs, with_policy = plan
+        tally = tallies.get(plan)
+        share = tally.reset_share if tally else 0.0
+        # step() calls per transition: 1 for the plain loop; 1 / (N x (1 - share)) for vectors
+        calls_per_transition = tally.calls / (tally.env_steps - tally.reset_rows) if tally else 1
+        rates = [run.rate for run in timings[plan].runs]
+        best = timings[plan].best
+        step_calls = best.calls * calls_per_transition
+        rows.append(
+            {
+                "loop": loop,
+                "num_envs": num_envs,
+                "policy": with_policy,
+                "seconds": best.seconds,
+                "transitions": best.calls,
+                "transitions_per_s": best.rate,
+                "transitions_per_s_slowest": min(rates),
+                "transitions_per_s_median": float(np.median(rates)),
+                "transition_rates": rates,
+                "reset_row_share": share,
+                "env_steps_per_s": best.rate / (1 - share),
+                "step_calls": step_calls,
+                "seconds_per_call": best.seconds / step_calls,
+            }
+        )
     df = pd.DataFrame(rows)
     df.attrs["settings"] = _settings(seconds, repeats, seed)
     return df
@@ -249,10 +319,13 @@ def forward_speeds(
 ) -> pd.DataFrame:
     """Seconds per `MLPPolicy.act` call for a batch of 1 observation and of N, no env involved.
 
+    The batch sizes' timed runs are taken in turns (`burgerbot.bench.interleaved_timings`).
+
     Returns:
         One row per batch size: ``batch_size``, ``calls``, ``seconds``,
         ``seconds_per_call`` (fastest repeat), ``seconds_per_call_slowest`` (slowest repeat)
-        and ``observations_per_s`` (fastest repeat).
+        ``observations_per_s`` (fastest repeat) and ``observation_rates`` (observations per
+        second of every repeat, a list, for `burgerbot.bench.compare_timings`).
 
     Example:
         >>> forward_speeds([1, 8], seconds=0.001, repeats=1)["batch_size"].tolist()
@@ -270,15 +343,19 @@ def forward_speeds(
             obs, *_ = envs.step(rng.integers(0, 4, size=envs.num_envs))
     finally:
         envs.close()
-    rows = []
-    for size in sizes:
-        batch = np.ascontiguousarray(obs[:size])
 
-        def call(batch: np.ndarray = batch) -> int:
+    def forward_pass(batch: np.ndarray) -> Callable[[], int]:
+        def call() -> int:
             policy.act(batch)
             return 1
 
-        timings = repeat_timings(call, seconds, repeats, min_calls=2)
+        return call
+
+    chunks = {size: forward_pass(np.ascontiguousarray(obs[:size])) for size in sizes}
+    every = interleaved_timings(chunks, seconds, repeats, min_calls=2)
+    rows = []
+    for size in sizes:
+        timings = every[size]
         calls, elapsed = timings.best
         rows.append(
             {
@@ -288,6 +365,7 @@ def forward_speeds(
                 "seconds_per_call": elapsed / calls,
                 "seconds_per_call_slowest": 1.0 / timings.slowest.rate,
                 "observations_per_s": calls * size / elapsed,
+                "observation_rates": [run.rate * size for run in timings.runs],
             }
         )
     df = pd.DataFrame(rows)

@@ -332,7 +332,12 @@ def compare_num_envs(
     config: QLearningConfig | None = None,
     progress: Progress | None = None,
 ) -> list[TrainingRun]:
-    """Train once per (NUM_ENVS, seed) with otherwise the same settings; runs in that order.
+    """Train once per (NUM_ENVS, seed) with otherwise the same settings.
+
+    The runs are made seed by seed, every NUM_ENVS in turn (interleaved), so a moment when
+    the machine is busy slows runs of several NUM_ENVS rather than every run of one, and
+    their timings can be compared (`burgerbot.bench.compare_timings`). They are returned
+    by NUM_ENVS, then seed.
 
     Example:
         >>> runs = compare_num_envs([1, 4], seeds=[0, 1], config=QLearningConfig(env_steps=400))
@@ -346,13 +351,13 @@ def compare_num_envs(
             f"give at least one NUM_ENVS and one seed, got {num_envs_list!r} and {seeds!r}"
         )
     config = config or QLearningConfig()
-    combos = [(n, s) for n in sizes for s in seed_list]
-    runs = []
+    combos = [(n, s) for s in seed_list for n in sizes]
+    runs = {}
     for index, (n, s) in enumerate(combos):
 
         def report(fraction: float, message: str, index: int = index, s: int = s) -> None:
             if progress is not None:
                 progress((index + fraction) / len(combos), f"{message} (seed {s})")
 
-        runs.append(train_q_learning(n, replace(config, seed=s), report))
-    return runs
+        runs[n, s] = train_q_learning(n, replace(config, seed=s), report)
+    return [runs[n, s] for n in sizes for s in seed_list]

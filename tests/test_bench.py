@@ -301,3 +301,71 @@ def test_speed_and_experiments_time_with_benchs_public_harness():
             if isinstance(node, ast.Attribute) and node.attr in {"perf_counter", "monotonic"}
         ]
         assert clocks == [], f"{name} reads a clock itself instead of using burgerbot.bench"
+
+
+# --- compare_timings and interleaved_timings: the one verdict on "which was faster" ---
+
+
+def test_compare_timings_gives_a_ratio_only_when_the_spreads_do_not_overlap():
+    from burgerbot.bench import compare_timings
+
+    # a clearly faster: every repeat of a beat every repeat of b
+    clear = compare_timings([310.0, 290.0, 300.0], [105.0, 95.0, 100.0])
+    assert clear.verdict == "faster" and clear.ratio == pytest.approx(3.0)
+    assert clear.a_spread == (290.0, 310.0) and clear.b_spread == (95.0, 105.0)
+    # the same pair the other way round
+    assert compare_timings([105.0, 95.0, 100.0], [310.0, 290.0, 300.0]).verdict == "slower"
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_compare_timings_calls_noisy_equal_rates_about_the_same_and_separated_ones_clear(seed):
+    from burgerbot.bench import compare_timings
+
+    rng = np.random.default_rng(seed)
+    # One noisy repeat (a busy moment, 4x slower) among ones of equal speed: "similar",
+    # whichever side the slow repeat falls on, even though the best runs differ by 4x.
+    equal = 1000 * (1 + rng.uniform(-0.05, 0.05, size=(2, 5)))
+    equal[seed % 2, rng.integers(5)] /= 4
+    assert compare_timings(equal[0], equal[1]).verdict == "similar"
+    # a 1.5x gap with 10% noise: spreads apart, a ratio near 1.5 either way
+    fast = 1500 * (1 + rng.uniform(-0.1, 0.1, size=5))
+    slow = 1000 * (1 + rng.uniform(-0.1, 0.1, size=5))
+    assert compare_timings(fast, slow).verdict == "faster"
+    assert compare_timings(slow, fast).verdict == "slower"
+    assert 1.2 < compare_timings(fast, slow).ratio < 1.9
+
+
+def test_compare_timings_wants_a_spread_and_positive_rates():
+    from burgerbot.bench import compare_timings
+
+    with pytest.raises(ValueError, match="two timed repeats"):
+        compare_timings([1.0], [1.0, 2.0])
+    with pytest.raises(ValueError, match="positive"):
+        compare_timings([1.0, 0.0], [1.0, 2.0])
+
+
+def test_interleaved_timings_takes_turns_and_compare_reads_its_timings():
+    from burgerbot.bench import compare_timings, interleaved_timings
+
+    order: list[str] = []
+    seconds_per_call = {"fast": 1, "slow": 3}
+    now = [0.0]
+
+    def chunk(name):
+        def run():
+            order.append(name)
+            now[0] += seconds_per_call[name]
+            return 1
+
+        return run
+
+    timings = interleaved_timings(
+        {"fast": chunk("fast"), "slow": chunk("slow")}, 2, 3, clock=lambda: now[0]
+    )
+    # warm-ups, then rounds in rotated order: fast first, slow first, fast first
+    # (a fast run is two 1-second calls, a slow run one 3-second call)
+    assert order[:2] == ["fast", "slow"]
+    assert order[2:] == ["fast", "fast", "slow", "slow", "fast", "fast", "fast", "fast", "slow"]
+    assert [len(t.runs) for t in timings.values()] == [3, 3]
+    result = compare_timings(timings["fast"], timings["slow"])
+    assert result.verdict == "faster" and result.ratio == pytest.approx(3.0)

@@ -32,3 +32,26 @@ def test_compare_backends_lines_up_each_run_and_flags_differences():
     tampered = native.copy()
     tampered.loc[2, "hits"] += 1
     assert compare_backends(sync, tampered)["identical"].tolist() == [True, True, False, True]
+
+
+def test_speed_reading_gives_a_factor_only_where_every_run_says_so():
+    import pandas as pd
+
+    from burgerbot.app.logic.goal_scaling import speed_reading
+
+    runs = pd.DataFrame(
+        {
+            "num_envs": [4, 4, 4, 8, 8, 8],
+            "seed": [0, 1, 2] * 2,
+            "env_steps": [400] * 3 + [800] * 3,
+            "seconds": [0.5, 0.6, 0.55, 0.9, 1.0, 1.1],
+        }
+    )
+    clear = speed_reading(runs, runs.assign(seconds=[0.01, 0.015, 0.011, 0.02, 0.02, 0.03]))
+    assert clear.startswith("native was faster in every run")
+    assert "NUM_ENVS 8: **50.0×** (runs 36.7× to 50.0×)" in clear
+    # one busy native run at NUM_ENVS 8 overlaps Sync's: no factor there
+    noisy = speed_reading(runs, runs.assign(seconds=[0.01, 0.015, 0.011, 0.02, 0.95, 0.03]))
+    assert "NUM_ENVS 8: **33.3×** (runs overlap)" in noisy and "in every run" not in noisy
+    single = speed_reading(runs.iloc[[0, 3]], runs.iloc[[0, 3]].assign(seconds=[0.01, 0.02]))
+    assert "no spread to compare" in single

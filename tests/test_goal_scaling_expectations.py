@@ -1,4 +1,4 @@
-"""The "Goal scaling" predictions: the measured goal rate and the goals to expect."""
+"""The "Goal scaling" predictions: the goals to expect (exact) and the measured rate."""
 
 from __future__ import annotations
 
@@ -15,10 +15,12 @@ from burgerbot.app.logic.goal_scaling import (
     expectations,
     lesson_expectations,
     measure_goal_rate,
+    rate_check,
     steps_for_expected_goals,
     try_this,
 )
 from burgerbot.experiments import goal_scaling
+from burgerbot.random_agent import goal_odds, long_run_goal_rate
 from burgerbot.statistics import poisson_interval
 
 
@@ -37,17 +39,34 @@ def test_measure_goal_rate_counts_a_native_run():
     assert "64 envs x 1,500 steps (seed 3)" in rate.source and rate.seconds > 0
 
 
-def test_expectations_are_rate_times_env_steps_and_poisson_zero():
+def test_expectations_are_the_librarys_exact_figures():
     settings = ScalingSettings((4, 8), steps_per_env=500, seeds=10)
-    frame = expectations(settings, rate=2.7e-5)
+    frame = expectations(settings)
     assert frame["env_steps"].tolist() == [2000, 4000]
-    assert frame["expected_goals"].tolist() == pytest.approx([0.054, 0.108])
-    assert frame["p_zero"].tolist() == pytest.approx([math.exp(-0.054), math.exp(-0.108)])
+    four, eight = goal_odds(500, 4), goal_odds(500, 8)
+    assert frame["expected_goals"].tolist() == [four.expected_goals, eight.expected_goals]
+    assert frame["p_zero"].tolist() == [four.chance_of_none, eight.chance_of_none]
+    # issue 22's exact figures (the page said 0.055 and 0.109, 95% and 90%)
+    assert frame["expected_goals"].round(4).tolist() == [0.0453, 0.0906]
+    assert frame["p_zero"].round(3).tolist() == [0.956, 0.913]
     assert frame["expected_zero_runs"].tolist() == pytest.approx(10 * frame["p_zero"])
-    lesson = lesson_expectations(2.7e-5)
+    lesson = lesson_expectations()
     assert lesson["num_envs"].tolist() == [4, 8] and lesson["env_steps"].tolist() == [2000, 4000]
-    # The lesson's point: with 500 steps, 4 envs nearly always see no goal at all.
-    assert lesson["p_zero"].iloc[0] > 0.9
+    # same total env-steps: each NUM_ENVS gets total // N calls
+    total = expectations(ScalingSettings((1, 4), total_env_steps=4000, budget="total"))
+    assert total["expected_goals"].tolist() == [
+        goal_odds(4000, 1).expected_goals,
+        goal_odds(1000, 4).expected_goals,
+    ]
+
+
+def test_the_measured_rate_is_checked_against_the_exact_one_both_ways():
+    exact = long_run_goal_rate()
+    inside = GoalRate(goals=200, env_steps=round(200 / exact), source="a native run")
+    assert rate_check(inside).endswith("lies inside it.")
+    outside = GoalRate(goals=400, env_steps=round(200 / exact), source="a native run")
+    assert "lies outside it" in rate_check(outside)
+    assert f"one every {1 / exact:,.0f}" in rate_check(inside)
 
 
 def test_steps_for_expected_goals_rounds_up_to_two_digits():
@@ -58,15 +77,18 @@ def test_steps_for_expected_goals_rounds_up_to_two_digits():
         assert len(str(steps).rstrip("0")) <= 2 or steps < 100
     with pytest.raises(ValueError, match="rate"):
         steps_for_expected_goals(0.0)
+    # by default the exact long-run rate, which a run this long follows: 20 goals or more
+    steps = steps_for_expected_goals()
+    assert goal_odds(steps, 4).expected_goals >= 20
 
 
 def test_try_this_suggests_a_native_sweep_that_fits_and_expects_20_goals():
     settings = ScalingSettings(DEFAULT_NUM_ENVS)
-    suggestion = try_this(settings, rate=2.7e-5)
+    suggestion = try_this(settings)
     assert suggestion.num_envs == (4, 8) and suggestion.backend == "native"
     assert suggestion.budget == "per_env" and 1 <= suggestion.seeds <= 3
-    assert 2.7e-5 * suggestion.env_steps_for(4) >= 20
+    assert goal_odds(suggestion.steps_per_env, 4).expected_goals >= 20
     assert check_budget(suggestion) is None
     tight = Caps(max_sweep_env_steps=2 * suggestion.planned_env_steps // suggestion.seeds)
-    assert try_this(settings, 2.7e-5, tight).seeds == 2
-    assert try_this(settings, 2.7e-5, Caps(max_sweep_env_steps=1000)) is None
+    assert try_this(settings, tight).seeds == 2
+    assert try_this(settings, Caps(max_sweep_env_steps=1000)) is None

@@ -27,6 +27,7 @@ from burgerbot.app.logic.goal_scaling import (
 )
 from burgerbot.app.scripts.goal_scaling import exercise_answer_script, snippet_for
 from burgerbot.experiments import goal_scaling
+from burgerbot.random_agent import goal_odds, long_run_goal_rate
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/goal_scaling.py"
@@ -86,13 +87,15 @@ def test_the_page_predicts_before_running_and_runs_nothing_by_itself():
     app = open_page()
     assert app.title[0].value.startswith("Goal scaling")
     markdown = texts(app.markdown)
-    found = re.search(r"reached the goal \*\*(\d+)\*\* times", markdown)
+    found = re.search(r"reached the goal (\d+) times", markdown)
     reference = measure_goal_rate()
     assert found and int(found.group(1)) == reference.goals  # measured live, same run
+    assert f"once every {1 / long_run_goal_rate():,.0f}" in markdown  # exact
     metrics = {m.label: m for m in app.metric}
     four = metrics["4 envs × 500 steps: expected goals"]
-    assert float(four.value) == pytest.approx(reference.rate * 2000, abs=5e-4)
-    assert "chance of seeing 0: 9" in four.delta  # above 90%: nearly always nothing
+    # the library's exact figures, the same as Home's
+    assert four.value == f"{goal_odds(500, 4).expected_goals:.4f}" == "0.0453"
+    assert "chance of seeing 0: 95.6%" in four.delta
     assert "Try this" in markdown and "steps per env" in markdown
     assert "Press **Run sweep**" in texts(app.info)
     assert not app.get("vega_lite_chart") and not page_downloads(app)
@@ -101,7 +104,7 @@ def test_the_page_predicts_before_running_and_runs_nothing_by_itself():
     expected = next(d.value for d in app.dataframe if "expected goals" in d.value.columns)
     assert expected["NUM_ENVS"].tolist() == [1, 2, 4, 8, 16, 32, 64, 128, 256]
     assert expected["expected goals"].tolist() == pytest.approx(
-        [reference.rate * 500 * n for n in expected["NUM_ENVS"]]
+        [goal_odds(500, n).expected_goals for n in expected["NUM_ENVS"]]
     )
     assert not app.error
 
@@ -163,7 +166,7 @@ def test_every_control_changes_the_sweep(media_files):
     assert table["env-steps per run"].tolist() == [1000, 1000]  # 4 x 250 and 8 x 125
     # The sentence about level counts is read off this sweep's own numbers.
     csv = pd.read_csv(io.StringIO(download_text(app, media_files)))
-    reading = budget_reading(summarise(csv, rate=measure_goal_rate().rate), "total")
+    reading = budget_reading(summarise(csv), "total")
     assert "**same total env-steps**" in reading and reading in texts(app.markdown)
     assert app.query_params["budget"] == "total" and app.query_params["total"] == "1000"
     assert csv["steps_per_env"].tolist() == [250, 250, 250, 125, 125, 125]
@@ -198,7 +201,7 @@ def test_try_this_sets_up_an_experiment_where_doubling_shows():
     assert app.radio(key=KEY["backend"]).value == "native"
     assert app.radio(key=KEY["budget"]).value == "per_env"
     steps = app.number_input(key=KEY["steps"]).value
-    assert measure_goal_rate().rate * 4 * steps >= 20
+    assert goal_odds(steps, 4).expected_goals >= 20
     assert app.query_params["n"] == "4,8" and app.query_params["steps"] == str(steps)
     assert not app.error
 
@@ -290,9 +293,8 @@ def test_the_lessons_goal_claim_is_true_but_not_visible_and_the_page_ends_with_t
     assert ":blue-badge[🔬 True, not visible as set up]" in markdown
     assert "both runs show 0 goals" in markdown
     assert app.subheader[-1].value == "Key takeaways"
-    rate = measure_goal_rate()
-    assert f"once per {1 / rate.rate:,.0f} env-steps" in markdown
-    assert f"your run with seed 0 gave {run_lesson(0).goals[4]}" in markdown
+    assert f"once per {1 / long_run_goal_rate():,.0f} env-steps" in markdown
+    assert f"Your run with seed 0 gave {run_lesson(0).goals[4]}" in markdown
 
 
 def test_the_exercise_answer_is_hidden_then_a_whole_script_that_answers_it(tmp_path):
@@ -321,6 +323,6 @@ def test_a_sweep_without_goals_says_how_likely_that_was():
     app = open_page({"n": "1,2", "steps": "50", "seeds": "1"})
     click(app, f"{PAGE}_run")
     assert goal_scaling([1, 2], 50, seeds=[0], backend="sync")["goals"].sum() == 0
-    expected = measure_goal_rate().rate * 150
-    assert f"At the measured rate it expected {expected:.2f} goals in all" in texts(app.warning)
+    expected = sum(goal_odds(50, n).expected_goals for n in (1, 2))
+    assert f"Worked out exactly, it expected {expected:.2f} goals in all" in texts(app.warning)
     assert "on this server (" in texts(app.caption)  # when and where the rate was measured

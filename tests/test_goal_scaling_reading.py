@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -21,6 +23,7 @@ from burgerbot.app.logic.goal_scaling import (
     takeaways,
 )
 from burgerbot.experiments import goal_scaling
+from burgerbot.random_agent import GoalOdds, goal_odds, long_run_goal_rate
 
 
 def sweep(
@@ -64,7 +67,7 @@ LONG = sweep(
 
 
 def test_rise_reading_when_goals_hide_and_episodes_show_the_rise():
-    summary = summarise(SHORT, rate=2.7e-5)
+    summary = summarise(SHORT)
     episodes = rise_reading(summary, "episodes")
     assert episodes.startswith("Every step up in NUM_ENVS gave clearly more finished episodes")
     goals = rise_reading(summary, "goals")
@@ -73,7 +76,7 @@ def test_rise_reading_when_goals_hide_and_episodes_show_the_rise():
 
 
 def test_rise_reading_when_doubling_is_plain_to_see():
-    goals = rise_reading(summarise(LONG, rate=2.7e-5), "goals")
+    goals = rise_reading(summarise(LONG), "goals")
     assert goals.startswith("Going from NUM_ENVS 4 to 8 gave clearly more goals")
     assert "cannot show" not in goals and "0 of 6 runs saw no goal" in goals
 
@@ -86,43 +89,41 @@ def test_rise_reading_names_the_steps_that_rise_and_those_that_cannot_tell():
             64: [(20, 2900), (22, 2910), (19, 2890)],
         }
     )
-    text = rise_reading(summarise(mixed, rate=2.7e-5), "goals")
+    text = rise_reading(summarise(mixed), "goals")
     assert "Goals clearly rose at 2 → 64" in text
     assert "at 1 → 2 the intervals overlap" in text
 
 
 def test_rise_reading_reports_a_clear_drop_as_chance_not_a_rule():
     drop = sweep({4: [(40, 100), (42, 100)], 8: [(10, 200), (11, 200)]})
-    text = rise_reading(summarise(drop, rate=2.7e-5), "goals")
+    text = rise_reading(summarise(drop), "goals")
     assert "gave clearly *fewer* goals" in text and "one comparison in 20" in text
     single_seed = sweep({4: [(0, 180)], 8: [(0, 360)]})
-    assert "With one seed there is no interval" in rise_reading(
-        summarise(single_seed, 2.7e-5), "episodes"
-    )
-    assert rise_reading(summarise(sweep({4: [(0, 1)]}), 2.7e-5), "goals") is None
+    assert "With one seed there is no interval" in rise_reading(summarise(single_seed), "episodes")
+    assert rise_reading(summarise(sweep({4: [(0, 1)]})), "goals") is None
 
 
 def test_level_reading_both_ways():
     level = sweep({4: [(1, 1800), (0, 1830)], 64: [(0, 1810), (1, 1820)]}, steps_per_env=None)
-    summary = summarise(level, rate=2.7e-5)
+    summary = summarise(level)
     assert level_reading(summary, "goals") == (
         "Goals stay level: one value fits inside every NUM_ENVS's 95% interval."
     )
     assert level_reading(summary, "episodes").startswith("Finished episodes stay level")
     apart = sweep({4: [(1, 1800), (0, 1810)], 256: [(0, 1500), (1, 1510)]}, steps_per_env=None)
-    text = level_reading(summarise(apart, rate=2.7e-5), "episodes")
+    text = level_reading(summarise(apart), "episodes")
     assert "do **not** stay level: NUM_ENVS 4's interval" in text
     assert "lies wholly above NUM_ENVS 256's" in text
 
 
 def test_budget_reading_follows_the_budget_and_the_data():
-    per_env = budget_reading(summarise(SHORT, 2.7e-5), "per_env")
+    per_env = budget_reading(summarise(SHORT), "per_env")
     assert "**same steps per env**" in per_env and "**cannot show** goals rising" in per_env
-    assert "cannot show" not in budget_reading(summarise(LONG, 2.7e-5), "per_env")
+    assert "cannot show" not in budget_reading(summarise(LONG), "per_env")
     total = sweep({4: [(1, 1800), (0, 1830)], 64: [(0, 1810), (1, 1820)]}, steps_per_env=None)
-    text = budget_reading(summarise(total, 2.7e-5), "total")
+    text = budget_reading(summarise(total), "total")
     assert "**same total env-steps**" in text and "Goals stay level" in text
-    lonely = budget_reading(summarise(sweep({4: [(0, 1)]}), 2.7e-5), "total")
+    lonely = budget_reading(summarise(sweep({4: [(0, 1)]})), "total")
     assert "nothing to compare" in lonely
 
 
@@ -136,7 +137,7 @@ def test_rate_reading_both_ways():
 
 def test_the_readings_follow_a_real_sweep():
     frame = goal_scaling([4, 8], 500, seeds=range(6), backend="native")
-    summary = summarise(frame, rate=2.7e-5)
+    summary = summarise(frame)
     lows, highs = summary["goals_low"].tolist(), summary["goals_high"].tolist()
     apart = highs[0] < lows[1]
     assert ("**cannot show** goals rising" in rise_reading(summary, "goals")) == (not apart)
@@ -162,27 +163,37 @@ def test_run_lesson_is_the_lessons_experiment():
 
 
 def test_check_explanation_follows_the_run():
-    none = check_explanation(LessonRun(0, {4: 0, 8: 0}, {4: 170, 8: 340}), rate=2.7e-5)
+    none = check_explanation(LessonRun(0, {4: 0, 8: 0}, {4: 170, 8: 340}))
     assert "reached the goal 0 times; 8 envs reached it 0 times" in none
-    assert "expect 0.054 goals in 2,000 env-steps: 0 comes up 95% of the time" in none
-    one = check_explanation(LessonRun(7, {4: 1, 8: 2}, {4: 170, 8: 340}), rate=None)
+    # the library's exact figures (the page said 0.054 goals, 0 coming up 95% of the time)
+    assert "give 0.0453 goals expected, none in 95.6% of runs" in none
+    one = check_explanation(LessonRun(7, {4: 1, 8: 2}, {4: 170, 8: 340}))
     assert "With seed 7" in one and "goal 1 time;" in one and "reached it 2 times" in one
-    assert "expect" not in one
+
+
+def fake_odds(four: float) -> tuple[GoalOdds, GoalOdds]:
+    """The two runs' odds for a made-up expected count at 4 envs (Poisson chance of none)."""
+    return tuple(
+        GoalOdds(500, n, "NEXT_STEP", four * n / 4, math.exp(-four * n / 4)) for n in (4, 8)
+    )
 
 
 def test_lesson_verdict_is_not_visible_at_the_lessons_size_and_holds_when_counts_are_large():
-    kind, why = lesson_verdict(2.7e-5)
+    kind, why = lesson_verdict()
     assert kind == "not_visible"
-    assert "0.108 goals, twice the 0.054" in why and "both runs show 0 goals" in why
-    big_rate = VISIBLE_GOALS / 2000
-    kind, why = lesson_verdict(big_rate)
+    four, eight = goal_odds(500, 4), goal_odds(500, 8)
+    assert f"{eight.expected_goals:.4f} goals, twice the {four.expected_goals:.4f}" in why
+    both = four.chance_of_none * eight.chance_of_none
+    assert f"{both:.1%} of the time both runs show 0 goals" in why
+    kind, why = lesson_verdict(fake_odds(VISIBLE_GOALS))
     assert kind == "holds" and "one run each shows the doubling" in why
-    assert lesson_verdict(big_rate * 0.99)[0] == "not_visible"
+    assert lesson_verdict(fake_odds(VISIBLE_GOALS * 0.99))[0] == "not_visible"
 
 
-def test_takeaways_use_the_measured_rate_and_the_run():
+def test_takeaways_use_the_exact_figures_and_the_run():
     run = LessonRun(2, {4: 1, 8: 0}, {4: 170, 8: 340})
-    bullets = takeaways(2.7e-5, run)
+    bullets = takeaways(run)
     assert 3 <= len(bullets) <= 5
-    assert "once per 37,037 env-steps" in bullets[1] and "your run with seed 2 gave 1" in bullets[1]
-    assert len(takeaways(None, run)) == 3
+    assert f"once per {1 / long_run_goal_rate():,.0f} env-steps" in bullets[1]
+    assert "0.0453 goals expected, none in 95.6% of runs" in bullets[1]
+    assert "Your run with seed 2 gave 1" in bullets[1]

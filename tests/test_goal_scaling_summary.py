@@ -15,6 +15,7 @@ from burgerbot.app.logic.goal_scaling import (
     to_csv,
 )
 from burgerbot.experiments import goal_scaling
+from burgerbot.random_agent import goal_odds
 from burgerbot.statistics import poisson_interval
 
 COUNTS = ["num_envs", "seed", "env_steps", "goals", "hits", "episodes"]
@@ -30,7 +31,7 @@ def test_summarise_uses_exact_poisson_for_goals_and_standard_errors_for_episodes
             "episodes": [180, 190, 200, 370, 380, 390],
         }
     )
-    summary = summarise(frame, rate=2.5e-5).set_index("num_envs")
+    summary = summarise(frame).set_index("num_envs")
     four, eight = summary.loc[4], summary.loc[8]
     assert four["mean_goals"] == 0 and four["goals_low"] == 0
     assert four["goals_high"] == pytest.approx(poisson_interval(0)[1] / 3)
@@ -39,13 +40,15 @@ def test_summarise_uses_exact_poisson_for_goals_and_standard_errors_for_episodes
         tuple(x / 3 for x in poisson_interval(3))
     )
     assert (four["zero_goal_runs"], eight["zero_goal_runs"]) == (3, 1)
-    assert four["expected_goals"] == pytest.approx(0.05)
+    # exact, from burgerbot.random_agent (rate x env-steps gave 0.05)
+    assert four["expected_goals"] == pytest.approx(goal_odds(500, 4).expected_goals)
+    assert round(four["expected_goals"], 4) == 0.0453
     assert eight["goals_per_100k_env_steps"] == pytest.approx(3 / 12_000 * 100_000)
     half = 1.96 * 10 / math.sqrt(3)  # standard deviation of 180, 190, 200 is 10
     assert (four["episodes_low"], four["episodes_high"]) == pytest.approx((190 - half, 190 + half))
     episode_rate = frame["episodes"].sum() / frame["env_steps"].sum()
     assert eight["expected_episodes"] == pytest.approx(episode_rate * 4000)
-    single = summarise(frame[frame["seed"] == 0], rate=2.5e-5)
+    single = summarise(frame[frame["seed"] == 0])
     assert single["episodes_low"].isna().all() and (single["runs"] == 1).all()
 
 
@@ -63,34 +66,32 @@ def verdict_frame(goals_4: list[int], goals_8: list[int]) -> pd.DataFrame:
 
 
 def test_doubling_verdict_says_when_a_sweep_cannot_tell():
-    summary = summarise(verdict_frame([0, 0, 1], [0, 1, 0]), rate=2.5e-5)
+    summary = summarise(verdict_frame([0, 0, 1], [0, 1, 0]))
     verdict = doubling_verdict(summary)
     assert verdict.startswith("NUM_ENVS 4: **0.333** goals per run on average (2 of 3 runs")
     assert "overlap, so this sweep **cannot tell**" in verdict
-    assert "the measured rate predicts 2×" in verdict
+    assert "worked out exactly: 2×" in verdict
 
 
 def test_doubling_verdict_sees_a_clear_difference():
-    summary = summarise(verdict_frame([20, 22, 19], [41, 38, 44]), rate=5e-3)
+    summary = summarise(verdict_frame([20, 22, 19], [41, 38, 44]))
     verdict = doubling_verdict(summary)
     assert "do not overlap: 8 envs clearly reached 2× as many goals" in verdict
-    zero = summarise(verdict_frame([0] * 10, [5] * 10), rate=1e-3)
-    assert "8 envs clearly reached more goals (the measured rate predicts 2×)." in (
-        doubling_verdict(zero)
-    )
+    zero = summarise(verdict_frame([0] * 10, [5] * 10))
+    assert "8 envs clearly reached more goals (worked out exactly: 2×)." in (doubling_verdict(zero))
 
 
 def test_doubling_verdict_picks_the_lessons_pair_or_the_first_doubling():
     frame = goal_scaling([1, 2, 4, 8], 100, seeds=[0], backend="native")
-    assert doubling_verdict(summarise(frame, 3e-5)).startswith("NUM_ENVS 4:")
+    assert doubling_verdict(summarise(frame)).startswith("NUM_ENVS 4:")
     frame = frame[frame["num_envs"] != 8]
-    assert doubling_verdict(summarise(frame, 3e-5)).startswith("NUM_ENVS 1:")
-    assert doubling_verdict(summarise(frame[frame["num_envs"] == 4], 3e-5)) is None
+    assert doubling_verdict(summarise(frame)).startswith("NUM_ENVS 1:")
+    assert doubling_verdict(summarise(frame[frame["num_envs"] == 4])) is None
 
 
 def test_chart_data_is_long_form_with_seeds_spread_sideways():
     frame = goal_scaling([2, 8], 300, seeds=[0, 1, 2], backend="native")
-    summary = summarise(frame, rate=3e-5)
+    summary = summarise(frame)
     points, bands = chart_data(frame, summary)
     assert len(points) == 2 * len(frame) and set(points["metric"]) == {"goals", "episodes"}
     goals = points[points["metric"] == "goals"]

@@ -137,7 +137,7 @@ def test_a_raising_progress_stops_the_sweep():
 
 def test_scaling_panels_have_log2_x_named_layers_and_the_runs():
     frame = goal_scaling([1, 4, 16], 400, seeds=[0, 1], backend="native")
-    points, bands = chart_data(frame, summarise(frame, rate=3e-5))
+    points, bands = chart_data(frame, summarise(frame))
     goals = scaling_panel(points, bands, "goals").to_dict()
     episodes = scaling_panel(points, bands, "episodes").to_dict()
     assert goals["layer"][1]["encoding"]["y"]["title"] == "Goals reached per run"
@@ -167,7 +167,7 @@ def test_scaling_panels_have_log2_x_named_layers_and_the_runs():
 
 def test_episode_panel_stays_linear_when_a_run_has_no_episode():
     frame = goal_scaling([1, 2], 1, seeds=[0], backend="native")  # one step: no episode ends
-    points, bands = chart_data(frame, summarise(frame, rate=3e-5))
+    points, bands = chart_data(frame, summarise(frame))
     spec = scaling_panel(points, bands, "episodes").to_dict()
     assert spec["layer"][1]["encoding"]["y"]["scale"] == {"zero": True}
 

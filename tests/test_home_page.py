@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 import burgerbot
 from burgerbot.app.labels import VERDICTS
-from burgerbot.app.logic.home import NO, YES
+from burgerbot.app.logic.home import NO, SAME, YES
 from burgerbot.app.scripts.home import sb3_fix_script
 from burgerbot.factories import make_env
 
@@ -58,7 +58,11 @@ def test_metrics_compare_the_plain_loop_with_sync_and_native_at_num_envs(shown):
     plain = rate(shown.metric[0])
     for metric in shown.metric[1:]:
         ratio = rate(metric) / plain
-        assert metric.proto.delta == f"{ratio:.2g}x the plain loop" or ratio >= 10
+        # a ratio only when the repeats do not overlap (the live run decides which)
+        assert metric.proto.delta in (
+            f"{ratio:.2g}x the plain loop",
+            "about the same as the plain loop",
+        ) or (ratio >= 10 and metric.proto.delta.endswith("x the plain loop"))
     # the numbers are the table's (the same measurement)
     table = the_table(shown)
     alone = table[table["stepping"].str.startswith("random")]
@@ -88,7 +92,7 @@ def test_the_lessons_code_that_no_longer_works_is_listed_with_its_verdict_and_pa
     assert 'infos["final_observation"]' in lines[1] and 'infos["final_obs"]' in lines[1]
     assert "n_envs=4" in lines[2] and "make_vec_env(" in lines[2]
     assert "SyncVectorEnv" in lines[3] and "DummyVecEnv" in lines[3]
-    assert re.search(r"0\.\d\d and 0\.\d\d goals are expected", lines[4])
+    assert "0.0453 goals expected, none in 95.6%" in lines[4]
     links = [Path(link.proto.page).stem for link in shown.main.get("page_link")]
     assert links[:5] == ["autoreset", "autoreset", "sb3", "sb3", "goal_scaling"]
 
@@ -142,15 +146,21 @@ def lock_in(app: AppTest, choice: str) -> AppTest:
 def test_the_prediction_is_checked_against_the_live_measurement_right_and_wrong():
     app = home_app()
     assert "checked here against this live run" in texts(app.caption)
-    plain, sync = rate(app.metric[0]), rate(app.metric[1])  # the page's own 16-env numbers
-    truth, wrong = (YES, NO) if sync > plain else (NO, YES)
-    lock_in(app, truth)
-    assert f"Your prediction was right:** {truth}" in app.success[0].value
-    assert f"Sync with 16 envs collected {sync:,.0f} transitions" in app.success[0].value
-    lock_in(app, wrong)
-    assert f"You predicted {wrong}; the live run gave {truth}" in app.warning[0].value
+    plain, sync = rate(app.metric[0]), rate(app.metric[1])  # the page's own 16-env medians
+    # the metric's delta carries the same verdict as the check: a ratio only when clear
+    delta = app.metric[1].proto.delta
+    truth = SAME if delta.startswith("about the same") else YES if sync > plain else NO
+    quoted = f"Sync collected {sync:,.0f} transitions/s (repeats "
+    for choice in (YES, NO):
+        lock_in(app, choice)
+        if choice == truth:
+            assert f"Your prediction was right:** {truth}" in app.success[0].value
+            assert quoted in app.success[0].value
+        else:
+            assert f"You predicted {choice}; the live run gave {truth}" in app.warning[0].value
+            assert quoted in app.warning[0].value
     app.run()
-    assert "Predictions: 1 made, 0 of 1 checked right" in texts(app.sidebar.caption)
+    assert "Predictions: 1 made" in texts(app.sidebar.caption)
 
 
 def test_takeaways_end_the_page_with_the_measured_ratios(shown):
@@ -165,11 +175,12 @@ def test_takeaways_end_the_page_with_the_measured_ratios(shown):
 
     alone = best("random", "Sync", 16) / best("random", "plain loop (1 env)", 1)
     with_policy = best("a policy", "Sync", 16) / best("a policy", "plain loop (1 env)", 1)
-    said = [
-        float(x)
-        for x in re.findall(r"Sync with 16 envs ran at ([\d.]+)x", shown.main.markdown[-1].value)
-    ]
-    assert said == pytest.approx([alone, with_policy], rel=0.06)
+    text = shown.main.markdown[-1].value
+    said = re.findall(r"Sync with 16 envs ran at ([\d.]+x|about the plain loop's speed)", text)
+    assert len(said) == 2
+    for words, ratio in zip(said, [alone, with_policy], strict=True):
+        if words.endswith("x"):  # a ratio of the medians, said only when the repeats are clear
+            assert float(words[:-1]) == pytest.approx(ratio, rel=0.06)
 
 
 def test_home_measures_the_chosen_num_envs_and_mirrors_it_in_the_url():

@@ -15,12 +15,10 @@ from burgerbot.app.labels import VERDICTS
 from burgerbot.app.logic.home import (
     LESSON_FIXES,
     PATH,
-    EpisodeFacts,
-    episode_facts,
     lesson_goal_fix,
 )
-from burgerbot.factories import make_env, make_vector_env
-from burgerbot.statistics import poisson_zero_chance
+from burgerbot.factories import make_env
+from burgerbot.random_agent import episode_odds, goal_odds, long_run_goal_rate
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = {p.name for p in (ROOT / "app_pages").glob("*.py")}
@@ -96,36 +94,28 @@ def test_never_valid_ppo_has_no_n_envs_and_refuses_a_gymnasium_vector_env(sb3):
     fixed.close()
 
 
-def test_episode_facts_agree_with_random_robots():
-    facts = episode_facts()
-    envs = make_vector_env("native", 2048)
-    envs.reset(seed=0)
-    rng = np.random.default_rng(0)
-    steps = ended = hits = 0
-    for _ in range(200):
-        _, reward, terminated, truncated, _ = envs.step(rng.integers(0, 4, size=2048))
-        steps += 2048
-        ended += int((terminated | truncated).sum())
-        hits += int((reward == -10.0).sum())
-    envs.close()
-    # NEXT_STEP: each episode also takes one reset call, counted in `steps` here
-    assert steps / ended == pytest.approx(facts.mean_length + 1, rel=0.03)
-    assert hits / ended == pytest.approx(1 - facts.goal_chance, abs=0.002)
-    # truncation at max_steps=1 ends every episode after one step, far from the goal
-    assert episode_facts(max_steps=1) == EpisodeFacts(goal_chance=0.0, mean_length=1.0)
-    # the goal is 12 moves and at least 2 turns away: 13 steps cannot reach it, 14 can
-    assert episode_facts(max_steps=13).goal_chance == 0.0
-    assert 0 < episode_facts(max_steps=14).goal_chance < facts.goal_chance
+def test_the_goal_line_shows_the_librarys_exact_figures():
+    fix = lesson_goal_fix()
+    four, eight = goal_odds(500, 4), goal_odds(500, 8)
+    # burgerbot.random_agent's figures, not a page's own approximation (it said 0.05 and 0.10)
+    assert f"with 4 envs: {four.expected_goals:.4f} goals expected" in fix.fix
+    assert f"none in {four.chance_of_none:.1%} of runs" in fix.fix
+    assert f"with 8: {eight.expected_goals:.4f} goals expected" in fix.fix
+    assert "0.0453" in fix.fix and "95.6%" in fix.fix and "0.0906" in fix.fix
+    assert "91.3%" in fix.fix
+    per_goal = 1 / long_run_goal_rate()
+    assert f"one goal per {per_goal:,.0f} env-steps" in fix.detail
+    assert f"{episode_odds().mean_rows:.1f} rows" in fix.detail
+    # 20 goals at one per ~40,200 env-steps (730,000 divided by the length without the reset row)
+    assert "about 800,000 env-steps per setting" in fix.detail
 
 
-def test_the_goal_line_computes_its_counts_from_the_facts():
-    facts = EpisodeFacts(goal_chance=0.01, mean_length=9.0)
-    assert facts.expected_goals(500, 4) == pytest.approx(2.0)
-    fix = lesson_goal_fix(facts)
-    assert "2.00 and 4.00 goals are expected" in fix.fix
-    assert f"{poisson_zero_chance(2.0):.0%} and {poisson_zero_chance(4.0):.0%} of runs" in fix.fix
-    assert "1 episode of 100, episodes last 9.0 steps" in fix.detail
-    assert "about 18,000 env-steps per setting (20 goals expected)" in fix.detail
-    # the lesson's experiment with the real world (burgerbot-world.md: about 0.05 goals)
-    real = lesson_goal_fix()
-    assert "0.05 and 0.10 goals are expected: 95% and 91% of runs show none" in real.fix
+def test_home_and_goal_scaling_give_the_same_goal_figures_in_the_same_words():
+    from burgerbot.app.logic.goal_scaling import LessonRun, check_explanation, lesson_expectations
+
+    words = goal_odds(500, 4).describe()
+    assert words == "0.0453 goals expected, none in 95.6% of runs"
+    assert words in lesson_goal_fix().fix
+    assert words in check_explanation(LessonRun(0, {4: 0, 8: 0}, {4: 170, 8: 340}))
+    table = lesson_expectations()
+    assert table["expected_goals"].tolist() == [goal_odds(500, n).expected_goals for n in (4, 8)]

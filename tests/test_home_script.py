@@ -42,6 +42,8 @@ def test_the_script_is_the_pages_measurement_written_out():
     assert "SHAPES = [(4, 64), (64, 64), (64, 4)]" in code
     assert "policy(obs[None])" in code and "policy(obs) if with_policy" in code
     assert "BurgerBotVectorEnv (the burgerbot library's own class)" in code
+    # like the page, a vector call's auto-reset rows are not counted as transitions
+    assert "transitions = envs.num_envs - int(np.count_nonzero(ended))" in code
 
 
 def test_the_scripts_notebook_validates_and_runs(tmp_path):

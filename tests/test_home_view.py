@@ -36,23 +36,29 @@ from burgerbot.app.palette import OKABE_ITO, SHAPES
 def make_speeds(rates, forward_us=(10.0, 12.0, 15.0, 30.0), spread=0.9, sizes=SIZES) -> Speeds:
     """A measurement with made-up rates: ``rates[(loop, n, policy)]`` or a callable of them.
 
-    Each row's slowest repeat is ``spread`` times its best.
+    Each row's three repeats are ``spread`` times the rate, the rate (the median) and the
+    rate over ``spread``; vector rows have 9% auto-reset rows.
     """
     rows = []
     for policy in (False, True):
         for loop, n in [("plain", 1)] + [(lp, n) for lp in ("sync", "native") for n in sizes]:
-            best = rates(loop, n, policy) if callable(rates) else rates[(loop, n, policy)]
+            rate = rates(loop, n, policy) if callable(rates) else rates[(loop, n, policy)]
+            share = 0.0 if loop == "plain" else 0.09
             rows.append(
                 {
                     "loop": loop,
                     "num_envs": n,
                     "policy": policy,
                     "step_calls": 100,
-                    "seconds": 100 * n / best,
+                    "seconds": 100 * n / rate,
                     "transitions": 100 * n,
-                    "transitions_per_s": best,
-                    "transitions_per_s_slowest": best * spread,
-                    "seconds_per_call": n / best,
+                    "transitions_per_s": rate / spread,
+                    "transitions_per_s_slowest": rate * spread,
+                    "transitions_per_s_median": rate,
+                    "transition_rates": [rate * spread, rate, rate / spread],
+                    "reset_row_share": share,
+                    "env_steps_per_s": rate / (1 - share),
+                    "seconds_per_call": n / rate,
                 }
             )
     forwards = pd.DataFrame(
@@ -63,6 +69,10 @@ def make_speeds(rates, forward_us=(10.0, 12.0, 15.0, 30.0), spread=0.9, sizes=SI
             "seconds_per_call_slowest": [us * 1.2e-6 for us in forward_us],
             "observations_per_s": [
                 n / (us * 1e-6) for n, us in zip(sizes, forward_us, strict=True)
+            ],
+            "observation_rates": [
+                [n / (us * 1e-6) * f for f in (0.95, 1.0, 1 / 0.95)]
+                for n, us in zip(sizes, forward_us, strict=True)
             ],
         }
     )
@@ -82,27 +92,34 @@ def like_this_server(loop, n, policy):
 def sync_always_wins(loop, n, policy):
     if loop == "plain":
         return 50_000.0
-    return 60_000.0 * n
+    return 80_000.0 * n
 
 
 def test_compare_reads_the_spread_both_ways():
-    assert compare(Rate(300, 280), Rate(100, 95)) == "faster"
-    assert compare(Rate(100, 95), Rate(300, 280)) == "slower"
-    # best runs close, repeats overlapping: too close to call
-    assert compare(Rate(110, 60), Rate(100, 70)) == "similar"
-    assert compare(Rate(100, 70), Rate(110, 60)) == "similar"
-    # far apart best runs count even when a disturbed repeat overlaps
-    assert compare(Rate(300, 50), Rate(100, 95)) == "faster"
+    assert compare(Rate((300, 280)), Rate((100, 95))) == "faster"
+    assert compare(Rate((100, 95)), Rate((300, 280))) == "slower"
+    # repeats overlapping: too close to call, either way round
+    assert compare(Rate((110, 60)), Rate((100, 70))) == "similar"
+    assert compare(Rate((100, 70)), Rate((110, 60))) == "similar"
+    # one disturbed repeat that overlaps makes it too close to call, however far the best runs
+    assert compare(Rate((300, 290, 50)), Rate((100, 95, 98))) == "similar"
 
 
-def test_phrase_names_the_faster_one_and_how_steady():
-    assert phrase("A", Rate(300, 250), "B", Rate(100, 90)) == (
-        "A was **3x faster** than B in every repeat"
+def test_phrase_names_the_faster_one_only_when_every_repeat_says_so():
+    assert phrase("A", Rate((300, 250, 310)), "B", Rate((100, 90, 105))) == (
+        "A was **3x faster** than B in every repeat: 300 transitions/s (repeats 250 to 310) "
+        "against 100 (repeats 90 to 105)"
     )
-    assert phrase("A", Rate(100, 90), "B", Rate(300, 50)) == (
-        "B was **3x faster** than A in its best run"
+    assert phrase("A", Rate((100, 90, 95)), "B", Rate((300, 310, 290))).startswith(
+        "B was **3.2x faster** than A in every repeat: 300 transitions/s"
     )
-    assert "about as fast" in phrase("A", Rate(100, 60), "B", Rate(105, 70))
+    # the same best runs, one of B's repeats disturbed: no factor
+    close = phrase("A", Rate((100, 90, 95)), "B", Rate((300, 310, 50)))
+    assert close == (
+        "A and B were about as fast, their repeats overlapping: 95 transitions/s (repeats 90 "
+        "to 100) against 300 (repeats 50 to 310)"
+    )
+    assert "faster" not in close
 
 
 @pytest.mark.parametrize(
@@ -149,17 +166,22 @@ def test_per_env_step_cost_is_computed_from_the_rates():
     sync_us = 1e6 / like_this_server("sync", 4, False)
     assert f"Sync spent {sync_us:.2g} µs and the plain loop 2.5 µs" in story
     extra = sync_us - 2.5
-    assert f"bookkeeping added {extra:.2g} µs per env-step, {extra / 2.5:.2g} times" in story
+    assert f"bookkeeping added {extra:.2g} µs per transition, {extra / 2.5:.2g} times" in story
+
+
+def test_env_story_states_the_reset_rows_left_out_of_the_transitions():
+    story = env_story(make_speeds(like_this_server), 16)
+    assert "returned 16 rows" in story and "9.0% of Sync's were" in story
 
 
 def test_policy_story_says_sync_turned_the_race_only_when_it_did():
     story = policy_story(make_speeds(like_this_server), 16)
     assert story.startswith("With the policy choosing every action, Sync with 16 envs was **")
-    assert "The Sync that lost on stepping alone won once each call also paid for" in story
+    assert "The Sync that did not win on stepping alone won once each call also paid" in story
     sync_1, sync_64 = (like_this_server("sync", n, True) for n in (1, 64))
     assert f"Sync's rose from {sync_1:,.0f} (N = 1) to {sync_64:,.0f} (N = 64)" in story
     story = policy_story(make_speeds(sync_always_wins), 16)
-    assert "The Sync that lost" not in story
+    assert "The Sync that did not win" not in story
 
     def policy_hurts_sync(loop, n, policy):
         if loop == "plain":
@@ -167,23 +189,33 @@ def test_policy_story_says_sync_turned_the_race_only_when_it_did():
         return 1_000.0 * (5 - n / 20) if loop == "sync" else 1e6
 
     story = policy_story(make_speeds(policy_hurts_sync), 16)
-    assert "the plain loop was **" in story and "The Sync that lost" not in story
-    assert "Transitions per second: Sync's fell from" in story
+    assert "the plain loop was **" in story and "The Sync that did not win" not in story
+    assert "Transitions per second (medians): Sync's fell from" in story
 
 
 def test_forward_story_follows_the_cost_growth():
     flat = make_speeds(like_this_server, forward_us=(10, 11, 12, 20)).forwards
     text = forward_story(flat)
-    assert "10 µs for 1 observation and 20 µs for 64: 64 times the observations for 2 " in text
+    assert "20 µs for 64 observations and 10 µs for 1 (medians of the repeats): 64 " in text
+    assert "64 times the observations for 2 times the time" in text
     assert "each observation cost **32 times less**" in text
     proportional = make_speeds(like_this_server, forward_us=(10, 40, 160, 640)).forwards
-    assert "did not make each observation cheaper" in forward_story(proportional)
+    assert "did not clearly make each observation cheaper" in forward_story(proportional)
 
 
 def test_metric_delta_points_the_way_the_numbers_go():
-    assert metric_delta(Rate(50, 45), Rate(200, 190)) == ("0.25x the plain loop", "down", "orange")
-    assert metric_delta(Rate(900, 850), Rate(200, 190)) == ("4.5x the plain loop", "up", "blue")
-    assert metric_delta(Rate(210, 150), Rate(200, 160))[1:] == ("off", "gray")
+    assert metric_delta(Rate((50, 45)), Rate((200, 190))) == (
+        "0.24x the plain loop",
+        "down",
+        "orange",
+    )
+    assert metric_delta(Rate((900, 850)), Rate((200, 190))) == ("4.5x the plain loop", "up", "blue")
+    # overlapping repeats: no ratio at all (it flipped from 4x to 0.99x between runs)
+    assert metric_delta(Rate((800, 150)), Rate((200, 160))) == (
+        "about the same as the plain loop",
+        "off",
+        "gray",
+    )
 
 
 def test_takeaways_carry_the_measured_ratios():
@@ -194,7 +226,7 @@ def test_takeaways_carry_the_measured_ratios():
     assert alone.endswith("batching alone does not speed up a world this cheap.")
     faster, _ = speed_takeaways(make_speeds(sync_always_wins))
     assert faster.endswith("here batching alone already paid.")
-    assert "64 observations cost 2.5x one for 1 observation" in with_policy
+    assert "64 observations each of its observations cost 26x less than one alone" in with_policy
     ratio = like_this_server("sync", PREDICTION_N, True) / 30_000
     assert f"Sync with 16 envs ran at {ratio:.2g}x" in with_policy
 
@@ -205,7 +237,7 @@ def test_sizes_always_hold_the_prediction_and_the_chosen_n():
 
 
 def test_measure_speeds_measures_every_size_with_and_without_the_policy():
-    speeds = measure_speeds(6, seconds=0.001, repeats=1)
+    speeds = measure_speeds(6, seconds=0.001, repeats=2)
     assert speeds.sizes() == [1, 4, 6, 16, 64]
     assert speeds.forwards["batch_size"].tolist() == [1, 4, 6, 16, 64]
     for policy in (False, True):

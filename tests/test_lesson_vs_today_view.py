@@ -100,10 +100,15 @@ def test_goal_counts_double_on_average_but_one_run_mostly_shows_zero():
     assert outcome.kind == "not_visible"
 
 
-def test_speed_claim_measures_three_rates():
+def test_speed_claim_measures_three_rates_in_rounds():
     outcome = run_claim(BY_NAME["speed"])
-    rates = [float(value) for value in printed(outcome.output).values()]
+    values = printed(outcome.output)
+    rounds = [
+        float(x) for x in values.pop("straightforward BurgerBot, steps/s in each round").split()
+    ]
+    rates = [float(value) for value in values.values()]
     assert len(rates) == 3 and all(rate > 0 for rate in rates)
+    assert len(rounds) == 5 and min(rounds) <= rates[0] <= max(rounds)  # the median
     assert outcome.kind in {"holds", "depends"}
 
 
@@ -183,6 +188,24 @@ def test_speed_judge_labels_by_the_real_rate():
         assert "About a million" not in sentence
     kind, sentence = judge("speed", speed_lines(2_400_000))
     assert kind == "holds" and "2.4 million: more than the lesson says" in sentence
+
+
+@pytest.mark.parametrize(
+    ("rounds", "kind", "words"),
+    [
+        ("820000 860000 900000 910000 940000", "holds", "About a million"),
+        ("300000 320000 350000 380000 410000", "depends", "of the lesson's million"),
+        # the same median, but a noisy round on either side of the line: no verdict either way
+        ("600000 860000 900000 910000 940000", "depends", "too close to call"),
+        ("620000 640000 650000 670000 820000", "depends", "too close to call"),
+    ],
+)
+def test_speed_judge_follows_the_rounds_spread(rounds, kind, words):
+    median = sorted(float(x) for x in rounds.split())[2]
+    lines = speed_lines(median) + f"straightforward BurgerBot, steps/s in each round: {rounds}\n"
+    got, sentence = judge("speed", lines)
+    assert got == kind and words in sentence
+    assert "medians of 5 rounds" in sentence
 
 
 def test_sb3_judges_both_ways():

@@ -84,12 +84,62 @@ def test_loop_speeds_has_a_row_per_loop_size_and_policy():
         ["native", 1, True],
         ["native", 3, True],
     ]
-    assert (df["transitions"] == df["step_calls"] * df["num_envs"]).all()
+    # Transitions are the rows left after the auto-reset rows: N per call less the reset share.
+    vector = df[df["loop"] != "plain"]
+    np.testing.assert_allclose(
+        vector["transitions"],
+        vector["step_calls"] * vector["num_envs"] * (1 - vector["reset_row_share"]),
+    )
+    plain = df[df["loop"] == "plain"]
+    assert (plain["transitions"] == plain["step_calls"]).all()
+    assert (plain["reset_row_share"] == 0).all()
     np.testing.assert_allclose(df["transitions_per_s"], df["transitions"] / df["seconds"])
     np.testing.assert_allclose(df["seconds_per_call"], df["seconds"] / df["step_calls"])
+    np.testing.assert_allclose(
+        df["env_steps_per_s"], df["transitions_per_s"] / (1 - df["reset_row_share"])
+    )
     assert (df["transitions_per_s_slowest"] <= df["transitions_per_s"] * (1 + 1e-12)).all()
+    assert (df["transition_rates"].map(len) == 2).all()
     assert (df["seconds"] >= 0.002).all() and (df["step_calls"] >= 2).all()
     assert df.attrs["settings"]["repeats"] == 2
+
+
+class ScriptedEnvs:
+    """A stand-in vector env of 3 envs whose episodes end as scripted, call by call."""
+
+    num_envs = 3
+
+    def __init__(self, ended_per_call):
+        self.ended = iter(ended_per_call)
+
+    def reset(self, seed=None):
+        return np.zeros((3, 4), dtype=np.int64), {}
+
+    def step(self, actions):
+        ended = np.array(next(self.ended), dtype=bool)
+        obs = np.zeros((3, 4), dtype=np.int64)
+        return obs, np.zeros(3), ended, np.zeros(3, dtype=bool), {}
+
+
+@pytest.mark.parametrize("policy", [None, MLPPolicy()])
+def test_a_vector_call_counts_its_auto_reset_rows_out_of_the_transitions(policy):
+    # call 1: env 0 ends; call 2: env 0 resets (no transition), envs 1 and 2 end;
+    # call 3: envs 1 and 2 reset; call 4: all three step
+    ended = [[1, 0, 0], [0, 1, 1], [0, 0, 0], [0, 0, 0]]
+    tally = speed.Tally()
+    chunk = speed._vector_chunk(ScriptedEnvs(ended), policy, np.random.default_rng(0), tally)
+    assert [chunk() for _ in ended] == [3, 2, 1, 3]
+    assert (tally.calls, tally.env_steps, tally.reset_rows) == (4, 12, 3)
+    assert tally.reset_share == 0.25
+
+
+def test_about_one_row_in_eleven_is_a_reset_row_with_random_actions():
+    from burgerbot.random_agent import episode_odds
+
+    df = loop_speeds([64], seconds=0.02, repeats=2)
+    measured = df.loc[(df["loop"] == "native") & ~df["policy"], "reset_row_share"].item()
+    # the exact long-run share: one reset row per episode's rows (mean length + 1)
+    assert measured == pytest.approx(1 / episode_odds().mean_rows, rel=0.15)
 
 
 def count_forward_passes(monkeypatch) -> list[int]:
@@ -119,7 +169,9 @@ def test_a_vector_env_runs_the_policy_once_per_call_on_the_whole_batch(monkeypat
     envs = make_vector_env("sync", 5)
     try:
         chunk = speed._vector_chunk(envs, MLPPolicy(), np.random.default_rng(0))
-        assert [chunk() for _ in range(3)] == [1, 1, 1]
+        counts = [chunk() for _ in range(3)]
+        # 5 rows per call; the first call follows a reset, so all 5 are transitions
+        assert counts[0] == 5 and all(0 <= c <= 5 for c in counts)
     finally:
         envs.close()
     assert batches == [5, 5, 5]

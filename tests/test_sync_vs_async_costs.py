@@ -9,8 +9,10 @@ import pytest
 
 from burgerbot.app.logic import sync_vs_async as costs_view
 from burgerbot.app.logic.sync_vs_async import (
+    SAME,
     Bookkeeping,
     CallCost,
+    async_wins,
     faster_backend,
     measure_bookkeeping,
     micros,
@@ -27,7 +29,9 @@ def rounds(plain: list[float], sync: list[float]) -> Bookkeeping:
     return Bookkeeping(4, 1_000, tuple(x * US for x in plain), tuple(x * US for x in sync))
 
 
-def frame(rows: list[tuple[str, int, float]], steps: int = 1_000) -> pd.DataFrame:
+def frame(rows: list[tuple[str, int, float]], steps: int = 1_000, spread=0.05) -> pd.DataFrame:
+    """A run_timing-like frame: each row's three rounds are its step_s times 1 - spread, 1 and
+    1 + spread (the median is step_s)."""
     return pd.DataFrame(
         [
             {
@@ -36,6 +40,7 @@ def frame(rows: list[tuple[str, int, float]], steps: int = 1_000) -> pd.DataFram
                 "steps": steps,
                 "step_s": s,
                 "env_steps_per_s": n * steps / s,
+                "step_s_rounds": [s * (1 - spread), s, s * (1 + spread)],
             }
             for b, n, s in rows
         ]
@@ -113,13 +118,28 @@ def test_speed_verdict_names_the_faster_class_either_way():
     sync_wins = frame([("sync", 4, 0.1), ("async", 4, 1.5), ("native", 4, 0.05)])
     truth, why = speed_verdict(sync_wins)
     assert truth == "SyncVectorEnv" and "SyncVectorEnv was 15.0× as fast" in why
-    assert "0.100 s with SyncVectorEnv and 1.500 s with AsyncVectorEnv" in why
+    assert "in every round" in why
+    assert "Sync 40,000 env-steps/s (rounds 38,095 to 42,105) against 2,667" in why
     async_wins = frame([("sync", 4, 2.0), ("async", 4, 0.5)])
     truth, why = speed_verdict(async_wins)
     assert truth == "AsyncVectorEnv" and "AsyncVectorEnv was 4.0× as fast" in why
     assert faster_backend(frame([("sync", 4, 1.0)])) is None
     with pytest.raises(ValueError, match="no Sync and Async rows"):
         speed_verdict(frame([("sync", 4, 1.0)]))
+
+
+@pytest.mark.parametrize("slow", ["sync", "async"])
+def test_overlapping_rounds_are_called_about_the_same_whichever_median_is_ahead(slow):
+    # medians 1.5x apart, but one busy round of the faster backend overlaps the other's
+    run = frame([("sync", 4, 0.2), ("async", 4, 0.3)], spread=0.05)
+    fast = "async" if slow == "sync" else "sync"
+    times = {slow: 0.3, fast: 0.2}
+    rounds_of = {fast: [0.19, 0.2, 0.35], slow: [0.29, 0.3, 0.31]}
+    run["step_s"] = run["backend"].map(times)
+    run["step_s_rounds"] = run["backend"].map(rounds_of)
+    truth, why = speed_verdict(run)
+    assert truth == SAME and "too close to call" in why and "× as fast" not in why
+    assert "about as fast" in takeaways(run, None)[1]
 
 
 def test_native_remark_follows_the_sweep():
@@ -136,7 +156,7 @@ def test_native_remark_follows_the_sweep():
 
     assert "native was 10.0× as fast as Sync" in native_remark(sweep(0.02, 0.05))
     late = native_remark(sweep(0.02, 0.6))
-    assert "still not faster than Sync" in late and "as fast as" not in late
+    assert "not clearly faster than Sync" in late and "as fast as" not in late
     assert native_remark(sweep(0.005, 0.05)) is None  # not slower at the smallest N: nothing to say
     assert native_remark(frame([("sync", 1, 0.01), ("native", 1, 0.02)])) is None
 
@@ -147,7 +167,7 @@ def test_takeaways_follow_the_run_or_invite_one():
     lesson = frame([("sync", 4, 0.1), ("async", 4, 1.5), ("native", 4, 0.05)])
     most = takeaways(lesson, rounds([3, 4, 3.5], [15, 16, 17]))
     assert len(most) == 5
-    assert "SyncVectorEnv was 15.0× as fast as AsyncVectorEnv" in most[1]
+    assert "SyncVectorEnv was 15.0× as fast as AsyncVectorEnv in every round" in most[1]
     assert "bookkeeping was most of its time" in most[2]
     smaller = takeaways(lesson, rounds([10, 11, 12], [14, 15, 16]))
     assert "bookkeeping was the smaller part" in smaller[2]
@@ -160,3 +180,21 @@ def test_takeaways_follow_the_run_or_invite_one():
 
 def test_docstring_examples_run():
     assert doctest.testmod(costs_view).failed == 0
+
+
+def test_overhead_text_claims_no_difference_when_the_rounds_overlap():
+    cost = CallCost(4, 60e-6, 900e-6, 20e-6)
+    overlap = ("similar", 0.9, "4,000 env-steps/s (rounds 1 to 9) against 4,400 (rounds 2 to 8)")
+    text = overhead_text(cost, None, overlap)
+    assert "no clear difference" in text and "more per call" not in text
+    clear = ("slower", 0.07, "figures")
+    assert "**840 µs more per call**" in overhead_text(cost, None, clear)
+
+
+def test_async_wins_only_where_every_round_beat_sync():
+    sweep = frame([("sync", 2, 1.0), ("async", 2, 0.5), ("sync", 8, 1.0), ("async", 8, 0.8)])
+    assert async_wins(sweep) == [2, 8]
+    # at 8 one busy round of Async overlaps Sync's: not a win
+    sweep.at[3, "step_s_rounds"] = [0.6, 0.8, 1.02]
+    assert async_wins(sweep) == [2]
+    assert async_wins(frame([("sync", 2, 1.0)])) == []

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from child_processes import worker_pids
@@ -17,6 +18,7 @@ from burgerbot.app.logic import sync_vs_async as timing_logic
 from burgerbot.app.logic.sync_vs_async import (
     BACKEND_COLOURS,
     LESSON,
+    ROUNDS,
     SPECS,
     CallCost,
     TimingSettings,
@@ -148,6 +150,9 @@ def test_run_timing_times_every_backend_of_the_plan(no_leftover_workers):
         ("native", 16),
     ]
     assert (frame["steps"] == 30).all() and (frame["step_s"] > 0).all()
+    # every (backend, N) timed in ROUNDS rounds taken in turns; the row holds their median
+    assert (frame["step_s_rounds"].map(len) == ROUNDS).all()
+    assert frame["step_s"].tolist() == [float(np.median(r)) for r in frame["step_s_rounds"]]
     assert reports == sorted(reports) and reports[-1] == 1.0
     assert budget.in_use == 0
 

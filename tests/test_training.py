@@ -107,6 +107,9 @@ def test_compare_summarise_and_curves():
     assert fractions == sorted(fractions) and fractions[-1] == pytest.approx(1.0)
     assert all(0.0 <= f <= 1.0 for f in fractions)
     assert "NUM_ENVS=4" in calls[-1][1] and "seed 1" in calls[-1][1]
+    # made seed by seed, the NUM_ENVS taking turns (interleaved timings), returned by NUM_ENVS
+    made = list(dict.fromkeys(m.split(":")[0] + m[m.rindex("(seed") :] for _, m in calls))
+    assert made == [f"NUM_ENVS={n}(seed {s})" for s in (0, 1) for n in (1, 4)], made
 
     per_run = runs_frame(runs)
     assert list(per_run.columns) == [

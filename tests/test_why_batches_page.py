@@ -41,12 +41,14 @@ def test_defaults_show_the_lessons_numbers(page):
     assert page.title[0].value == "Why batches help"
     shown = metrics(page)
     assert shown["step() calls to fill the batch"] == "512"
-    assert shown["transitions per call"] == "4"
+    assert shown["rows (env-steps) per call"] == "4"
     assert shown["buffer shape (steps, envs)"] == "(512, 4)"
     frame = rollout_buffer(2048, 4, 0, "NEXT_STEP")
     assert shown["episodes that ended in it"] == f"{int(frame['ends_episode'].sum()):,}"
     resets = int((frame["event"] == "reset").sum())
-    assert f"**{resets:,}** of them are NEXT_STEP reset steps" in texts(page.markdown)
+    assert f"**{resets:,}** of them are NEXT_STEP reset rows" in texts(page.markdown)
+    # the 512 calls' 2,048 rows: transitions and reset rows, counted from the run
+    assert f"the batch holds **{2048 - resets:,} transitions**" in texts(page.markdown)
     assert "the first 64 of 512 step() calls for all 4 envs" in texts(page.markdown)
     (heatmap,) = chart_specs(page)  # no training yet, so no curves
     assert heatmap["layer"][0]["mark"]["type"] == "rect"
@@ -63,7 +65,7 @@ def test_num_envs_batch_mode_and_seed_change_the_buffer(page):
 
     page.number_input(key=KEY["batch"]).set_value(1000).run()
     assert metrics(page)["buffer shape (steps, envs)"] == "(63, 16)"
-    assert "collect 1,008 transitions, 8 more than needed" in texts(page.caption)
+    assert "collect 1,008 rows, 8 more than needed" in texts(page.caption)
 
     page.radio(key=KEY["mode"]).set_value("SAME_STEP").run()
     assert "SAME_STEP mode resets an env on the very call" in texts(page.markdown)
@@ -108,7 +110,8 @@ def test_training_runs_on_click_and_shows_curves_and_numbers():
     x_fields = [spec["encoding"]["x"]["field"] for spec in specs[1:]]
     assert x_fields == ["env_steps", "seconds", "env_steps"]
     markdown = texts(app.markdown)
-    assert "**Throughput.** NUM_ENVS=8 collected" in markdown
+    # one seed each: the figures, and no factor (no spread to compare)
+    assert "**Throughput.** NUM_ENVS=8: " in markdown and "no spread to compare" in markdown
     assert "**Env-steps needed to learn**" in markdown and "NUM_ENVS=1 needed" in markdown
     assert "**Where the time goes.** Per [env-step]" in texts(app.info)
     # The takeaways now read the training run too.

@@ -119,10 +119,24 @@ def test_order_text_says_whether_the_medians_follow_num_envs(medians, trend):
     ("speed", "words"),
     [(8.0, "**8.0x** as many"), (0.5, "**fewer** env-steps per second"), (1.05, "about as many")],
 )
-def test_speed_text_follows_the_ratio(speed, words):
-    text = speed_text(speed, 1, 16)
+def test_speed_text_follows_the_seeds_spread(speed, words):
+    small = [1000.0, 950.0, 1050.0]
+    text = speed_text(small, [x * speed for x in small], 1, 16)
     assert words in text
     assert ("fixed cost is shared" in text) == (speed > 1.15)
+    assert "NUM_ENVS=1: 1,000 env-steps/s (seeds 950 to 1,050)" in text
+
+
+def test_speed_text_gives_no_factor_when_one_noisy_seed_overlaps():
+    # medians 10x apart, but one seed of NUM_ENVS=16 was as slow as NUM_ENVS=1's
+    text = speed_text([1000.0, 950.0, 1050.0], [10_000.0, 1_000.0, 9_500.0], 1, 16)
+    assert "about as many" in text and "x** as many" not in text
+    # the other way round: no "fewer" either
+    text = speed_text([10_000.0, 1_000.0, 9_500.0], [1000.0, 950.0, 1050.0], 1, 16)
+    assert "about as many" in text and "**fewer**" not in text
+    # a single seed each: figures, no verdict
+    one = speed_text([1000.0], [8000.0], 1, 16)
+    assert "no spread to compare" in one and "x**" not in one
 
 
 def test_comparison_text_reads_the_smallest_and_largest_that_learned():
@@ -135,13 +149,31 @@ def test_comparison_text_reads_the_smallest_and_largest_that_learned():
         ]
     )
     runs = per_run({1: [200, 200, 700], 4: [900, 200, 1200], 16: [288, 384, 3168]})
+    speeds = {1: [3_000.0, 2_900.0, 3_100.0], 4: [12_000.0] * 3, 16: [32_000.0, 31_000.0, 33_000.0]}
+    runs["env_steps_per_s"] = [v for n in (1, 4, 16) for v in speeds[n]]
+    runs["seconds"] = [0.6, 0.5, 0.7, 0.2, 0.2, 0.2, 0.1, 0.12, 0.11]
     text = comparison_text(table, runs)
     assert "NUM_ENVS=16 collected **10.7x**" in text
     assert "**cannot tell**" in text and "**not even in order**" in text
-    assert "**6.0x less** wall-clock time" in text
-    slower = table.assign(seconds=[0.01, 0.1, 0.06, None])
-    assert "**6.0x more** wall-clock time" in comparison_text(slower, runs)
+    assert "**5.5x less** wall-clock time" in text
+    assert "NUM_ENVS=16: 0.110 s (seeds 0.100 to 0.120)" in text
+    slower = runs.assign(seconds=[0.1, 0.12, 0.11, 0.2, 0.2, 0.2, 0.6, 0.5, 0.7])
+    assert "**5.5x more** wall-clock time" in comparison_text(table, slower)
+    # the seeds overlap: no factor
+    mixed = runs.assign(seconds=[0.6, 0.1, 0.7, 0.2, 0.2, 0.2, 0.5, 0.12, 0.11])
+    assert "about as much wall-clock time" in comparison_text(table, mixed)
     assert comparison_text(table.assign(reached=[3, 0, 0, 0]), runs) is None
+
+
+def test_millisecond_training_times_decide_nothing():
+    # the issue's headline: 0.002 s against 0.089 s read as "55.9x less wall-clock time"
+    table = summary([(1, 3, 3, 200.0, 0.089, 3_000.0), (16, 3, 3, 384.0, 0.002, 9_000.0)])
+    runs = per_run({1: [200, 200, 700], 16: [288, 384, 3168]})
+    runs["env_steps_per_s"] = [3_000.0, 2_900.0, 3_100.0, 9_000.0, 8_800.0, 9_100.0]
+    runs["seconds"] = [0.089, 0.08, 0.09, 0.002, 0.0021, 0.0019]
+    text = comparison_text(table, runs)
+    assert "less** wall-clock" not in text and "more** wall-clock" not in text
+    assert "decide nothing here" in text and "NUM_ENVS=16: 0.002 s" in text
 
 
 # --- Where the time goes: measured, both ways -----------------------------------------------
@@ -151,17 +183,25 @@ def test_plain_step_costs_a_few_microseconds_not_less_than_one():
     assert 0.3 < plain_step_microseconds(seconds=0.05) < 200
 
 
+def seeds(rate: float) -> list[float]:
+    return [rate * 0.95, rate, rate * 1.05]
+
+
 def test_cost_text_follows_the_measured_costs():
-    shared = cost_text({1: 5_000.0, 16: 40_000.0}, plain_us=2.5)
+    shared = cost_text({1: seeds(5_000.0), 16: seeds(40_000.0)}, plain_us=2.5)
     assert "**200.0 µs** with NUM_ENVS=1 and **25.0 µs** with NUM_ENVS=16" in shared
     assert "about 99% of each env-step's cost" in shared and "A batch shares" in shared
-    assert "16x the transitions for 2.0x the cost" in shared
-    flat = cost_text({1: 5_000.0, 16: 5_100.0}, plain_us=2.5)
-    assert "did **not** fall" in flat and "A batch shares" not in flat
-    env_bound = cost_text({1: 300_000.0, 16: 600_000.0}, plain_us=2.5)
+    assert "16x the env-steps for 2.0x the cost" in shared
+    flat = cost_text({1: seeds(5_000.0), 16: seeds(5_100.0)}, plain_us=2.5)
+    assert "did **not** clearly fall" in flat and "A batch shares" not in flat
+    env_bound = cost_text({1: seeds(300_000.0), 16: seeds(600_000.0)}, plain_us=2.5)
     assert "large part of the cost" in env_bound
-    assert "one `BurgerBotEnv`" in cost_text({4: 10_000.0}, plain_us=2.5)
-    assert cost_text({1: math.inf}, plain_us=2.5) is None
+    # 8x apart in the median, but one seed of 16 as slow as 1's: no "fell"
+    noisy = cost_text({1: seeds(5_000.0), 16: [40_000.0, 5_000.0, 41_000.0]}, plain_us=2.5)
+    assert "did **not** clearly fall" in noisy
+    assert "one `BurgerBotEnv`" in cost_text({4: [10_000.0]}, plain_us=2.5)
+    assert "no spread" in cost_text({1: [5_000.0], 16: [40_000.0]}, plain_us=2.5)
+    assert cost_text({1: [math.inf]}, plain_us=2.5) is None
 
 
 # --- The prediction and the takeaways -------------------------------------------------------
@@ -179,9 +219,21 @@ def test_the_calls_prediction_has_the_live_answer_among_four_options(batch, n):
     assert ("extra" in explanation) == (batch % n != 0)
 
 
+def test_the_batch_of_2048_rows_with_4_envs_counts_its_transitions_and_reset_rows():
+    # issue 22: "2,048 with 4 envs took 512": 1,879 transitions and 169 reset rows (seed 0)
+    frame = rollout_buffer(2048, 4, seed=0)
+    resets = int((frame["event"] == "reset").sum())
+    text = calls_explanation(2048, 4, 512, resets)
+    assert f"held {2048 - resets:,} transitions and {resets:,} auto-reset rows" in text
+    first = takeaways(2048, 4, 512, resets)[0]
+    assert f"held {2048 - resets:,} transitions and {resets:,} reset rows" in first
+    assert "transitions" not in takeaways(2048, 4, 512, None)[0]
+
+
 def test_takeaways_follow_the_batch_and_the_training_run():
     plain = takeaways(2048, 4, 512, 169)
     assert len(plain) == 4 and "2,048 with 4 envs took 512" in plain[0]
+    assert "1,879 transitions and 169 reset rows" in plain[0]
     assert "169 rows of this batch" in plain[2]
     assert "SAME_STEP" in takeaways(2048, 4, 512, None)[2]
     table = summary([(1, 3, 3, 200.0, 0.1, 1.0), (16, 3, 3, 384.0, 0.1, 1.0)])

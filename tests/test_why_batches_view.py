@@ -166,13 +166,15 @@ def test_buffer_script_prints_what_the_page_shows(batch, n, seed, mode):
     layout = buffer_layout(batch, n)
     events = frame["event"].value_counts()
     assert f"step() calls: {layout.step_calls}\n" in out
-    assert f"buffer shape: ({layout.step_calls}, {n}) = {layout.collected} transitions" in out
+    assert f"buffer shape: ({layout.step_calls}, {n}) = {layout.collected} rows (env-steps)" in out
     assert f"episodes ended: {int(frame['ends_episode'].sum())}\n" in out
     assert f"goals: {events.get('goal', 0)} | hits: {events.get('hit', 0)}\n" in out
     if mode == "NEXT_STEP":
-        assert f"reset steps: {events['reset']}\n" in out
+        transitions = layout.collected - events["reset"]
+        assert f"reset rows: {events['reset']} | transitions: {transitions}\n" in out
     else:
-        assert "reset steps" not in out
+        assert "reset rows" not in out
+        assert f"transitions: {layout.collected} (SAME_STEP" in out
 
 
 def test_training_script_prints_the_page_summary():

@@ -32,8 +32,10 @@ def _random_goal_share() -> str:
 TERMS: dict[str, Term] = {
     "env-step": Term(
         "env-step",
-        "One step of one environment: one action in, one observation, reward and pair of flags "
-        "out. A vector env with N environments does N env-steps per `step()` call.",
+        "One row a vector env returns: one sub-environment's observation, reward and pair of "
+        "flags from one `step()` call. A vector env with N environments returns N env-steps per "
+        "call. Not every env-step is a transition: in NEXT_STEP mode the row of an env being "
+        "auto-reset (about 1 row in 11 for a random BurgerBot) is not.",
     ),
     "step-call": Term(
         "step() call",
@@ -43,8 +45,10 @@ TERMS: dict[str, Term] = {
     ),
     "transition": Term(
         "transition",
-        "What one env-step gives a learning algorithm: (observation, action, reward, next "
-        "observation, terminated, truncated). A row of a training batch should be one.",
+        "A row a learner may train on: (observation, action, reward, next observation, "
+        "terminated, truncated) from one real step of an episode. Every env-step is one except "
+        "NEXT_STEP's auto-reset rows (reward 0, the action ignored), which are masked out; "
+        "SAME_STEP and Stable-Baselines3's vector envs leave none.",
     ),
     "vector-env": Term(
         "vector env",

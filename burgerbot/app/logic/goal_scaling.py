@@ -18,8 +18,10 @@ from burgerbot.app.caps import CAPS, Caps
 from burgerbot.app.labels import BACKEND_CLASSES, BACKEND_NAMES, backend_label
 from burgerbot.app.palette import OKABE_ITO
 from burgerbot.app.settings import ChoiceSetting, IntListSetting, IntSetting
+from burgerbot.bench import compare_timings
 from burgerbot.experiments import Progress, goal_scaling
-from burgerbot.statistics import mean_interval, poisson_rate_interval, poisson_zero_chance
+from burgerbot.random_agent import GoalOdds, goal_odds, long_run_goal_rate
+from burgerbot.statistics import mean_interval, poisson_rate_interval
 
 __all__ = [
     "BACKEND_LABELS",
@@ -53,15 +55,18 @@ __all__ = [
     "expectations",
     "goal_bucket",
     "lesson_expectations",
+    "lesson_odds",
     "lesson_verdict",
     "level_reading",
     "measure_goal_rate",
+    "rate_check",
     "rate_reading",
     "resolve_settings",
     "rise_reading",
     "run_lesson",
     "run_sweep",
     "scaling_panel",
+    "speed_reading",
     "steps_for_expected_goals",
     "summarise",
     "sweep_cap",
@@ -315,8 +320,13 @@ def run_lesson(seed: int = 0, backend: str = "sync") -> LessonRun:
     )
 
 
-def check_explanation(run: LessonRun, rate: float | None) -> str:
-    """Why the live run gave what it gave, with what the measured ``rate`` predicts."""
+def lesson_odds() -> tuple[GoalOdds, GoalOdds]:
+    """The lesson's runs (500 calls with 4 envs, with 8), exact from `burgerbot.random_agent`."""
+    return tuple(goal_odds(LESSON_STEPS, n) for n in LESSON_NUM_ENVS)
+
+
+def check_explanation(run: LessonRun) -> str:
+    """Why the live run gave what it gave, with what the world's rules predict (exactly)."""
     four, eight = LESSON_NUM_ENVS
     text = (
         f"With seed {run.seed}, {four} envs x {LESSON_STEPS} steps ({four * LESSON_STEPS:,} "
@@ -324,32 +334,34 @@ def check_explanation(run: LessonRun, rate: float | None) -> str:
         f"{run.goals[four]} time{'s' * (run.goals[four] != 1)}; {eight} envs reached it "
         f"{run.goals[eight]} time{'s' * (run.goals[eight] != 1)}."
     )
-    if rate:
-        expected = rate * four * LESSON_STEPS
-        text += (
-            f" At the measured rate you expect {expected:.3f} goals in "
-            f"{four * LESSON_STEPS:,} env-steps: 0 comes up "
-            f"{poisson_zero_chance(expected):.0%} of the time."
-        )
-    return text
+    odds, _ = lesson_odds()
+    return text + (
+        f" Worked out exactly from the world's rules, {four} envs x {LESSON_STEPS} steps give "
+        f"{odds.describe()}."
+    )
 
 
-def lesson_verdict(rate: float) -> tuple[str, str]:
+def lesson_verdict(odds: tuple[GoalOdds, GoalOdds] | None = None) -> tuple[str, str]:
     """The kind of verdict on "8 envs give roughly double the goals" (a `VERDICTS` key) and why.
 
+    ``odds``: the two runs' `GoalOdds` (default: the lesson's, `lesson_odds`).
+
     Example:
-        >>> lesson_verdict(2.7e-5)[0], lesson_verdict(2e-2)[0]
-        ('not_visible', 'holds')
+        >>> lesson_verdict()[0]
+        'not_visible'
+        >>> lesson_verdict((goal_odds(500_000, 4), goal_odds(500_000, 8)))[0]
+        'holds'
     """
-    four, eight = (rate * n * LESSON_STEPS for n in LESSON_NUM_ENVS)
-    both_zero = poisson_zero_chance(four) * poisson_zero_chance(eight)
+    four_odds, eight_odds = odds or lesson_odds()
+    four, eight = four_odds.expected_goals, eight_odds.expected_goals
+    both_zero = four_odds.chance_of_none * eight_odds.chance_of_none
     average = (
-        f"On average it holds: at the measured rate {LESSON_NUM_ENVS[1]} envs expect "
-        f"{eight:.3f} goals, twice the {four:.3f} of {LESSON_NUM_ENVS[0]} envs."
+        f"On average it holds: worked out exactly, {LESSON_NUM_ENVS[1]} envs expect "
+        f"{eight:.4f} goals, twice the {four:.4f} of {LESSON_NUM_ENVS[0]} envs."
     )
     if four < VISIBLE_GOALS:
         return "not_visible", (
-            f"{average} But counts that small are mostly noise: {both_zero:.0%} of the time "
+            f"{average} But counts that small are mostly noise: {both_zero:.1%} of the time "
             "both runs show 0 goals, so the lesson's 500 steps cannot show the doubling."
         )
     noise = math.sqrt(four + eight)
@@ -359,8 +371,8 @@ def lesson_verdict(rate: float) -> tuple[str, str]:
     )
 
 
-def takeaways(rate: float | None, run: LessonRun) -> list[str]:
-    """The page's key takeaways (the numbers from the measured rate and the live run)."""
+def takeaways(run: LessonRun) -> list[str]:
+    """The page's key takeaways (exact expected figures, and the live run)."""
     four, eight = LESSON_NUM_ENVS
     bullets = [
         "A goal is a reward of exactly 50.0: count them with `rewards == 50.0` on the "
@@ -368,14 +380,14 @@ def takeaways(rate: float | None, run: LessonRun) -> list[str]:
         "What grows with NUM_ENVS is env-steps per `step()` call; goals follow the "
         "env-steps, not the number of envs.",
     ]
-    if rate:
-        expected = rate * four * LESSON_STEPS
-        bullets.insert(
-            1,
-            f"A random robot reaches the goal about once per {1 / rate:,.0f} env-steps "
-            f"(measured here), so {four} envs x {LESSON_STEPS} steps expect {expected:.3f} "
-            f"goals; your run with seed {run.seed} gave {run.goals[four]}.",
-        )
+    odds, _ = lesson_odds()
+    bullets.insert(
+        1,
+        f"A random robot reaches the goal about once per {1 / long_run_goal_rate():,.0f} "
+        f"env-steps in the long run (exact, from the world's rules); {four} envs x "
+        f"{LESSON_STEPS} steps give {odds.describe()}. Your run with seed {run.seed} gave "
+        f"{run.goals[four]}.",
+    )
     bullets.append(
         "To see a rare count double, collect far more env-steps, or run many seeds and "
         "compare 95% intervals: one short run says almost nothing."
@@ -387,8 +399,9 @@ def takeaways(rate: float | None, run: LessonRun) -> list[str]:
 # The "Goal scaling" page's predictions: the goal rate measured live and the goals to expect.
 #
 # A random BurgerBot reaches the goal so rarely that a short run usually shows none, whatever
-# NUM_ENVS is. Goal counts are Poisson: expected = rate x env-steps, chance of none =
-# exp(-expected).
+# NUM_ENVS is. Expected goals and the chance of none come, exactly, from
+# `burgerbot.random_agent` (the world's rules, NEXT_STEP's reset rows included); the page's
+# live measurement of the rate is a check on them.
 
 TARGET_GOALS = 20
 """The "try this" suggestion aims at this many expected goals per run at NUM_ENVS=4."""
@@ -439,22 +452,46 @@ def measure_goal_rate(
     )
 
 
-def expectations(settings: ScalingSettings, rate: float) -> pd.DataFrame:
-    """What to expect per run before running: one row per NUM_ENVS.
-
-    Columns: ``num_envs``, ``steps_per_env``, ``env_steps``, ``expected_goals``
-    (rate x env-steps), ``p_zero`` (chance of a run with no goal: exp(-expected)) and
-    ``expected_zero_runs`` (of the settings' seeds).
+def rate_check(rate: GoalRate, exact: float | None = None) -> str:
+    """The live run's rate against the exact long-run rate: inside its 95% interval or not.
 
     Example:
-        >>> frame = expectations(ScalingSettings((4,), 500, seeds=10), rate=2.5e-5)
-        >>> frame[["expected_goals", "p_zero"]].round(3).values.tolist()
-        [[0.05, 0.951]]
+        >>> print(rate_check(GoalRate(200, 8_000_000, "a run"), exact=2.5e-5))
+        A run took 8,000,000 env-steps and reached the goal 200 times: one goal every 40,000 env-steps (95% interval of the rate 2.17e-05 to 2.87e-05 per env-step). The exact rate, 2.50e-05 (one every 40,000), lies inside it.
+    """  # noqa: E501
+    exact = long_run_goal_rate() if exact is None else exact
+    low, high = rate.interval
+    text = (
+        f"{rate.source[0].upper() + rate.source[1:]} took {rate.env_steps:,} env-steps and "
+        f"reached the goal {rate.goals} times"
+    )
+    if rate.goals:
+        text += f": one goal every {rate.steps_per_goal:,.0f} env-steps"
+    text += (
+        f" (95% interval of the rate {low:.2e} to {high:.2e} per env-step). The exact rate, "
+        f"{exact:.2e} (one every {1 / exact:,.0f}), "
+    )
+    if low <= exact <= high:
+        return text + "lies inside it."
+    return text + "lies outside it: a 95% interval misses about 1 run in 20."
+
+
+def expectations(settings: ScalingSettings) -> pd.DataFrame:
+    """What to expect per run before running: one row per NUM_ENVS, exact.
+
+    Columns: ``num_envs``, ``steps_per_env``, ``env_steps``, ``expected_goals`` and
+    ``p_zero`` (the chance of a run with no goal), both from `burgerbot.random_agent.goal_odds`,
+    and ``expected_zero_runs`` (of the settings' seeds).
+
+    Example:
+        >>> frame = expectations(ScalingSettings((4,), 500, seeds=10))
+        >>> frame[["expected_goals", "p_zero"]].round(4).values.tolist()
+        [[0.0453, 0.9557]]
     """
     rows = []
     for n in settings.num_envs:
-        expected = rate * settings.env_steps_for(n)
-        p_zero = poisson_zero_chance(expected)
+        odds = goal_odds(settings.steps_for(n), n)
+        expected, p_zero = odds.expected_goals, odds.chance_of_none
         rows.append(
             {
                 "num_envs": n,
@@ -468,18 +505,26 @@ def expectations(settings: ScalingSettings, rate: float) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def lesson_expectations(rate: float) -> pd.DataFrame:
+def lesson_expectations() -> pd.DataFrame:
     """`expectations` for the lesson's exercise: 500 steps with 4 and with 8 envs."""
-    return expectations(ScalingSettings(LESSON_NUM_ENVS, LESSON_STEPS, seeds=1), rate)
+    return expectations(ScalingSettings(LESSON_NUM_ENVS, LESSON_STEPS, seeds=1))
 
 
-def steps_for_expected_goals(rate: float, goals: float = TARGET_GOALS, num_envs: int = 4) -> int:
+def steps_for_expected_goals(
+    rate: float | None = None, goals: float = TARGET_GOALS, num_envs: int = 4
+) -> int:
     """Steps per env at which ``num_envs`` envs expect ``goals`` goals, rounded up to 2 digits.
+
+    ``rate``: goals per env-step; by default the exact long-run rate
+    (`burgerbot.random_agent.long_run_goal_rate`), which runs this long follow closely.
 
     Example:
         >>> steps_for_expected_goals(2.5e-5, goals=20, num_envs=4)
         200000
+        >>> steps_for_expected_goals()
+        210000
     """
+    rate = long_run_goal_rate() if rate is None else rate
     if rate <= 0:
         raise ValueError(f"`rate` must be > 0, got {rate!r}")
     exact = goals / (rate * num_envs)
@@ -488,7 +533,7 @@ def steps_for_expected_goals(rate: float, goals: float = TARGET_GOALS, num_envs:
 
 
 def try_this(
-    settings: ScalingSettings, rate: float, caps: Caps = CAPS, max_seeds: int = 3
+    settings: ScalingSettings, caps: Caps = CAPS, max_seeds: int = 3
 ) -> ScalingSettings | None:
     """Settings that make doubling visible: N = 4 and 8, enough steps for ~20 goals at N = 4.
 
@@ -496,7 +541,7 @@ def try_this(
     (three seeds of about 20 goals each usually separate 4 from 8 envs; more only cost time);
     None if not even one seed fits.
     """
-    steps = steps_for_expected_goals(rate)
+    steps = steps_for_expected_goals()
     trial = ScalingSettings(
         LESSON_NUM_ENVS,
         steps_per_env=steps,
@@ -516,12 +561,13 @@ def try_this(
 # The "Goal scaling" page's reading of a sweep: summaries, the verdict, chart data and CSV.
 
 
-def summarise(frame: pd.DataFrame, rate: float) -> pd.DataFrame:
+def summarise(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per NUM_ENVS: mean goals with an exact Poisson 95% interval, and episodes.
 
     The goal interval comes from the total goals over the seeds (a Poisson count),
     divided by the number of seeds. The episode interval is mean ± 1.96 standard errors
-    across seeds (NaN with a single seed). ``expected_goals`` is ``rate`` x env-steps;
+    across seeds (NaN with a single seed). ``expected_goals`` is exact
+    (`burgerbot.random_agent.goal_odds` for the run's calls and NUM_ENVS);
     ``expected_episodes`` uses the sweep's own episode rate.
     """
     episode_rate = frame["episodes"].sum() / frame["env_steps"].sum()
@@ -540,7 +586,7 @@ def summarise(frame: pd.DataFrame, rate: float) -> pd.DataFrame:
                 "mean_goals": goals / runs,
                 "goals_low": low,
                 "goals_high": high,
-                "expected_goals": rate * env_steps,
+                "expected_goals": goal_odds(round(env_steps / int(n)), int(n)).expected_goals,
                 "zero_goal_runs": int((group["goals"] == 0).sum()),
                 "goals_per_100k_env_steps": goals / group["env_steps"].sum() * 100_000,
                 "mean_episodes": mean_episodes,
@@ -575,7 +621,7 @@ def doubling_verdict(summary: pd.DataFrame) -> str | None:
 
     text = f"{seen(pair[0], a)}; {seen(pair[1], b)}. "
     expected = b["expected_goals"] / a["expected_goals"] if a["expected_goals"] > 0 else None
-    expectation = f" (the measured rate predicts {expected:.2g}×)" if expected else ""
+    expectation = f" (worked out exactly: {expected:.2g}×)" if expected else ""
     if a["goals_high"] < b["goals_low"] or b["goals_high"] < a["goals_low"]:
         if a["mean_goals"] > 0:
             how = f"{b['mean_goals'] / a['mean_goals']:.2g}× as many goals"
@@ -917,8 +963,9 @@ def scaling_panel(points: pd.DataFrame, bands: pd.DataFrame, metric: str) -> alt
     ``points`` and ``bands`` are the long-form frames of ``chart_data``:
     every run is a dot (moved a little sideways per seed), the mean of the seeds a
     diamond with its 95% interval as a vertical bar, and the dashed line is what the
-    measured rate predicts. Goals keep a linear y axis (zeros must stay visible);
-    episodes get a log y axis when every value and interval end is above zero.
+    world's rules predict, exactly (`burgerbot.random_agent`). Goals keep a linear y axis
+    (zeros must stay visible); episodes get a log y axis when every value and interval end
+    is above zero.
     """
     if metric not in METRIC_TITLES:
         raise ValueError(f"`metric` must be one of {tuple(METRIC_TITLES)}, got {metric!r}")
@@ -965,6 +1012,51 @@ def comparison_settings(settings: ScalingSettings) -> ScalingSettings:
 
 
 _COUNTS = ("goals", "hits", "episodes")
+
+
+def speed_reading(sync: pd.DataFrame, native: pd.DataFrame) -> str:
+    """How much faster native ran than Sync over the same runs, from each run's own time.
+
+    Per NUM_ENVS, the seeds' runs are the repeats (Sync's and native's taken with the same
+    actions): a factor only where every native run beat every Sync run
+    (`burgerbot.bench.compare_timings`), else "about the same"; with one seed no verdict.
+
+    Example:
+        >>> runs = pd.DataFrame({"num_envs": [4, 4, 4], "seed": [0, 1, 2],
+        ...                      "env_steps": [400] * 3, "seconds": [0.5, 0.6, 0.55]})
+        >>> speed_reading(runs, runs.assign(seconds=[0.01, 0.015, 0.011]))
+        'native was faster in every run, at every NUM_ENVS: NUM_ENVS 4: **50.0×** (runs 40.0× to 50.0×).'
+    """  # noqa: E501
+    keys = ["num_envs", "seed"]
+    pairs = sync[[*keys, "env_steps", "seconds"]].merge(
+        native[[*keys, "seconds"]], on=keys, suffixes=("_sync", "_native")
+    )
+    pairs = pairs[(pairs["seconds_sync"] > 0) & (pairs["seconds_native"] > 0)]
+    if pairs.empty:
+        return "The runs were too short to time."
+    parts, verdicts = [], []
+    for n, group in pairs.groupby("num_envs", sort=True):
+        ratios = group["seconds_sync"] / group["seconds_native"]
+        if len(group) < 2:
+            verdicts.append("one")
+            parts.append(f"NUM_ENVS {n}: {float(ratios.iloc[0]):,.1f}× (one run)")
+            continue
+        result = compare_timings(1 / group["seconds_native"], 1 / group["seconds_sync"])
+        verdicts.append(result.verdict)
+        words = {"faster": "", "slower": " (native slower)", "similar": " (runs overlap)"}
+        parts.append(
+            f"NUM_ENVS {n}: **{result.ratio:,.1f}×**{words[result.verdict]} (runs "
+            f"{ratios.min():,.1f}× to {ratios.max():,.1f}×)"
+        )
+    listed = "; ".join(parts) + "."
+    if all(v == "faster" for v in verdicts):
+        return f"native was faster in every run, at every NUM_ENVS: {listed}"
+    if "one" in verdicts:
+        return (
+            f"Sync's time over native's, run by run: {listed} With one seed per NUM_ENVS "
+            "there is no spread to compare: run more seeds for a verdict."
+        )
+    return f"Sync's time over native's, run by run: {listed} Where the runs overlap, no factor."
 
 
 def compare_backends(sync: pd.DataFrame, native: pd.DataFrame) -> pd.DataFrame:

@@ -7,7 +7,7 @@ the slowest of the repeats (the spread), so its wording follows the data either 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cached_property
 
 import altair as alt
 import numpy as np
@@ -18,9 +18,9 @@ from burgerbot.app.glossary import term_link
 from burgerbot.app.palette import SHAPES, colour_scale
 from burgerbot.app.scripts.home import SB3_FIX
 from burgerbot.app.settings import IntSetting
+from burgerbot.bench import compare_timings
+from burgerbot.random_agent import episode_odds, goal_odds, long_run_goal_rate
 from burgerbot.speed import forward_speeds, loop_speeds
-from burgerbot.statistics import poisson_zero_chance
-from burgerbot.world import GOAL_REWARD, NUM_ACTIONS, NUM_STATES, START_STATE, TABLES
 
 __all__ = [
     "LESSON_FIXES",
@@ -28,18 +28,17 @@ __all__ = [
     "PATH",
     "PLAIN",
     "PREDICTION_N",
+    "SAME",
     "SETUPS",
     "SIZES",
     "SPECS",
     "YES",
-    "EpisodeFacts",
     "LessonFix",
     "Speeds",
     "Stop",
     "chart_frame",
     "compare",
     "env_story",
-    "episode_facts",
     "forward_chart",
     "forward_frame",
     "forward_story",
@@ -49,6 +48,7 @@ __all__ = [
     "policy_story",
     "prediction_explanation",
     "prediction_truth",
+    "ratio",
     "sizes_for",
     "speed_chart",
     "speed_takeaways",
@@ -59,10 +59,11 @@ SIZES = (1, 4, 16, 64)
 """Numbers of envs always measured (the learner's NUM_ENVS joins them)."""
 PREDICTION_N = 16
 YES, NO = "Yes, Sync is faster", "No, the plain loop is faster"
-SECONDS, REPEATS = 0.01, 3
-"""Timing budget per repeat and repeats per row: about a second for the whole measurement."""
-SIMILAR = 1.25
-"""Rates whose repeats overlap and whose best runs are within this factor are 'about as fast'."""
+SAME = "About the same here"
+"""The live run's answer when the repeats of Sync and the plain loop overlap."""
+SECONDS, REPEATS = 0.02, 5
+"""Timing budget per repeat and repeats per row, taken in turns: about two seconds in all.
+Each repeat makes hundreds of `step()` calls; the verdicts read the five repeats' spread."""
 STEPPING = {False: "random actions (the env alone)", True: "a policy network picks each action"}
 
 
@@ -77,10 +78,29 @@ def sizes_for(num_envs: int) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class Rate:
-    """Transitions per second: the fastest repeat and the slowest (the spread)."""
+    """Transitions per second, one figure per timed repeat (taken in turns with the others)."""
 
-    best: float
-    slowest: float
+    samples: tuple[float, ...]
+
+    @property
+    def best(self) -> float:
+        return max(self.samples)
+
+    @property
+    def slowest(self) -> float:
+        return min(self.samples)
+
+    @property
+    def median(self) -> float:
+        return float(np.median(self.samples))
+
+    def quoted(self, unit: str = " transitions/s") -> str:
+        """The median with the spread of the repeats, as the sentences quote it.
+
+        >>> Rate((90_000.0, 100_000.0, 120_000.0)).quoted()
+        '100,000 transitions/s (repeats 90,000 to 120,000)'
+        """
+        return f"{self.median:,.0f}{unit} (repeats {self.slowest:,.0f} to {self.best:,.0f})"
 
 
 @dataclass(frozen=True)
@@ -101,10 +121,10 @@ class Speeds:
     def _rates(self) -> dict[tuple[str, int, bool], list[Rate]]:
         """Every row of ``loops`` by (loop, num_envs, policy), read once: a page asks often."""
         rates: dict[tuple[str, int, bool], list[Rate]] = {}
-        columns = ["loop", "num_envs", "policy", "transitions_per_s", "transitions_per_s_slowest"]
-        for loop, num_envs, policy, best, slowest in self.loops[columns].itertuples(index=False):
+        columns = ["loop", "num_envs", "policy", "transition_rates"]
+        for loop, num_envs, policy, samples in self.loops[columns].itertuples(index=False):
             rates.setdefault((loop, int(num_envs), bool(policy)), []).append(
-                Rate(float(best), float(slowest))
+                Rate(tuple(float(x) for x in samples))
             )
         return rates
 
@@ -112,9 +132,15 @@ class Speeds:
         """The numbers of envs measured for Sync and native."""
         return sorted({num_envs for loop, num_envs, _ in self._rates if loop != "plain"})
 
+    def reset_share(self, loop: str, num_envs: int, policy: bool = False) -> float:
+        """The share of ``loop``'s rows at ``num_envs`` that were auto-reset rows."""
+        df = self.loops
+        row = df[(df["loop"] == loop) & (df["num_envs"] == num_envs) & (df["policy"] == policy)]
+        return float(row["reset_row_share"].iloc[0])
+
 
 def measure_speeds(num_envs: int, seconds: float = SECONDS, repeats: int = REPEATS) -> Speeds:
-    """Measure everything Home shows, at `SIZES` and ``num_envs`` (about a second)."""
+    """Measure everything Home shows, at `SIZES` and ``num_envs`` (about two seconds)."""
     sizes = sizes_for(num_envs)
     return Speeds(
         loop_speeds(sizes, seconds=seconds, repeats=repeats),
@@ -123,23 +149,24 @@ def measure_speeds(num_envs: int, seconds: float = SECONDS, repeats: int = REPEA
 
 
 def compare(a: Rate, b: Rate) -> str:
-    """``"faster"``, ``"slower"`` or ``"similar"``: ``a`` against ``b``.
+    """``"faster"``, ``"slower"`` or ``"similar"``: ``a`` against ``b``, by their spreads.
 
-    Clear when one's slowest repeat beat the other's fastest, or when their best runs are
-    more than `SIMILAR` apart; otherwise about as fast.
+    `burgerbot.bench.compare_timings`: clear only when every repeat of one beat every repeat
+    of the other; otherwise about as fast.
 
-    >>> compare(Rate(300, 250), Rate(100, 90)), compare(Rate(100, 60), Rate(110, 70))
+    >>> compare(Rate((300, 250)), Rate((100, 90))), compare(Rate((100, 60)), Rate((110, 70)))
     ('faster', 'similar')
     """
-    if a.slowest > b.best or a.best > SIMILAR * b.best:
-        return "faster"
-    if b.slowest > a.best or b.best > SIMILAR * a.best:
-        return "slower"
-    return "similar"
+    return compare_timings(a.samples, b.samples).verdict
 
 
-def _times(ratio: float) -> str:
-    return f"{_figure(ratio)}x"
+def ratio(a: Rate, b: Rate) -> float:
+    """How many times ``b``'s median rate ``a``'s is."""
+    return compare_timings(a.samples, b.samples).ratio
+
+
+def _times(value: float) -> str:
+    return f"{_figure(value)}x"
 
 
 def _figure(value: float) -> str:
@@ -153,30 +180,45 @@ def _figure(value: float) -> str:
 
 
 def phrase(a_name: str, a: Rate, b_name: str, b: Rate) -> str:
-    """Who was faster, in words, with the factor; "about as fast" when the spread says so."""
+    """Who was faster, in words, with both figures; "about as fast" when the repeats overlap.
+
+    A factor is given only when every repeat of one beat every repeat of the other.
+    """
     kind = compare(a, b)
     if kind == "similar":
         return (
-            f"{a_name} and {b_name} were about as fast (best runs within {SIMILAR:g}x of each "
-            "other, and their repeats overlap)"
+            f"{a_name} and {b_name} were about as fast, their repeats overlapping: "
+            f"{a.quoted()} against {b.quoted('')}"
         )
     fast_name, fast, slow_name, slow = (
         (a_name, a, b_name, b) if kind == "faster" else (b_name, b, a_name, a)
     )
-    steady = " in every repeat" if fast.slowest > slow.best else " in its best run"
-    return f"{fast_name} was **{_times(fast.best / slow.best)} faster** than {slow_name}{steady}"
+    return (
+        f"{fast_name} was **{_times(ratio(fast, slow))} faster** than {slow_name} in every "
+        f"repeat: {fast.quoted()} against {slow.quoted('')}"
+    )
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def metric_delta(rate: Rate, plain: Rate) -> tuple[str, str, str]:
     """The metric's delta text, arrow and colour against the plain loop (Okabe-Ito blue/orange).
 
-    >>> metric_delta(Rate(50, 40), Rate(200, 150))
-    ('0.25x the plain loop', 'down', 'orange')
+    A ratio only when the repeats do not overlap.
+
+    >>> metric_delta(Rate((50, 45)), Rate((200, 150)))
+    ('0.27x the plain loop', 'down', 'orange')
+    >>> metric_delta(Rate((50, 45)), Rate((60, 40)))
+    ('about the same as the plain loop', 'off', 'gray')
     """
     kind = compare(rate, plain)
-    arrow = {"faster": "up", "slower": "down", "similar": "off"}[kind]
-    colour = {"faster": "blue", "slower": "orange", "similar": "gray"}[kind]
-    return f"{_times(rate.best / plain.best)} the plain loop", arrow, colour
+    if kind == "similar":
+        return "about the same as the plain loop", "off", "gray"
+    arrow = {"faster": "up", "slower": "down"}[kind]
+    colour = {"faster": "blue", "slower": "orange"}[kind]
+    return f"{_times(ratio(rate, plain))} the plain loop", arrow, colour
 
 
 def _crossing(speeds: Speeds, loop: str, policy: bool) -> str:
@@ -204,8 +246,19 @@ def _us(seconds: float) -> str:
     return f"{float(f'{seconds * 1e6:.2g}'):,g} µs"
 
 
-def _per_step_us(rate: Rate) -> str:
-    return _us(1 / rate.best)
+def _per_transition_us(rate: Rate) -> str:
+    return _us(1 / rate.median)
+
+
+def _reset_rows(speeds: Speeds, num_envs: int) -> str:
+    """What the vector envs returned besides transitions: NEXT_STEP's auto-reset rows."""
+    share = speeds.reset_share("sync", num_envs)
+    return (
+        f" Counted as {term_link('transition', 'transitions')}: a vector env returned "
+        f"{num_envs:,} rows ({term_link('env-step', 'env-steps')}) per call, but "
+        f"{share:.1%} of Sync's were {term_link('autoreset', 'auto-reset')} rows, no "
+        "transitions, and are left out, as the plain loop's `reset()` calls return none."
+    )
 
 
 def env_story(speeds: Speeds, num_envs: int) -> str:
@@ -214,49 +267,60 @@ def env_story(speeds: Speeds, num_envs: int) -> str:
     sync, native = speeds.rate("sync", num_envs), speeds.rate("native", num_envs)
     sync_name, native_name = f"Sync with {num_envs:,} envs", f"native with {num_envs:,} envs"
     text = (
-        f"With random actions, {phrase(sync_name, sync, 'the plain loop', plain)}, and "
-        f"{phrase(native_name, native, 'the plain loop', plain)}. "
-        f"Per {term_link('env-step')}, Sync spent {_per_step_us(sync)} and the plain loop "
-        f"{_per_step_us(plain)}. Across N, Sync was {_crossing(speeds, 'sync', False)}."
+        f"With random actions, {phrase(sync_name, sync, 'the plain loop', plain)}. "
+        f"{_capital(phrase(native_name, native, 'the plain loop', plain))}. "
+        f"Per transition (medians), Sync spent {_per_transition_us(sync)} and the plain loop "
+        f"{_per_transition_us(plain)}. Across N, Sync was {_crossing(speeds, 'sync', False)}."
     )
     if compare(sync, plain) == "slower":
-        extra = 1 / sync.best - 1 / plain.best  # seconds per env-step beyond the plain loop's
+        extra = 1 / sync.median - 1 / plain.median  # seconds per transition beyond the loop's
         text += (
             " A `step()` call of Sync steps its envs one by one in Python and then stacks "
-            f"their results: that bookkeeping added {_us(extra)} per env-step, "
-            f"{_figure(extra * plain.best)} times the plain loop's whole time per step."
+            f"their results: that bookkeeping added {_us(extra)} per transition, "
+            f"{_figure(extra * plain.median)} times the plain loop's whole time per step."
         )
-    return text
+    return text + _reset_rows(speeds, num_envs)
+
+
+def _observation_rates(forwards: pd.DataFrame, index: int) -> Rate:
+    row = forwards.iloc[index]
+    return Rate(tuple(float(x) for x in row["observation_rates"]))
 
 
 def forward_story(forwards: pd.DataFrame) -> str:
     """How the cost of one forward pass grew from 1 observation to the largest batch."""
     first, last = forwards.iloc[0], forwards.iloc[-1]
     n = int(last["batch_size"])
-    grew = last["seconds_per_call"] / first["seconds_per_call"]
-    per_obs = n / grew
+    one, batched = _observation_rates(forwards, 0), _observation_rates(forwards, -1)
+    grew = n / ratio(batched, one)  # the time of a pass of n over one of 1 (medians)
     text = (
-        f"One forward pass of the policy took {_us(first['seconds_per_call'])} for "
-        f"{int(first['batch_size'])} observation and {_us(last['seconds_per_call'])} for "
-        f"{n:,}: {n:,} times the observations for {_figure(grew)} times the time"
+        f"One forward pass of the policy took {_us(n / batched.median)} for {n:,} "
+        f"observations and {_us(int(first['batch_size']) / one.median)} for "
+        f"{int(first['batch_size'])} (medians of the repeats): {n:,} times the observations "
+        f"for {_figure(grew)} times the time"
     )
-    if per_obs >= 2:
-        return text + f", so each observation cost **{_figure(per_obs)} times less** in the batch."
-    return text + ": here the batch did not make each observation cheaper."
+    if compare(batched, one) == "faster":
+        return text + (
+            f", so each observation cost **{_figure(ratio(batched, one))} times less** in the "
+            "batch, in every repeat."
+        )
+    return text + ": here the batch did not clearly make each observation cheaper."
 
 
 def _trend(speeds: Speeds, policy: bool) -> str:
     """How Sync's and native's transitions per second changed from the smallest N to the largest."""
     low, high = speeds.sizes()[0], speeds.sizes()[-1]
-    words = {"faster": "rose", "slower": "fell", "similar": "stayed about level"}
+    words = {"faster": "rose", "slower": "fell", "similar": "did not clearly change"}
     parts = []
     for loop, name in (("sync", "Sync"), ("native", "native")):
         first, last = speeds.rate(loop, low, policy), speeds.rate(loop, high, policy)
+        kind = compare(last, first)
+        overlap = " (their repeats overlap)" if kind == "similar" else ""
         parts.append(
-            f"{name}'s {words[compare(last, first)]} from {first.best:,.0f} (N = {low:,}) to "
-            f"{last.best:,.0f} (N = {high:,})"
+            f"{name}'s {words[kind]} from {first.median:,.0f} (N = {low:,}) to "
+            f"{last.median:,.0f} (N = {high:,}){overlap}"
         )
-    return "Transitions per second: " + "; ".join(parts) + "."
+    return "Transitions per second (medians): " + "; ".join(parts) + "."
 
 
 def policy_story(speeds: Speeds, num_envs: int) -> str:
@@ -266,37 +330,43 @@ def policy_story(speeds: Speeds, num_envs: int) -> str:
     sync_name, native_name = f"Sync with {num_envs:,} envs", f"native with {num_envs:,} envs"
     text = (
         f"With the policy choosing every action, {phrase(sync_name, sync, 'the plain loop', plain)}"
-        f", and {phrase(native_name, native, 'the plain loop', plain)}. {_trend(speeds, True)}"
+        f". {_capital(phrase(native_name, native, 'the plain loop', plain))}. "
+        f"{_trend(speeds, True)}"
     )
     alone = compare(speeds.rate("sync", num_envs), speeds.rate("plain"))
     if alone != "faster" and compare(sync, plain) == "faster":
         text += (
-            " The Sync that lost on stepping alone won once each call also paid for a forward "
-            f"pass: the plain loop pays one per transition, Sync one per {num_envs:,}."
+            " The Sync that did not win on stepping alone won once each call also paid for a "
+            f"forward pass: the plain loop pays one per transition, Sync one per {num_envs:,} "
+            "rows."
         )
     return text
 
 
 def prediction_truth(speeds: Speeds) -> str:
     """The answer the live run gave: Sync at `PREDICTION_N` envs against the plain loop."""
-    sync, plain = speeds.rate("sync", PREDICTION_N), speeds.rate("plain")
-    return YES if sync.best > plain.best else NO
+    kind = compare(speeds.rate("sync", PREDICTION_N), speeds.rate("plain"))
+    return {"faster": YES, "slower": NO, "similar": SAME}[kind]
 
 
 def prediction_explanation(speeds: Speeds) -> str:
     """Why, with the numbers (and a note when the two were too close to call)."""
     sync, plain = speeds.rate("sync", PREDICTION_N), speeds.rate("plain")
     text = (
-        f"Measured here: Sync with {PREDICTION_N} envs collected {sync.best:,.0f} transitions "
-        f"per second, the plain loop {plain.best:,.0f}."
+        f"Measured here, the question's {PREDICTION_N} envs whatever the slider says: Sync "
+        f"collected {sync.quoted()}, the plain loop {plain.quoted()}."
     )
-    if compare(sync, plain) == "similar":
-        return text + " That is too close to call on this server: measure again."
-    if sync.best < plain.best:
+    kind = compare(sync, plain)
+    if kind == "similar":
         return text + (
-            f" Per env-step that is {_us(1 / sync.best)} for Sync against {_us(1 / plain.best)} "
-            "for the plain loop: batching alone does not make a cheap env faster. Where "
-            "batching pays is shown below."
+            " Their repeats overlap: too close to call on this server (measure again, or run "
+            "the script below on your machine)."
+        )
+    if kind == "slower":
+        return text + (
+            f" Per transition that is {_us(1 / sync.median)} for Sync against "
+            f"{_us(1 / plain.median)} for the plain loop: batching alone does not make a cheap "
+            "env faster. Where batching pays is shown below."
         )
     return text + " On this server Sync came out ahead even without a policy."
 
@@ -304,22 +374,31 @@ def prediction_explanation(speeds: Speeds) -> str:
 def speed_takeaways(speeds: Speeds) -> list[str]:
     """The run-dependent "Key takeaways" (the page adds the fixed ones)."""
     n = PREDICTION_N
-    alone = speeds.rate("sync", n).best / speeds.rate("plain").best
-    with_policy = speeds.rate("sync", n, True).best / speeds.rate("plain", 1, True).best
+    sync, plain = speeds.rate("sync", n), speeds.rate("plain")
+    sync_policy, plain_policy = speeds.rate("sync", n, True), speeds.rate("plain", 1, True)
     forwards = speeds.forwards
-    grew = forwards["seconds_per_call"].iloc[-1] / forwards["seconds_per_call"].iloc[0]
     largest = int(forwards["batch_size"].iloc[-1])
     verdict = {
         "slower": "batching alone does not speed up a world this cheap",
         "faster": "here batching alone already paid",
         "similar": "too close to call on this server",
-    }[compare(speeds.rate("sync", n), speeds.rate("plain"))]
+    }[compare(sync, plain)]
+
+    def against(a: Rate, b: Rate) -> str:
+        if compare(a, b) == "similar":
+            return "about the plain loop's speed (the repeats overlap)"
+        return f"{_times(ratio(a, b))} the plain loop's speed"
+
+    one, batched = _observation_rates(forwards, 0), _observation_rates(forwards, -1)
+    cheaper = (
+        f"each of its observations cost {_times(ratio(batched, one))} less than one alone"
+        if compare(batched, one) == "faster"
+        else "its observations were not clearly cheaper than one alone"
+    )
     return [
-        f"Stepping alone, Sync with {n} envs ran at {_times(alone)} the plain loop's speed "
-        f"here: {verdict}.",
-        f"One policy forward pass for {largest} observations cost {_times(grew)} one for 1 "
-        f"observation, so with a policy Sync with {n} envs ran at {_times(with_policy)} the "
-        "plain loop's speed.",
+        f"Stepping alone, Sync with {n} envs ran at {against(sync, plain)} here: {verdict}.",
+        f"In one policy forward pass for {largest} observations {cheaper}, so with a policy "
+        f"Sync with {n} envs ran at {against(sync_policy, plain_policy)}.",
     ]
 
 
@@ -332,8 +411,9 @@ def chart_frame(speeds: Speeds) -> pd.DataFrame:
             "stepping": df["policy"].map(STEPPING),
             "setup": df["loop"].map(names),
             "num_envs": df["num_envs"],
-            "transitions_per_s": df["transitions_per_s"].round(0),
+            "transitions_per_s": df["transitions_per_s_median"].round(0),
             "slowest_repeat": df["transitions_per_s_slowest"].round(0),
+            "fastest_repeat": df["transitions_per_s"].round(0),
             "us_per_call": (df["seconds_per_call"] * 1e6).round(1),
         }
     )
@@ -364,51 +444,8 @@ def forward_frame(forwards: pd.DataFrame) -> pd.DataFrame:
 
 TARGET_GOALS = 20
 """Goals expected per setting before a doubling stands out from the noise."""
-
-
-@dataclass(frozen=True)
-class EpisodeFacts:
-    """A uniformly random BurgerBot's episodes, computed exactly from the world's rules."""
-
-    goal_chance: float
-    """Probability that an episode ends at the goal."""
-    mean_length: float
-    """Expected env-steps per episode (time limit included)."""
-
-    @property
-    def goals_per_env_step(self) -> float:
-        """Long-run goals per env-step (renewal: goals per episode over steps per episode)."""
-        return self.goal_chance / self.mean_length
-
-    def expected_goals(self, step_calls: int, num_envs: int) -> float:
-        """Expected goals in ``step_calls`` calls of a NEXT_STEP vector env.
-
-        Each episode also uses one reset call that is not a transition, hence the + 1.
-        """
-        return step_calls * num_envs * self.goal_chance / (self.mean_length + 1)
-
-
-@cache
-def episode_facts(max_steps: int = 150) -> EpisodeFacts:
-    """Follow the probability of every state through one episode of uniformly random actions.
-
-    >>> facts = episode_facts()
-    >>> round(1 / facts.goal_chance, -2), round(facts.mean_length, 1)
-    (3700.0, 9.9)
-    """
-    alive = np.zeros(NUM_STATES)
-    alive[START_STATE] = 1.0
-    is_goal = TABLES.reward == GOAL_REWARD
-    goes_on = ~TABLES.terminated
-    goal_chance = mean_length = 0.0
-    for _ in range(max_steps):
-        mean_length += alive.sum()  # the episode takes this step if it has not ended yet
-        by_action = np.repeat(alive / NUM_ACTIONS, NUM_ACTIONS)  # index state * 4 + action
-        goal_chance += by_action[is_goal].sum()
-        alive = np.bincount(
-            TABLES.next_state[goes_on], weights=by_action[goes_on], minlength=NUM_STATES
-        )
-    return EpisodeFacts(float(goal_chance), float(mean_length))
+LESSON_CALLS = 500
+"""The lesson's experiment: 500 `step()` calls with 4 envs, then with 8."""
 
 
 @dataclass(frozen=True)
@@ -426,22 +463,24 @@ class LessonFix:
     """More on it, for a tooltip."""
 
 
-def lesson_goal_fix(facts: EpisodeFacts | None = None) -> LessonFix:
-    """The goal experiment's line, its expected counts computed from the world's rules."""
-    facts = facts or episode_facts()
-    four, eight = facts.expected_goals(500, 4), facts.expected_goals(500, 8)
-    needed = float(f"{TARGET_GOALS / facts.goals_per_env_step:.2g}")
+def lesson_goal_fix() -> LessonFix:
+    """The goal experiment's line, its counts exact from the world's rules (`random_agent`)."""
+    odds = episode_odds()
+    per_goal = 1 / long_run_goal_rate()
+    needed = float(f"{TARGET_GOALS * per_goal:.2g}")
     return LessonFix(
         "not_visible",
-        "500 steps with 4 envs, then 8: the goal count roughly doubles",
-        f"true on average, but {four:.2f} and {eight:.2f} goals are expected: "
-        f"{poisson_zero_chance(four):.0%} and {poisson_zero_chance(eight):.0%} of runs show none",
+        f"{LESSON_CALLS} steps with 4 envs, then 8: the goal count roughly doubles",
+        f"true on average, but with 4 envs: {goal_odds(LESSON_CALLS, 4).describe()}; with 8: "
+        f"{goal_odds(LESSON_CALLS, 8).describe()}",
         "goal_scaling.py",
         "Goal scaling",
-        f"A random BurgerBot reaches the goal in 1 episode of {1 / facts.goal_chance:,.0f}, "
-        f"episodes last {facts.mean_length:.1f} steps on average (both computed exactly from "
-        f"the world's rules). Seeing the doubling takes about {needed:,.0f} env-steps per "
-        f"setting ({TARGET_GOALS} goals expected), or many seeds.",
+        f"A random BurgerBot reaches the goal in 1 episode of {1 / odds.goal_chance:,.0f}. An "
+        f"episode takes {odds.mean_rows:.1f} rows of a vector env on average ("
+        f"{odds.mean_length:.1f} steps and its auto-reset row), so the long-run rate is one "
+        f"goal per {per_goal:,.0f} env-steps (all exact, from the world's rules). Seeing the "
+        f"doubling takes about {needed:,.0f} env-steps per setting ({TARGET_GOALS} goals "
+        "expected), or many seeds.",
     )
 
 
@@ -557,8 +596,9 @@ def speed_chart(frame: pd.DataFrame) -> alt.FacetChart:
         alt.Tooltip("setup:N"),
         alt.Tooltip("stepping:N"),
         alt.Tooltip("num_envs:Q", title="N"),
-        alt.Tooltip("transitions_per_s:Q", title="transitions/s (best repeat)", format=",.0f"),
+        alt.Tooltip("transitions_per_s:Q", title="transitions/s (median)", format=",.0f"),
         alt.Tooltip("slowest_repeat:Q", title="transitions/s (slowest repeat)", format=",.0f"),
+        alt.Tooltip("fastest_repeat:Q", title="transitions/s (fastest repeat)", format=",.0f"),
         alt.Tooltip("us_per_call:Q", title="µs per step() call", format=",.1f"),
     ]
     base = alt.Chart().encode(

@@ -109,12 +109,29 @@ def judge_speed(v: Mapping[str, str]) -> Judgement:
     plain = float(v["straightforward BurgerBot, steps/s"])
     table = float(v["BurgerBotEnv (table look-ups), steps/s"])
     native = float(v["BurgerBotVectorEnv with 4096 envs, env-steps/s"])
+    # The straightforward loop's rate in each round: the verdict follows their spread.
+    rounds = [
+        float(x) for x in v.get("straightforward BurgerBot, steps/s in each round", "").split()
+    ]
+    rounds = rounds or [plain]
+    low, high = min(rounds), max(rounds)
+    spread = (
+        f" (medians of {len(rounds)} rounds taken in turns; the straightforward one ranged from "
+        f"{low:,.0f} to {high:,.0f})"
+        if len(rounds) > 1
+        else ""
+    )
     rates = (
         f"Steps a second in a plain loop here: {plain:,.0f} for a straightforward BurgerBot (as "
         f"a learner writes it), {table:,.0f} for this app's table-driven `BurgerBotEnv`. This "
         f"project's batched `BurgerBotVectorEnv` (not Gymnasium's): {native:,.0f} env-steps a "
-        "second at 4,096 envs."
+        f"second at 4,096 envs{spread}."
     )
+    line = ABOUT_A_MILLION[0]
+    if low < line <= high:
+        return "depends", rates + (
+            f" Its rounds fell either side of {line:,.0f}: too close to call on this machine, now."
+        )
     return speed_verdict(plain, rates)
 
 

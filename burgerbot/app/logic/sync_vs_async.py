@@ -25,6 +25,7 @@ from burgerbot.app.labels import BACKEND_NAMES
 from burgerbot.app.palette import BACKEND_COLOURS, OKABE_ITO, SHAPES
 from burgerbot.app.settings import ChoiceSetting, IntListSetting, IntSetting
 from burgerbot.app.slots import WorkerBudget
+from burgerbot.bench import compare_timings
 from burgerbot.env import BurgerBotEnv
 from burgerbot.experiments import Progress, time_backends
 from burgerbot.factories import make_vector_env
@@ -36,13 +37,17 @@ __all__ = [
     "BOOKKEEPING",
     "LESSON",
     "NATIVE_LABEL",
+    "ROUNDS",
+    "SAME",
     "SPECS",
     "Bookkeeping",
     "CallCost",
     "TimingSettings",
     "above_ceiling",
+    "async_wins",
     "call_costs",
     "check_budget",
+    "compare_backends",
     "core_counts",
     "faster_backend",
     "measure_bookkeeping",
@@ -56,6 +61,7 @@ __all__ = [
     "speed_verdict",
     "speedup_chart",
     "speedups",
+    "step_rates",
     "takeaways",
     "throughput_chart",
     "timing_table",
@@ -181,13 +187,24 @@ def check_budget(settings: TimingSettings, caps: Caps = CAPS) -> str | None:
     )
 
 
+ROUNDS = 3
+"""Timed runs per (backend, NUM_ENVS), the backends taking turns: verdicts read their spread."""
+_TIMES = ("create_s", "reset_s", "step_s", "close_s")
+
+
 def run_timing(
     settings: TimingSettings,
     progress: Progress | None = None,
     budget: WorkerBudget | None = None,
     seed: int = 0,
+    rounds: int = ROUNDS,
 ) -> pd.DataFrame:
     """Time every backend of the plan with `experiments.time_backends`: one row per (backend, N).
+
+    The plan runs ``rounds`` times, the backends taking turns (their order rotated each
+    round), so a busy moment of the machine slows one round of several backends rather than
+    every run of one. Each row holds the medians over the rounds and, in ``step_s_rounds``,
+    every round's stepping time (for `burgerbot.bench.compare_timings`).
 
     At most one vector env exists at a time, and each is closed before the next starts
     (also when ``progress`` raises). Async workers are counted against ``budget`` while
@@ -195,34 +212,89 @@ def run_timing(
     server already runs too many.
     """
     runs, _ = plan(settings)
-    total = sum(len(sizes) for sizes in runs.values())
+    backends = list(runs)
+    total = rounds * sum(len(sizes) for sizes in runs.values())
     workers = max(runs.get("async", (0,)))
     if budget is not None and workers:
         budget.acquire(workers)
     try:
         frames, done = [], 0
-        for backend, sizes in runs.items():
+        for round_ in range(rounds):
+            shift = round_ % len(backends)
+            for backend in backends[shift:] + backends[:shift]:
+                sizes = runs[backend]
 
-            def report(fraction: float, message: str, done: int = done, share: int = len(sizes)):
-                if progress is not None:
-                    progress(min(1.0, (done + fraction * share) / total), message)
+                def report(
+                    fraction: float, message: str, done: int = done, share: int = len(sizes)
+                ) -> None:
+                    if progress is not None:
+                        progress(min(1.0, (done + fraction * share) / total), message)
 
-            frames.append(
-                time_backends(
-                    [backend],
-                    sizes,
-                    settings.steps,
-                    seed,
-                    work_seconds=settings.work_seconds,
-                    work_kind=settings.work_kind,
-                    progress=report,
+                frames.append(
+                    time_backends(
+                        [backend],
+                        sizes,
+                        settings.steps,
+                        seed,
+                        work_seconds=settings.work_seconds,
+                        work_kind=settings.work_kind,
+                        progress=report,
+                    ).assign(round=round_)
                 )
-            )
-            done += len(sizes)
+                done += len(sizes)
     finally:
         if budget is not None and workers:
             budget.release(workers)
-    return pd.concat(frames, ignore_index=True)
+    return _medians(pd.concat(frames, ignore_index=True), backends)
+
+
+def _medians(every: pd.DataFrame, backends: list[str]) -> pd.DataFrame:
+    """One row per (backend, N) in the plan's order: median times, and every round's step_s."""
+    rows = []
+    for backend in backends:
+        mine = every[every["backend"] == backend]
+        for n, group in mine.groupby("num_envs", sort=True):
+            first = group.iloc[0]
+            row = {
+                "backend": backend,
+                "num_envs": int(n),
+                "steps": int(first["steps"]),
+                "work_seconds": first["work_seconds"],
+            }
+            row.update({column: float(group[column].median()) for column in _TIMES})
+            row["env_steps"] = int(first["env_steps"])
+            row["env_steps_per_s"] = row["env_steps"] / row["step_s"]
+            row["step_s_rounds"] = [float(x) for x in group["step_s"]]
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def step_rates(frame: pd.DataFrame, backend: str, num_envs: int) -> list[float]:
+    """``backend``'s env-steps per second at ``num_envs``, one per round (or the one run)."""
+    row = frame[(frame["backend"] == backend) & (frame["num_envs"] == num_envs)].iloc[0]
+    rounds = row["step_s_rounds"] if "step_s_rounds" in row.index else [row["step_s"]]
+    return [float(num_envs * row["steps"]) / float(x) for x in rounds]
+
+
+def compare_backends(
+    frame: pd.DataFrame, a: str, b: str, num_envs: int
+) -> tuple[str, float, str] | None:
+    """``a`` against ``b`` at ``num_envs``: verdict ("faster", "slower", "similar"), the ratio
+    of their median speeds, and both figures in words. None when either did not run there
+    or there is no spread (one round)."""
+    have = frame[frame["num_envs"] == num_envs]["backend"]
+    if not {a, b} <= set(have):
+        return None
+    a_rates, b_rates = step_rates(frame, a, num_envs), step_rates(frame, b, num_envs)
+    if len(a_rates) < 2 or len(b_rates) < 2:
+        return None
+    result = compare_timings(a_rates, b_rates)
+
+    def quoted(rates: list[float]) -> str:
+        low, high = min(rates), max(rates)
+        return f"{np.median(rates):,.0f} env-steps/s (rounds {low:,.0f} to {high:,.0f})"
+
+    return result.verdict, result.ratio, f"{quoted(a_rates)} against {quoted(b_rates)}"
 
 
 def timing_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -399,11 +471,10 @@ class Bookkeeping:
     def separated(self) -> str:
         """ "sync" if every Sync round was slower than every plain round, "plain" for the
         reverse, "" when the two ranges overlap (the noise hides the difference)."""
-        if max(self.plain_s) < min(self.sync_s):
-            return "sync"
-        if max(self.sync_s) < min(self.plain_s):
-            return "plain"
-        return ""
+        verdict = compare_timings(
+            [1 / s for s in self.plain_s], [1 / s for s in self.sync_s]
+        ).verdict  # plain's speed against Sync's
+        return {"faster": "sync", "slower": "plain", "similar": ""}[verdict]
 
     def _range(self, samples: tuple[float, ...]) -> str:
         return f"{micros(min(samples))} to {micros(max(samples))}"
@@ -488,8 +559,15 @@ def measure_bookkeeping(
     return Bookkeeping(num_envs, len(flat), tuple(plain), tuple(sync))
 
 
-def overhead_text(cost: CallCost, bookkeeping: Bookkeeping | None) -> str:
+def overhead_text(
+    cost: CallCost,
+    bookkeeping: Bookkeeping | None,
+    rounds: tuple[str, float, str] | None = None,
+) -> str:
     """Async's cost per step() call against Sync's, in words that follow the numbers.
+
+    ``rounds`` is `compare_backends` of Async against Sync at the same NUM_ENVS: when their
+    rounds overlap, no difference is claimed.
 
     Example:
         >>> text = overhead_text(CallCost(4, 60e-6, 900e-6, 20e-6), None)
@@ -503,6 +581,11 @@ def overhead_text(cost: CallCost, bookkeeping: Bookkeeping | None) -> str:
         f"With {cost.num_envs} envs, one `step()` call took **{micros(cost.sync_s)}** with Sync "
         f"and **{micros(cost.async_s)}** with Async{native}. "
     )
+    if rounds is not None and rounds[0] == "similar":
+        return head + (
+            f"Their rounds overlap ({rounds[2]}, Async against Sync): no clear difference per "
+            "call on this run. Measure again."
+        )
     if cost.extra_s <= 0:
         return head + (
             f"Async was not slower per call here ({micros(-cost.extra_s)} less): its workers "
@@ -539,47 +622,73 @@ def native_remark(sweep: pd.DataFrame) -> str | None:
     )
     if not {"sync", "native"} <= set(per_call.columns):
         return None
-    smallest, largest = per_call.index.min(), per_call.index.max()
+    both = per_call.dropna(subset=["sync", "native"])
+    if both.empty:
+        return None
+    smallest, largest = both.index.min(), both.index.max()
     first, last = per_call.loc[smallest], per_call.loc[largest]
-    if not first["native"] > first["sync"] or largest == smallest:
+    at_smallest = compare_backends(sweep, "native", "sync", smallest)
+    slower = first["native"] > first["sync"] if at_smallest is None else at_smallest[0] == "slower"
+    if not slower or largest == smallest:
         return None
     head = (
         f"At NUM_ENVS {smallest}, native took {micros(first['native'])} per `step()` call "
         f"against Sync's {micros(first['sync'])}: every call pays for a few numpy operations, "
         "however few robots there are. "
     )
-    if last["native"] < last["sync"]:
+    at_largest = compare_backends(sweep, "native", "sync", largest)
+    faster = last["native"] < last["sync"] if at_largest is None else at_largest[0] == "faster"
+    if faster:
         return head + (
             f"But one call moves every robot, so at NUM_ENVS {largest} native was "
             f"{last['sync'] / last['native']:,.1f}× as fast as Sync."
         )
     return head + (
-        f"At NUM_ENVS {largest} native was still not faster than Sync "
-        f"({micros(last['native'])} against {micros(last['sync'])} per call)."
+        f"At NUM_ENVS {largest} native was not clearly faster than Sync "
+        f"({micros(last['native'])} against {micros(last['sync'])} per call, medians)."
     )
 
 
-def faster_backend(frame: pd.DataFrame, num_envs: int = 4) -> tuple[str, float] | None:
-    """("sync" or "async", how many times as fast) at ``num_envs``, from stepping time alone.
+def async_wins(sweep: pd.DataFrame) -> list[int]:
+    """The NUM_ENVS at which every round of Async beat every round of Sync."""
+    sizes = sorted(set(sweep.loc[sweep["backend"] == "async", "num_envs"]))
+    verdicts = {int(n): compare_backends(sweep, "async", "sync", int(n)) for n in sizes}
+    return [n for n, v in verdicts.items() if v is not None and v[0] == "faster"]
+
+
+SAME = "About the same here"
+"""The lesson comparison's answer when Sync's and Async's rounds overlap."""
+
+
+def faster_backend(frame: pd.DataFrame, num_envs: int = 4) -> tuple[str, float, str] | None:
+    """("sync", "async" or "similar"; how many times as fast; the figures) at ``num_envs``,
+    from the rounds' stepping times (`burgerbot.bench.compare_timings`).
 
     None when either did not run there.
     """
-    rows = frame[frame["num_envs"] == num_envs].set_index("backend")["step_s"]
-    if not {"sync", "async"} <= set(rows.index):
+    result = compare_backends(frame, "sync", "async", num_envs)
+    if result is None:
         return None
-    sync_s, async_s = float(rows["sync"]), float(rows["async"])
-    return ("sync", async_s / sync_s) if sync_s <= async_s else ("async", sync_s / async_s)
+    verdict, ratio, figures = result
+    if verdict == "similar":
+        return "similar", 1.0, figures
+    return ("sync", ratio, figures) if verdict == "faster" else ("async", 1 / ratio, figures)
 
 
 def speed_verdict(frame: pd.DataFrame, num_envs: int = 4) -> tuple[str, str]:
-    """The prediction's truth (a class name) and its explanation, from the lesson's run."""
+    """The prediction's truth (a class name, or `SAME`) and its explanation, from the run."""
     result = faster_backend(frame, num_envs)
     if result is None:
         raise ValueError(f"the run has no Sync and Async rows at NUM_ENVS {num_envs}")
-    winner, times = result
+    winner, times, figures = result
+    steps = int(frame.loc[frame["num_envs"] == num_envs, "steps"].iloc[0])
+    rounds = len(step_rates(frame, "sync", num_envs))
+    head = f"{steps:,} `step()` calls, {rounds} rounds taken in turns: Sync {figures} for Async. "
+    if winner == "similar":
+        return SAME, head + (
+            "Their rounds overlap: too close to call on this server. Measure again."
+        )
     loser = "async" if winner == "sync" else "sync"
-    rows = frame[frame["num_envs"] == num_envs].set_index("backend")
-    steps = int(rows.loc["sync", "steps"])
     why = (
         "For a step as cheap as BurgerBot's, Async's round trips to its worker processes cost "
         "more than running the envs in parallel saves."
@@ -587,10 +696,9 @@ def speed_verdict(frame: pd.DataFrame, num_envs: int = 4) -> tuple[str, str]:
         else "Its workers stepped in parallel and that outweighed the round trips; with a step "
         "this cheap that is rare: measure again to see whether it holds."
     )
-    return CLASS_NAMES[winner], (
-        f"{steps:,} `step()` calls took {rows.loc[winner, 'step_s']:.3f} s with "
-        f"{CLASS_NAMES[winner]} and {rows.loc[loser, 'step_s']:.3f} s with "
-        f"{CLASS_NAMES[loser]}: {CLASS_NAMES[winner]} was {times:,.1f}× as fast. {why}"
+    return CLASS_NAMES[winner], head + (
+        f"{CLASS_NAMES[winner]} was {times:,.1f}× as fast as {CLASS_NAMES[loser]} in every "
+        f"round. {why}"
     )
 
 
@@ -604,12 +712,16 @@ def takeaways(lesson: pd.DataFrame | None, bookkeeping: Bookkeeping | None) -> l
     result = None if lesson is None else faster_backend(lesson)
     if result is None:
         bullets.append("Run the lesson's comparison to see which is faster on this server.")
+    elif result[0] == "similar":
+        bullets.append(
+            "Here, with 4 BurgerBots, Sync and Async were about as fast: their rounds overlapped."
+        )
     else:
-        winner, times = result
+        winner, times, _ = result
         loser = "async" if winner == "sync" else "sync"
         bullets.append(
             f"Here, with 4 BurgerBots, {CLASS_NAMES[winner]} was {times:,.1f}× as fast as "
-            f"{CLASS_NAMES[loser]}."
+            f"{CLASS_NAMES[loser]} in every round."
         )
     if bookkeeping is not None and bookkeeping.separated == "sync":
         part = "most" if bookkeeping.share >= 0.5 else "the smaller part"

@@ -17,6 +17,7 @@ from burgerbot.app.caps import CAPS, Caps
 from burgerbot.app.glossary import term_link
 from burgerbot.app.palette import OKABE_ITO, SHAPES
 from burgerbot.app.settings import ChoiceSetting, IntListSetting, IntSetting, clamp_num_envs
+from burgerbot.bench import compare_timings
 from burgerbot.buffers import BufferLayout
 from burgerbot.env import BurgerBotEnv
 
@@ -29,8 +30,8 @@ __all__ = [
     "LUCK_THRESHOLD",
     "MAX_DRAWN_ENVS",
     "MAX_DRAWN_STEPS",
+    "MIN_VERDICT_SECONDS",
     "NUM_ENVS_CHOICES",
-    "SAME_BAND",
     "SPECS",
     "TRAINING_SPECS",
     "BufferDrawing",
@@ -50,6 +51,7 @@ __all__ = [
     "comparison_text",
     "cost_text",
     "drawn_text",
+    "env_steps_per_s",
     "learning_curve",
     "needed_env_steps",
     "order_text",
@@ -76,7 +78,7 @@ NUM_ENVS_CHOICES = (1, 2, 4, 8, 16, 32, 64)
 
 BUFFER_SPECS = (
     IntSetting("n", "NUM_ENVS", default=4, low=1, high=256),
-    IntSetting("batch", "Transitions per update (batch size)", default=2048, low=64, high=16384),
+    IntSetting("batch", "Rows per update (batch size)", default=2048, low=64, high=16384),
     ChoiceSetting("mode", "Auto-reset mode", default="NEXT_STEP", choices=AUTORESET_CHOICES),
     IntSetting("bseed", "Seed of the random agent", default=0, low=0, high=9999),
 )
@@ -239,15 +241,17 @@ def batch_counts_text(events: pd.Series, collected: int, mode: str) -> str:
     """What the whole batch holds, event by event (``events`` counts each ``event``)."""
     resets = int(events.get("reset", 0))
     reset_text = (
-        f" **{resets:,}** of them are NEXT_STEP reset steps (the call after an episode ends: "
-        "reward 0, the action was ignored). A learner must leave those out of the update; "
-        "SAME_STEP mode, like Stable-Baselines3's own vector envs, has none."
+        f" **{resets:,}** of them are NEXT_STEP reset rows (the call after an episode ends: "
+        "reward 0, the action was ignored), so the batch holds "
+        f"**{collected - resets:,} transitions**. A learner must leave the reset rows out of "
+        "the update; SAME_STEP mode, like Stable-Baselines3's own vector envs, has none."
         if mode == "NEXT_STEP"
-        else " SAME_STEP mode resets an env on the very call its episode ends, so every box is "
+        else " SAME_STEP mode resets an env on the very call its episode ends, so every row is "
         "a real transition."
     )
     return (
-        f"In the whole batch of {collected:,} transitions: **{int(events.get('move', 0)):,}** "
+        f"In the whole batch of {collected:,} rows ({term_link('env-step', 'env-steps')}): "
+        f"**{int(events.get('move', 0)):,}** "
         f"moves, **{int(events.get('turn_or_stop', 0)):,}** turns or stops, "
         f"**{int(events.get('hit', 0)):,}** hits, **{int(events.get('goal', 0)):,}** goals."
         + reset_text
@@ -439,7 +443,7 @@ def learning_curve(
     y_title, y_format = CURVE_METRICS[y]
     data = curves if x == "env_steps" else curves[curves["seconds"] > 0]
     if x == "env_steps":
-        x_enc = alt.X("env_steps:Q", title="env-steps collected (transitions)")
+        x_enc = alt.X("env_steps:Q", title="env-steps collected")
     else:
         x_enc = alt.X(
             "seconds:Q",
@@ -483,8 +487,9 @@ def learning_curve(
 # the page never states "it needed X times the env-steps" as a fact: it compares the seeds'
 # spreads, and says how often a split as clean as the one seen would come up by luck alone.
 
-SAME_BAND = 1.15
-"""Two medians within this factor of each other count as "about the same"."""
+MIN_VERDICT_SECONDS = 0.1
+"""Training times below this (median) decide nothing: a few milliseconds on a shared machine
+are mostly noise (a rerun once turned 55.9x into 0.8x)."""
 
 LUCK_THRESHOLD = 0.05
 """A split that luck alone would give at least this often "could well be luck"."""
@@ -607,42 +612,102 @@ def order_text(summary: pd.DataFrame) -> str | None:
     return f"Medians of the env-steps needed: {listed}: {trend}."
 
 
-def speed_text(speed: float, n_small: int, n_large: int) -> str:
-    """What ``speed`` (env-steps per second of ``n_large`` over ``n_small``) says, both ways."""
-    if speed > SAME_BAND:
+def _finite(values: Sequence[float]) -> list[float]:
+    return [float(v) for v in values if 0 < float(v) < math.inf]
+
+
+def _spread(values: Sequence[float], unit: str, digits: str = ",.0f") -> str:
+    """The median and, with two or more, the range: "1,200 env-steps/s (seeds 900 to 1,500)"."""
+    median = float(np.median(values))
+    if len(values) < 2:
+        return f"{median:{digits}}{unit} (one seed)"
+    return f"{median:{digits}}{unit} (seeds {min(values):{digits}} to {max(values):{digits}})"
+
+
+def speed_text(small: Sequence[float], large: Sequence[float], n_small: int, n_large: int) -> str:
+    """Env-steps per second of ``n_large`` against ``n_small``, seed by seed, both ways.
+
+    ``small`` and ``large`` are each seed's env-steps per second. A factor only when every
+    seed of one beat every seed of the other (`burgerbot.bench.compare_timings`).
+    """
+    small, large = _finite(small), _finite(large)
+    if not small or not large:
+        return "The runs were too short to time."
+    figures = (
+        f"NUM_ENVS={n_large}: {_spread(large, ' env-steps/s')}; NUM_ENVS={n_small}: "
+        f"{_spread(small, ' env-steps/s')}"
+    )
+    if len(small) < 2 or len(large) < 2:
         return (
-            f"NUM_ENVS={n_large} collected **{speed:.1f}x** as many env-steps per second as "
-            f"NUM_ENVS={n_small}: one {term_link('step-call')} and one table update handle "
-            f"{n_large} transitions, so their fixed cost is shared."
+            f"{figures}. With one seed there is no spread to compare: train with two seeds "
+            "or more before reading a factor into it."
         )
-    if speed < 1 / SAME_BAND:
+    result = compare_timings(large, small)
+    if result.verdict == "faster":
+        return (
+            f"NUM_ENVS={n_large} collected **{result.ratio:.1f}x** as many env-steps per second "
+            f"as NUM_ENVS={n_small}, in every seed ({figures}): one {term_link('step-call')} "
+            f"and one table update handle {n_large} env-steps, so their fixed cost is shared."
+        )
+    if result.verdict == "slower":
         return (
             f"NUM_ENVS={n_large} collected **fewer** env-steps per second than NUM_ENVS="
-            f"{n_small} ({speed:.2f}x): batching did not pay here. Timings on a shared "
-            "machine are noisy: train again to see whether it holds."
+            f"{n_small} in every seed ({result.ratio:.2f}x; {figures}): batching did not pay "
+            "here."
         )
     return (
         f"NUM_ENVS={n_large} collected about as many env-steps per second as NUM_ENVS="
-        f"{n_small} ({speed:.2f}x)."
+        f"{n_small}: their seeds overlap ({figures})."
     )
 
 
-def _clock_text(small: pd.Series, large: pd.Series) -> str:
-    if not (large["seconds"] > 0 and small["seconds"] > 0):
+def _seconds(per_run: pd.DataFrame, num_envs: int) -> list[float]:
+    """Seconds of training each seed of ``num_envs`` took to learn it (seeds that did)."""
+    runs = per_run[(per_run["num_envs"] == num_envs) & per_run["reached"]]
+    return _finite(runs["seconds"].dropna())
+
+
+def _clock_text(per_run: pd.DataFrame, n_small: int, n_large: int) -> str:
+    """Wall-clock time to learn it, seed by seed: a verdict only from spreads long enough."""
+    small, large = _seconds(per_run, n_small), _seconds(per_run, n_large)
+    if not small or not large:
         return "Both learned it too fast to time."
-    ratio = small["seconds"] / large["seconds"]
-    times = f"median {large['seconds']:.3f} s vs {small['seconds']:.3f} s"
-    if ratio > SAME_BAND:
-        how = f"**{ratio:.1f}x less** wall-clock time than"
-    elif ratio < 1 / SAME_BAND:
-        how = f"**{1 / ratio:.1f}x more** wall-clock time than"
-    else:
-        how = "about as much wall-clock time as"
-    return (
-        f"NUM_ENVS={int(large['num_envs'])} learned it in {how} NUM_ENVS="
-        f"{int(small['num_envs'])} ({times}). The clock mixes both effects: cheaper env-steps, "
-        "and however many of them the seeds happened to need."
+    figures = (
+        f"NUM_ENVS={n_large}: {_spread(large, ' s', '.3f')}; NUM_ENVS={n_small}: "
+        f"{_spread(small, ' s', '.3f')}"
     )
+    mixes = (
+        " The clock mixes both effects: cheaper env-steps, and however many of them the seeds "
+        "happened to need."
+    )
+    if min(np.median(small), np.median(large)) < MIN_VERDICT_SECONDS:
+        return (
+            f"Training time to learn it: {figures}. Times of a few milliseconds are mostly "
+            "noise on a shared machine, so they decide nothing here: the throughput and the "
+            "env-steps needed, above, do. Train with more env-steps per run for times worth "
+            "comparing."
+        )
+    if len(small) < 2 or len(large) < 2:
+        return (
+            f"Training time to learn it: {figures}. With one seed that learned it there is no "
+            f"spread to compare.{mixes}"
+        )
+    result = compare_timings([1 / x for x in large], [1 / x for x in small])
+    if result.verdict == "faster":
+        how = f"in **{result.ratio:.1f}x less** wall-clock time than"
+    elif result.verdict == "slower":
+        how = f"in **{1 / result.ratio:.1f}x more** wall-clock time than"
+    else:
+        how = "in about as much wall-clock time as (the seeds overlap)"
+    return f"NUM_ENVS={n_large} learned it {how} NUM_ENVS={n_small} ({figures}).{mixes}"
+
+
+def env_steps_per_s(per_run: pd.DataFrame) -> dict[int, list[float]]:
+    """Each NUM_ENVS's env-steps per second, one figure per seed (`training.runs_frame`)."""
+    return {
+        int(n): [float(x) for x in group["env_steps_per_s"]]
+        for n, group in per_run.groupby("num_envs", sort=True)
+    }
 
 
 def comparison_text(summary: pd.DataFrame, per_run: pd.DataFrame) -> str | None:
@@ -654,19 +719,18 @@ def comparison_text(summary: pd.DataFrame, per_run: pd.DataFrame) -> str | None:
     learned = summary[summary["reached"] > 0]
     if len(learned) < 2:
         return None
-    small, large = learned.iloc[0], learned.iloc[-1]
-    n_small, n_large = int(small["num_envs"]), int(large["num_envs"])
-    speed = large["env_steps_per_s"] / small["env_steps_per_s"]
+    n_small, n_large = int(learned["num_envs"].iloc[0]), int(learned["num_envs"].iloc[-1])
+    speeds = env_steps_per_s(per_run)
     sample = sample_text(
         needed_env_steps(per_run, n_small), needed_env_steps(per_run, n_large), n_small, n_large
     )
     order = order_text(summary)
     return "\n\n".join(
         [
-            f"**Throughput.** {speed_text(speed, n_small, n_large)}",
+            f"**Throughput.** {speed_text(speeds[n_small], speeds[n_large], n_small, n_large)}",
             f"**Env-steps needed to learn** (sample efficiency). {sample}"
             + (f" {order}" if order else ""),
-            f"**Net effect.** {_clock_text(small, large)}",
+            f"**Net effect.** {_clock_text(per_run, n_small, n_large)}",
         ]
     )
 
@@ -708,21 +772,25 @@ def plain_step_microseconds(seconds: float = 0.2, seed: int = 0) -> float:
     return elapsed / steps * 1e6
 
 
-def cost_text(env_steps_per_s: Mapping[int, float], plain_us: float) -> str | None:
+def cost_text(speeds: Mapping[int, Sequence[float]], plain_us: float) -> str | None:
     """Microseconds per env-step of training at the smallest and largest NUM_ENVS, in words.
 
-    ``env_steps_per_s`` maps NUM_ENVS to the run's median training speed; ``plain_us`` is
-    `plain_step_microseconds` measured beside it. None with no usable speed.
+    ``speeds`` maps NUM_ENVS to each seed's training speed (env-steps per second); the
+    figures are medians, and "fell" is said only when every seed of the larger NUM_ENVS was
+    faster than every seed of the smaller (`burgerbot.bench.compare_timings`). ``plain_us``
+    is `plain_step_microseconds` measured beside it. None with no usable speed.
 
     Example:
-        >>> print(cost_text({1: 5_000, 16: 40_000}, plain_us=3.0))  # doctest: +ELLIPSIS
+        >>> print(cost_text({1: [5_000, 4_800, 5_200], 16: [40_000, 39_000, 41_000]}, plain_us=3))
+        ... # doctest: +ELLIPSIS
         Per [env-step](glossary#env-step), training took **200.0 µs** with NUM_ENVS=1 and ...
     """
-    usable = {n: s for n, s in env_steps_per_s.items() if 0 < s < float("inf")}
+    usable = {n: _finite(v) for n, v in speeds.items() if _finite(v)}
     if not usable:
         return None
     n_small, n_large = min(usable), max(usable)
-    small_us, large_us = 1e6 / usable[n_small], 1e6 / usable[n_large]
+    small_us = 1e6 / float(np.median(usable[n_small]))
+    large_us = 1e6 / float(np.median(usable[n_large]))
     plain = (
         f"A plain loop over one `BurgerBotEnv` took **{plain_us:.1f} µs** per step on the same "
         "machine just before"
@@ -737,12 +805,18 @@ def cost_text(env_steps_per_s: Mapping[int, float], plain_us: float) -> str | No
         f"{n_small} and **{large_us:.1f} µs** with NUM_ENVS={n_large}. {plain}"
     )
     share = 1 - plain_us / small_us
+    if len(usable[n_small]) < 2 or len(usable[n_large]) < 2:
+        return (
+            f"{head}. With one seed each there is no spread to tell whether the cost per "
+            "env-step fell with NUM_ENVS: train with two seeds or more."
+        )
+    fell = compare_timings(usable[n_large], usable[n_small]).verdict == "faster"
     per_call = (
         f"One call cost {small_us * n_small:,.0f} µs with NUM_ENVS={n_small} and "
         f"{large_us * n_large:,.0f} µs with NUM_ENVS={n_large}: {n_large / n_small:g}x the "
-        f"transitions for {large_us * n_large / (small_us * n_small):.1f}x the cost."
+        f"env-steps for {large_us * n_large / (small_us * n_small):.1f}x the cost."
     )
-    if large_us * SAME_BAND < small_us and share > 0.5:
+    if fell and share > 0.5:
         part = "over 99%" if share > 0.99 else f"about {share:.0%}"
         return (
             f"{head}, so at NUM_ENVS={n_small} {part} of each env-step's cost is the work "
@@ -751,15 +825,14 @@ def cost_text(env_steps_per_s: Mapping[int, float], plain_us: float) -> str | No
             "out. A neural-network method pays one forward pass of its policy per call too, "
             "shared the same way."
         )
-    if large_us * SAME_BAND < small_us:
+    if fell:
         return (
             f"{head}. The env itself is a large part of the cost at NUM_ENVS={n_small}, yet "
             f"the cost per env-step still fell: {per_call}"
         )
     return (
-        f"{head}. The cost per env-step did **not** fall with NUM_ENVS={n_large} in this run: "
-        f"{per_call} Timings on a shared machine are noisy: train again to see whether it "
-        "holds."
+        f"{head}. The cost per env-step did **not** clearly fall with NUM_ENVS={n_large} in "
+        f"this run (the seeds' speeds overlap or went the other way): {per_call}"
     )
 
 
@@ -779,8 +852,9 @@ def calls_pid(batch_size: int, num_envs: int) -> str:
 
 def calls_question(batch_size: int, num_envs: int) -> str:
     return (
-        f"PPO wants **{batch_size:,} transitions** per update. With **{num_envs} env"
-        f"{'s' if num_envs != 1 else ''}**, how many `step()` calls fill the batch?"
+        f"PPO fills a batch of **{batch_size:,} rows** per update (one row per env per call). "
+        f"With **{num_envs} env{'s' if num_envs != 1 else ''}**, how many `step()` calls fill "
+        "the batch?"
     )
 
 
@@ -805,14 +879,21 @@ def calls_truth(rollout: pd.DataFrame) -> str:
     return f"{int(rollout['step'].max()):,}"
 
 
-def calls_explanation(batch_size: int, num_envs: int, calls: int) -> str:
-    """Why the live run needed ``calls`` step() calls."""
+def calls_explanation(batch_size: int, num_envs: int, calls: int, resets: int | None = None) -> str:
+    """Why the live run needed ``calls`` step() calls, and (NEXT_STEP) how many rows of them
+    were transitions: ``resets`` is the run's auto-reset rows (None in SAME_STEP mode)."""
+    rows = calls * num_envs
     text = (
-        f"Each `step()` call returns one transition per env, {num_envs} per call, so "
-        f"{batch_size:,} transitions take ⌈{batch_size:,} ÷ {num_envs}⌉ = {calls:,} calls."
+        f"Each `step()` call returns one row per env (an env-step), {num_envs} per call, so "
+        f"{batch_size:,} rows take ⌈{batch_size:,} ÷ {num_envs}⌉ = {calls:,} calls."
     )
-    if calls * num_envs != batch_size:
-        text += f" The last call overshoots: {calls * num_envs - batch_size:,} extra."
+    if rows != batch_size:
+        text += f" The last call overshoots: {rows - batch_size:,} extra."
+    if resets is not None:
+        text += (
+            f" In NEXT_STEP mode those {rows:,} rows held {rows - resets:,} transitions and "
+            f"{resets:,} auto-reset rows (this run's count)."
+        )
     return text
 
 
@@ -829,11 +910,21 @@ def takeaways(
     ``resets`` is the NEXT_STEP reset steps of the batch (None in SAME_STEP mode);
     ``summary`` and ``per_run`` the training results, if the learner trained.
     """
+    envs = f"{num_envs} env{'s' if num_envs != 1 else ''}"
+    first = (
+        f"N envs fill a batch of B rows in ⌈B ÷ N⌉ `step()` calls: {batch_size:,} with {envs} "
+        f"took {calls:,}"
+    )
+    if resets is not None:
+        first += (
+            f", and in NEXT_STEP mode those {calls:,} calls held "
+            f"{calls * num_envs - resets:,} transitions and {resets:,} reset rows"
+        )
     bullets = [
-        f"N envs fill a batch of B transitions in ⌈B ÷ N⌉ `step()` calls: {batch_size:,} with "
-        f"{num_envs} env{'s' if num_envs != 1 else ''} took {calls:,}.",
+        first + ".",
         "Stable-Baselines3's `n_steps` counts calls *per env*: a rollout holds "
-        "`n_steps × n_envs` transitions.",
+        "`n_steps × n_envs` transitions (SB3's vector envs reset on the same call, so every "
+        "row is one).",
     ]
     if resets is not None:
         bullets.append(
@@ -844,7 +935,7 @@ def takeaways(
         bullets.append("SAME_STEP mode (like SB3's own vector envs) leaves no reset rows.")
     bullets.append(
         "Batching shares each call's fixed cost (Python, numpy, a policy's forward pass) "
-        "over N transitions: that is what it buys."
+        "over N env-steps: that is what it buys."
     )
     learned = None if summary is None else summary[summary["reached"] > 0]
     if learned is not None and per_run is not None and len(learned) >= 2:

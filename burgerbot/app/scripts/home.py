@@ -90,14 +90,18 @@ def plain_loop(with_policy):
 def vector(envs, with_policy):
     obs, infos = envs.reset(seed=0)
     actions = itertools.cycle(list(rng.integers(0, 4, size=(256, envs.num_envs))))
+    ended = np.zeros(envs.num_envs, dtype=bool)
 
     def run():
-        nonlocal obs
+        nonlocal obs, ended
         # auto-reset: an env whose episode ended resets on the next call by itself
         obs, rewards, terminated, truncated, infos = envs.step(
             policy(obs) if with_policy else next(actions)
         )
-        return envs.num_envs
+        # N rows (env-steps), but the row of an env being reset is no transition
+        transitions = envs.num_envs - int(np.count_nonzero(ended))
+        ended = terminated | truncated
+        return transitions
 
     rate = per_second(run)
     envs.close()

@@ -98,6 +98,7 @@ print("95% interval high:", round(ratio * np.exp(spread), 3))
 """
 
 SPEED = """
+import statistics
 import time
 
 import numpy as np
@@ -106,9 +107,10 @@ from burgerbot.baseline import StraightforwardBurgerBot  # written as a learner 
 from burgerbot.env import BurgerBotEnv
 from burgerbot.vector import BurgerBotVectorEnv  # this project's batched env, not Gymnasium's
 
+ROUNDS = 5  # the three take turns, round after round: a busy moment slows all of them alike
+
 
 def steps_per_second(env, actions):
-    env.reset(seed=0)
     start = time.perf_counter()
     for action in actions:
         _, _, terminated, truncated, _ = env.step(action)
@@ -117,20 +119,32 @@ def steps_per_second(env, actions):
     return len(actions) / (time.perf_counter() - start)
 
 
-actions = np.random.default_rng(0).integers(0, 4, 100_000).tolist()
-straightforward = steps_per_second(StraightforwardBurgerBot(), actions)
-print("straightforward BurgerBot, steps/s:", round(straightforward))
-print("BurgerBotEnv (table look-ups), steps/s:", round(steps_per_second(BurgerBotEnv(), actions)))
+def env_steps_per_second(envs, batch):
+    start = time.perf_counter()
+    for step_actions in batch:
+        envs.step(step_actions)
+    return batch.size / (time.perf_counter() - start)
 
+
+actions = np.random.default_rng(0).integers(0, 4, 20_000).tolist()
+batch = np.random.default_rng(0).integers(0, 4, (40, 4096))
+straightforward, table = StraightforwardBurgerBot(), BurgerBotEnv()
 envs = BurgerBotVectorEnv(4096)
-batch = np.random.default_rng(0).integers(0, 4, (200, 4096))
-envs.reset(seed=0)
-start = time.perf_counter()
-for step_actions in batch:
-    envs.step(step_actions)
-native = batch.size / (time.perf_counter() - start)
-print("BurgerBotVectorEnv with 4096 envs, env-steps/s:", round(native))
+for env in (straightforward, table, envs):
+    env.reset(seed=0)
+rates = {"straightforward": [], "table": [], "native": []}
+for _ in range(ROUNDS):
+    rates["straightforward"].append(steps_per_second(straightforward, actions))
+    rates["table"].append(steps_per_second(table, actions))
+    rates["native"].append(env_steps_per_second(envs, batch))
 envs.close()
+
+median = {name: round(statistics.median(values)) for name, values in rates.items()}
+print("straightforward BurgerBot, steps/s:", median["straightforward"])
+print("BurgerBotEnv (table look-ups), steps/s:", median["table"])
+print("BurgerBotVectorEnv with 4096 envs, env-steps/s:", median["native"])
+each = " ".join(str(round(rate)) for rate in rates["straightforward"])
+print("straightforward BurgerBot, steps/s in each round:", each)
 """
 
 SB3_N_ENVS = """

@@ -25,7 +25,7 @@ from burgerbot import BurgerBotVectorEnv
 from burgerbot.experiments import random_actions
 
 BATCH, N, SEED = __BATCH__, __NUM_ENVS__, __SEED__
-STEP_CALLS = math.ceil(BATCH / N)  # each step() call collects N transitions
+STEP_CALLS = math.ceil(BATCH / N)  # each step() call returns N rows (env-steps)
 
 # The buffer PPO stores: one row per step() call, one column per env.
 rewards = np.zeros((STEP_CALLS, N))
@@ -41,12 +41,16 @@ finally:
     envs.close()
 
 print("step() calls:", STEP_CALLS)
-print("buffer shape:", rewards.shape, "=", rewards.size, "transitions")
+print("buffer shape:", rewards.shape, "=", rewards.size, "rows (env-steps)")
 print("episodes ended:", int(dones.sum()))
 print("goals:", int((rewards == 50.0).sum()), "| hits:", int((rewards == -10.0).sum()))
 if envs.autoreset_mode == AutoresetMode.NEXT_STEP:
     # The call after an episode ends resets that env: reward 0.0, its action is ignored.
-    print("reset steps:", int(dones[:-1].sum()))
+    # Those rows are no transitions: a learner masks them out.
+    resets = int(dones[:-1].sum())
+    print("reset rows:", resets, "| transitions:", rewards.size - resets)
+else:
+    print("transitions:", rewards.size, "(SAME_STEP: every row is one)")
 """
 
 
