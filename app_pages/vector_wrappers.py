@@ -106,8 +106,9 @@ frame = ui.PageFrame(
     intro=(
         f"You will learn where a wrapper goes (inside the factory or around the "
         f"{term_link('vector-env')}), how to log each finished episode's return exactly once "
-        f"in every {term_link('autoreset')} mode, which of gymnasium's vector wrappers accept "
-        "which mode, and why normalisation statistics must be frozen for evaluation. Every "
+        f"in every {term_link('autoreset')} mode, which of gymnasium's "
+        f"{term_link('vector-wrapper', 'vector wrappers')} accept which mode, and why "
+        f"normalisation's {term_link('running-statistics')} must be frozen for evaluation. Every "
         "result below is a live run of the installed gymnasium on BurgerBots."
     ),
     topics=[

@@ -144,7 +144,7 @@ TERMS: dict[str, Term] = {
     ),
     "sample-efficiency": Term(
         "sample efficiency",
-        "How many transitions (env-steps) an agent needs before it learns; fewer is more "
+        "How many transitions an agent needs before it learns; fewer is more "
         "sample-efficient. Wall-clock speed is a different question.",
     ),
     "greedy-policy": Term(
@@ -156,6 +156,19 @@ TERMS: dict[str, Term] = {
         "dtype",
         "The numpy element type of an array, such as int64 or float32. A batch keeps the dtype "
         "of the single observation space.",
+    ),
+    "vector-wrapper": Term(
+        "vector wrapper",
+        "A wrapper from `gymnasium.wrappers.vector` that wraps a whole vector env once, unlike "
+        "a single-env wrapper applied inside the factory to each sub-environment. It sees the "
+        "batched arrays and reads the auto-reset mode from `metadata['autoreset_mode']` to tell "
+        "reset rows from transitions; some refuse modes they cannot handle.",
+    ),
+    "running-statistics": Term(
+        "running statistics",
+        "The mean and variance a normalising wrapper updates with every observation or return "
+        "it sees. Frozen for evaluation (`update_running_mean = False`), the same observation "
+        "always reaches the policy as the same numbers.",
     ),
 }
 """Slug -> term; the slug is the entry's anchor on the Glossary page."""
