@@ -6,7 +6,6 @@ import contextlib
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
-import pandas as pd
 import pyarrow as pa
 import streamlit as st
 from gymnasium.vector import VectorEnv
@@ -34,7 +33,7 @@ from burgerbot.app.logic.batch_shapes import (
     backend_option,
     build_vector_env,
     burgerbot_cell_counts,
-    cell_count_heatmap,
+    cell_count_grid,
     dtype_explanation,
     ended_envs,
     frozenlake_cell_counts,
@@ -46,7 +45,7 @@ from burgerbot.app.logic.batch_shapes import (
     observation_table,
     one_observation,
     pictures_html,
-    pole_angle_chart,
+    pole_angle_svg,
     pole_angles,
     prediction_ids,
     resolve_settings,
@@ -305,16 +304,6 @@ playing = bool(slot.state.get("playing"))
 # The "Batch shapes" page's live view: the latest call's arrays, infos and robots.
 
 
-def _arrow(frame: pd.DataFrame) -> pa.Table:
-    """``frame`` as an Arrow table, its index kept (Streamlit shows it as before).
-
-    Streamlit converts a pandas frame itself, through checks these small tables never need;
-    pyarrow's own conversion costs a fraction of that, and the live view redraws its chart
-    and the chart's data on every step.
-    """
-    return pa.Table.from_pandas(frame)
-
-
 @st.cache_data(max_entries=32, show_spinner=False)
 def _summary(env: str, signature: tuple, _call: BatchCall) -> str:
     """``array_summary`` as a Markdown table, made once per env and array shapes and dtypes.
@@ -343,17 +332,15 @@ def latest_call_panel(
     calls (``history_key``: the key of the toggle that shows them; ``view_key``: the
     stepper's).
 
-    The heading, the arrays, the infos and the robots' pictures are one view (see
+    The heading, the arrays, the infos and the robots' pictures or chart are one view (see
     `burgerbot.app.logic.batch_shapes`), drawn by `call_stepper` together with the views
     of the next calls, which the run takes now (`BatchRun.take_ahead`): Step once shows
     them in the browser, and the stepper asks for the next stretch when it runs low.
-    A call whose view has a chart (more robots than pictures, FrozenLake, CartPole) is
-    drawn by the server, so those steps are taken one click at a time.
     """
-    now, chart = _view(slot, run.latest, settings)
+    now = _view(slot, run.latest, settings)
     playing = bool(slot.state.get("playing"))
     calls = [run.latest]
-    if not playing and chart is None:
+    if not playing:
         stretch = max(1, min(STRETCH, STRETCH_BYTES // max(1, len(now))))
         # A failed step here shows nothing early: the click's own request meets the error;
         # but an Async env whose worker died cannot step again: say so now, once.
@@ -362,7 +349,7 @@ def latest_call_panel(
         except Exception as exc:
             if dead_workers(slot.env):
                 fail(slot, slot.failure_message("step()", exc))
-    views = [now] + [_view(slot, call, settings)[0] for call in calls[1:]]
+    views = [now] + [_view(slot, call, settings) for call in calls[1:]]
     _keep_views(slot, calls)
     call_stepper(
         views,
@@ -371,14 +358,10 @@ def latest_call_panel(
         first=run.steps,
         at=run.steps,
         more=not playing,
-        low=0 if chart is not None else None,
         serial=slot.state.get("serial", 0),
         on_request=lambda request: answer_request(slot, run, settings.seed, request),
         **step_buttons(slot, settings.seed),
     )
-    if chart is not None:
-        chart()
-
     # Drawn only when asked for: every element here is redrawn on each click.
     if st.toggle(f"Show the recent calls (the last {HISTORY_LENGTH} are kept)", key=history_key):
         # Straight from the rows: the newest call (the first row) has every column.
@@ -431,32 +414,9 @@ def _infos(call: BatchCall, settings: BatchSettings) -> str:
     return text
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def _chart_spec(kind: str, title: str, _sample: pd.DataFrame) -> dict:
-    """A chart's Vega-Lite spec without its data, made once per server.
-
-    Building and validating an altair chart costs a few hundred milliseconds on a small
-    machine; from one step to the next only the data change, so each step passes its new
-    data alongside this cached spec.
-    """
-    chart = cell_count_heatmap(_sample, title) if kind == "cells" else pole_angle_chart(_sample)
-    spec = chart.to_dict()
-    spec.pop("data")
-    spec.pop("datasets")
-    return spec
-
-
-def _draw(kind: str, title: str, data: pd.DataFrame, width: str = "content") -> None:
-    """The chart with its data as a table one click away, from the cached spec (an altair
-    chart built per step would make a click slow); the table is drawn once its tab is open."""
-    learning.chart_with_table(
-        _chart_spec(kind, title, data), data, chart_data=_arrow(data), width=width
-    )
-
-
-def _pictures(call: BatchCall, env: str) -> tuple[str, Callable[[], None] | None]:
-    """Where the envs' agents are: Markdown for the live view's body, and a chart to draw
-    after it (None when the pictures alone show it)."""
+def _pictures(call: BatchCall, env: str) -> str:
+    """Where the envs' agents are, as part of the call's view: the robots' pictures, or a
+    chart (HTML, with its data as a table) built from the call's numbers."""
     obs = call.observations
     n = len(obs)
     if env == "BurgerBot":
@@ -466,42 +426,36 @@ def _pictures(call: BatchCall, env: str) -> tuple[str, Callable[[], None] | None
                 "**The robots, one picture per env** (orange: robot, dark tab: its nose; "
                 "dark grey: obstacle, green: goal)\n\n"
                 + pictures_html(pictures, [f"env {i}" for i in range(n)], PICTURE_WIDTH)
-            ), None
+            )
         title = "Robots per cell (O obstacle, G goal, S start)"
         return (
-            f"**Where the {n} robots stand** (more than {MAX_PICTURES}: counted per cell)",
-            lambda: _draw("cells", title, burgerbot_cell_counts(obs)),
+            f"**Where the {n} robots stand** (more than {MAX_PICTURES}: counted per cell)\n\n"
+            + cell_count_grid(burgerbot_cell_counts(obs), title, "cells")
         )
     if env == "FrozenLake-v1":
-
-        def lake() -> None:
-            title = "Walkers per tile (S start, H hole, G goal)"
-            _draw("cells", title, frozenlake_cell_counts(obs))
-            st.caption(
+        title = "Walkers per tile (S start, H hole, G goal)"
+        return (
+            f"**Where the {n} walkers stand** on the 4x4 lake (the state numbers 0..15, row "
+            "by row)\n\n"
+            + cell_count_grid(frozenlake_cell_counts(obs), title, "cells")
+            + "\n\n"
+            + small(
                 "Walkers on a hole (H) or on the goal (G) have just ended their episode: the "
                 "next step puts them back on the start (S)."
             )
-
-        return (
-            f"**Where the {n} walkers stand** on the 4x4 lake (the state numbers 0..15, row "
-            "by row)",
-            lake,
         )
     first = "" if n <= MAX_TABLE_ROWS else f", the first {MAX_TABLE_ROWS} envs"
-
-    def poles() -> None:
-        _draw("poles", "", pole_angles(call), width="stretch")
-        st.caption(f"{CARTPOLE_LIMITS.sentence()} (Read from the installed gymnasium's CartPole.)")
-
     return (
         f"**Pole angle per env** (column 2 of the batch{first}). Beyond the dashed lines "
-        f"(±{CARTPOLE_LIMITS.pole_degrees:g}°) the pole has fallen.",
-        poles,
+        f"(±{CARTPOLE_LIMITS.pole_degrees:g}°) the pole has fallen.\n\n"
+        + pole_angle_svg(pole_angles(call), "poles")
+        + "\n\n"
+        + small(f"{CARTPOLE_LIMITS.sentence()} (Read from the installed gymnasium's CartPole.)")
     )
 
 
-def call_body(call: BatchCall, settings: BatchSettings) -> tuple[str, Callable[[], None] | None]:
-    """One call's view as Markdown (with a little HTML), and the chart to draw after it."""
+def call_body(call: BatchCall, settings: BatchSettings) -> str:
+    """One call's view as Markdown (with a little HTML: the layout, pictures and charts)."""
     n = settings.num_envs
     if call.kind == "reset":
         title = "Latest call: reset"
@@ -520,33 +474,27 @@ def call_body(call: BatchCall, settings: BatchSettings) -> tuple[str, Callable[[
         f"`{call.observations.dtype}`. One row per env.\n\n"
         + table_block(*observation_table(call, settings.env), "envs")
     )
-    picture, chart = _pictures(call, settings.env)
     body = [
         heading(title),
         f"{line} The script below gives this call with `STEPS = {call.number}`.",
         _summary(settings.env, _signature(call), call),
         side_by_side(observations, _step_arrays(call, n)),
         _infos(call, settings),
-        picture,
+        _pictures(call, settings.env),
     ]
-    return "\n\n".join(body), chart
+    return "\n\n".join(body)
 
 
-def _view(
-    slot: EnvSlot, call: BatchCall, settings: BatchSettings
-) -> tuple[str, Callable[[], None] | None]:
-    """``call``'s view as HTML and its chart, made once: the calls taken ahead are shown
-    later. The slot keeps the views of the calls the stepper holds (`_keep_views`)."""
-    views: dict[int, tuple[BatchCall, str, Callable[[], None] | None]] = slot.state.setdefault(
-        "views", {}
-    )
+def _view(slot: EnvSlot, call: BatchCall, settings: BatchSettings) -> str:
+    """``call``'s view as HTML, made once: the calls taken ahead are shown later. The slot
+    keeps the views of the calls the stepper holds (`_keep_views`)."""
+    views: dict[int, tuple[BatchCall, str]] = slot.state.setdefault("views", {})
     made = views.get(id(call))
     if made is not None and made[0] is call:
-        return made[1], made[2]
-    body, chart = call_body(call, settings)
-    view = markdown_html(body)
-    views[id(call)] = (call, view, chart)
-    return view, chart
+        return made[1]
+    view = markdown_html(call_body(call, settings))
+    views[id(call)] = (call, view)
+    return view
 
 
 def _keep_views(slot: EnvSlot, calls: list[BatchCall]) -> None:
@@ -559,7 +507,7 @@ def _keep_views(slot: EnvSlot, calls: list[BatchCall]) -> None:
 
 @st.fragment(run_every=PLAY_INTERVAL_SECONDS if playing else None)
 def live_view() -> None:
-    """The stepper (its step and play buttons and the calls) and the latest call's charts.
+    """The stepper: its step and play buttons and the calls (their charts included).
 
     A request of the stepper reruns only this part (the settings, the guess and the spaces
     stay as they are); while playing, Streamlit also reruns it on a timer.

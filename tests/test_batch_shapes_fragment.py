@@ -1,5 +1,5 @@
 """Batch shapes: the stepper pages through calls in the browser, and a request of it reruns
-only the live view (the stepper and the latest call's charts), as in a browser.
+only the live view (the stepper, whose calls hold their charts), as in a browser.
 
 AppTest's own ``run()`` always runs the whole page. A browser sends the fragment's id with a
 request of a component inside an ``st.fragment``, and Streamlit then runs that fragment
@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
+import numpy as np
 import pytest
 from page_apptest import (
     component_data,
@@ -124,15 +125,50 @@ def test_the_stepper_holds_the_next_calls_before_the_clicks_that_show_them(app):
     assert [b[:2] for b in playing["buttons"]][-1] == ["pause", "⏸ Pause"]
 
 
-def test_a_chart_view_is_stepped_on_the_server(calls):
-    app = open_app_page(PAGE, {"env": "FrozenLake-v1"}, timeout=120)
+def fold_rows(view: str, name: str) -> list[list[str]]:
+    """The body rows of the "Data as a table" fold ``name`` in a view's HTML, as text."""
+    (fold,) = re.findall(rf'<details data-name="{name}".*?</details>', view, re.S)
+    body = fold.split("<tbody>", 1)[1]
+    return [re.findall(r"<td>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", body)]
+
+
+def charted(env: str, view: str, observations: np.ndarray) -> None:
+    """Assert that ``view`` holds its chart's data, from ``observations`` (the call's)."""
+    if env == "CartPole-v1":
+        rows = fold_rows(view, "poles")
+        assert [float(r[1]) for r in rows] == pytest.approx(observations[:, 2], rel=1e-3)
+        assert view.count('<rect class="bar"') == len(observations)
+        return
+    if env == "FrozenLake-v1":
+        where = Counter(divmod(int(s), 4) for s in observations)
+    else:
+        where = Counter((int(r), int(c)) for r, c in observations[:, :2])
+    rows = fold_rows(view, "cells")
+    shown = {(int(r), int(c)): int(n) for r, c, _kind, n in rows if int(n)}
+    assert shown == dict(where)
+
+
+@pytest.mark.parametrize(
+    ("env", "n"), [("FrozenLake-v1", 4), ("CartPole-v1", 4), ("BurgerBot", 64)]
+)
+def test_a_chart_view_is_paged_in_the_browser_too(calls, env, n):
+    app = open_app_page(PAGE, {"env": env, "n": str(n)}, timeout=120)
     try:
         data = component_data(app, KEY)
-        # The lake's walkers are a chart the server draws: no call is held ahead.
-        assert len(data["calls"]) == 1 and data["more"] and data["low"] == 0
-        request(app, "go", target=1)
-        assert heading(app) == "Latest call: step 1 since the reset"
-        assert app.get("vega_lite_chart") or app.get("arrow_vega_lite_chart")
+        run = app.session_state[SLOT].state["run"]
+        # The chart is part of each call's view: the stepper holds a stretch of calls.
+        assert len(data["calls"]) > LOW and data["more"] and data["low"] == LOW
+        held = [run.latest, *run.ahead]
+        assert len(held) == len(data["calls"]) and run.steps == 0
+        for call, view in zip(held, data["calls"], strict=True):
+            charted(env, view, call.observations)
+        assert not app.get("vega_lite_chart") and not app.get("arrow_vega_lite_chart")
+        # Past the calls held, the next stretch comes with its charts.
+        request(app, "more", reached=len(held) - 2)
+        after = component_data(app, KEY)
+        assert after["calls"][:2] == data["calls"][-2:]
+        for call, view in zip([run.latest, *run.ahead], after["calls"], strict=True):
+            charted(env, view, call.observations)
     finally:
         app.session_state[SLOT].close()
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
+import pandas as pd
 import pytest
 from gymnasium.envs.classic_control.cartpole import CartPoleEnv, CartPoleVectorEnv
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
@@ -20,20 +22,22 @@ from burgerbot.app.logic.batch_shapes import (
     CARTPOLE_LIMITS,
     POLE_ANGLE_LIMIT,
     SHAPE_OPTIONS,
+    TABLE_SUMMARY,
     BatchRun,
     BatchSettings,
     array_summary,
     backend_option,
     build_vector_env,
     burgerbot_cell_counts,
-    cell_count_heatmap,
+    cell_count_grid,
+    count_colour,
     dtype_explanation,
     frozenlake_cell_counts,
     history_table,
     infos_table,
     observation_table,
     one_observation,
-    pole_angle_chart,
+    pole_angle_svg,
     pole_angles,
     prediction_ids,
     resolve_settings,
@@ -415,38 +419,73 @@ def test_pole_angles_take_column_2_and_cart_positions_column_0():
     assert frame["cart position"].tolist() == call.observations[:2, 0].astype(float).tolist()
 
 
-def test_heatmap_encodes_count_on_a_row_by_col_grid():
-    cells = burgerbot_cell_counts(np.array([[0, 0, 1, 1], [2, 2, 0, 1]]))
-    spec = cell_count_heatmap(cells, "Robots per cell").to_dict()
-    floor, counted, blocked, labels = spec["layer"]
-    assert counted["encoding"]["color"]["field"] == "count"
-    assert counted["encoding"]["x"]["field"] == "col" and counted["encoding"]["y"]["field"] == "row"
-    assert labels["encoding"]["text"]["field"] == "label"
-    assert blocked["mark"]["color"] != floor["mark"]["color"]
-    data = next(iter(spec["datasets"].values()))
-    assert len(data) == 49 and sum(d["count"] for d in data) == 2
-    assert spec["title"] == "Robots per cell"
+def cell_styles(grid: str) -> dict[tuple[int, int], tuple[str, str]]:
+    """Each grid cell's (background colour, label) by (row, col), from its tooltip."""
+    cells = re.findall(
+        r'class="bb-cell" title="row (\d+), col (\d+): [^"]*" style="[^"]*background: '
+        r'(#[0-9a-fA-F]{6});[^"]*">([^<]*)</div>',
+        grid,
+    )
+    return {(int(r), int(c)): (colour.lower(), label) for r, c, colour, label in cells}
 
 
-def test_pole_angle_chart_has_a_bar_per_env_and_the_limits():
+def test_the_cell_grid_colours_counts_and_marks_the_world():
+    cells = burgerbot_cell_counts(np.array([[0, 0, 1, 1], [2, 2, 0, 1], [2, 2, 3, 0]]))
+    grid = cell_count_grid(cells, "Robots per cell", "cells")
+    styles = cell_styles(grid)
+    assert len(styles) == 49 and "Robots per cell" in grid
+    assert styles[(2, 2)] == (OKABE_ITO[0].lower(), "2")  # the fullest cell: full orange
+    assert styles[(0, 0)] == (count_colour(1, 2), "S 1")
+    assert styles[world.GOAL][1] == "G"
+    for obstacle in world.OBSTACLES:
+        assert styles[obstacle][0] == OKABE_ITO[7].lower()  # blocked: black, whatever count
+    empty = next(p for p in styles if p not in world.OBSTACLES and p not in ((0, 0), (2, 2)))
+    assert styles[empty][0] not in (count_colour(0, 2), OKABE_ITO[0].lower())  # grey floor
+    # Its data as a table: the cells with robots (and the marked ones), counts from the batch.
+    assert f"<summary>{TABLE_SUMMARY}</summary>" in grid
+    rows = re.findall(r"<tr><td>(\d+)</td><td>(\d+)</td><td>(\w+)</td><td>(\d+)</td></tr>", grid)
+    counted = {(int(r), int(c)): int(n) for r, c, _k, n in rows if int(n)}
+    assert counted == {(0, 0): 1, (2, 2): 2}
+
+
+def test_count_colour_runs_from_white_to_orange():
+    assert count_colour(0, 5) == "#ffffff" and count_colour(5, 5) == OKABE_ITO[0].lower()
+    assert count_colour(3, 0) == "#ffffff"  # nothing anywhere: no division by zero
+    reds = [int(count_colour(k, 4)[1:3], 16) for k in range(5)]
+    blues = [int(count_colour(k, 4)[5:7], 16) for k in range(5)]
+    assert reds == sorted(reds, reverse=True) and blues == sorted(blues, reverse=True)
+
+
+def test_the_pole_chart_has_a_bar_per_env_and_the_limits():
     call = run_calls(settings("CartPole-v1", n=4, backend="native"), steps=2)
-    spec = pole_angle_chart(pole_angles(call)).to_dict()
-    bars, low, high = spec["layer"]
-    assert bars["mark"]["type"] == "bar" and bars["encoding"]["x"]["field"] == "env"
-    assert bars["encoding"]["y"]["field"] == "pole angle"
-    (data,) = spec["datasets"].values()  # one data set: the page swaps it on every step
-    assert [d["pole angle"] for d in data] == pytest.approx(call.observations[:, 2].tolist())
-    limits = [layer["encoding"]["y"]["datum"] for layer in (low, high)]
-    assert limits == pytest.approx([-POLE_ANGLE_LIMIT, POLE_ANGLE_LIMIT])
-    assert low["mark"]["type"] == "rule"
-    assert {bars["mark"]["color"], low["mark"]["color"]} <= set(OKABE_ITO)
+    chart = pole_angle_svg(pole_angles(call))
+    bars = re.findall(
+        r'<rect class="bar" x="[^"]+" y="([^"]+)" width="[^"]+" height="([^"]+)" '
+        r'fill="([^"]+)"><title>env (\d+): pole angle ([^ ]+) rad',
+        chart,
+    )
+    assert [int(b[3]) for b in bars] == [0, 1, 2, 3]
+    assert [float(b[4]) for b in bars] == pytest.approx(call.observations[:, 2], rel=1e-3)
+    # A bar above the zero line leans one way, below it the other: its height follows |angle|.
+    heights = [float(b[1]) for b in bars]
+    order = np.argsort(np.abs(call.observations[:, 2]))
+    assert [heights[i] for i in order] == sorted(heights)
+    assert {b[2] for b in bars} <= set(OKABE_ITO)
+    limits = re.findall(r'<line class="limit"[^>]*stroke="([^"]+)"', chart)
+    assert len(limits) == 2 and set(limits) <= set(OKABE_ITO)
+    assert f"±{POLE_ANGLE_LIMIT:.4f}" in chart
+    # Its data as a table: pole angle and cart position per env, from the batch.
+    rows = re.findall(r"<tr><td>(\d+)</td><td>([^<]+)</td><td>([^<]+)</td></tr>", chart)
+    assert [float(r[2]) for r in rows] == pytest.approx(call.observations[:, 0], rel=1e-3)
 
 
-def test_heatmap_colours_come_from_the_okabe_ito_palette():
-    spec = cell_count_heatmap(burgerbot_cell_counts(np.array([[0, 0, 1, 1]])), "t").to_dict()
-    floor, counted, blocked, labels = spec["layer"]
-    assert blocked["mark"]["color"] in OKABE_ITO
-    assert counted["encoding"]["color"]["scale"]["range"][-1] in OKABE_ITO
+def test_the_pole_chart_cuts_a_fallen_pole_at_the_axis_edge():
+    frame = pd.DataFrame({"env": [0, 1], "pole angle": [0.5, -0.5], "cart position": [0, 0]})
+    chart = pole_angle_svg(frame)
+    assert "pole angle 0.5 rad" in chart and "pole angle -0.5 rad" in chart
+    ys = [float(y) for y in re.findall(r'<rect class="bar" x="[^"]+" y="([^"]+)"', chart)]
+    heights = [float(h) for h in re.findall(r'<rect class="bar"[^>]* height="([^"]+)"', chart)]
+    assert min(ys) >= 0 and max(y + h for y, h in zip(ys, heights, strict=True)) <= 220
 
 
 # --- The generated script -------------------------------------------------------------------

@@ -69,6 +69,8 @@ _CSS = """
 }
 /* A table's last column may be a sentence; on a narrow screen the table scrolls sideways. */
 .bb-stepper .bb-call-view td:last-child { white-space: normal; min-width: 14rem; }
+.bb-call-view summary { cursor: pointer; margin-bottom: 0.5rem; }
+.bb-stepper .bb-call-view details td:last-child { min-width: 0; }
 .bb-call-view code {
   font-family: var(--st-code-font, monospace); font-size: 0.85em; padding: 0.1em 0.25em;
   background: var(--st-secondary-background-color, #f0f2f6); border-radius: 0.25rem;
@@ -107,7 +109,13 @@ export default function ({ parentElement, data, key, setTriggerValue }) {
   let pending = false;
   const show = () => {
     reached.set(key, { run: data.run, call });
+    // A fold the learner opened (a chart's data as a table) stays open on the next call.
+    const open = new Set(
+      [...view.querySelectorAll("details[data-name][open]")].map((d) => d.dataset.name));
     view.innerHTML = data.calls[call - first];
+    for (const fold of view.querySelectorAll("details[data-name]")) {
+      if (open.has(fold.dataset.name)) fold.open = true;
+    }
     const off = (name, disabled) => { const b = button(name); if (b) b.disabled = disabled; };
     const end = call >= last && (!data.more || pending);
     off("back", call <= first);

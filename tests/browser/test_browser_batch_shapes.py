@@ -82,3 +82,39 @@ def test_the_live_view_shows_no_unrendered_markdown(view: AppView):
         links += html.count('href="glossary#autoreset"')
     assert links, f"no episode ended in {RENDER_STEPS} steps: no auto-reset note was checked"
     view.assert_no_exception()
+
+
+# The pole chart in the view: its bars, its data fold (open or not), and where it sits.
+_POLES_JS = """() => {
+  const view = document.querySelector('.bb-call-view');
+  const svg = view && view.querySelector('svg');
+  const fold = view && view.querySelector('details[data-name="poles"]');
+  if (!svg || !fold) return null;
+  const box = svg.getBoundingClientRect();
+  return {bars: [...svg.querySelectorAll('rect.bar title')].map((t) => t.textContent),
+          open: fold.open,
+          rows: [...fold.querySelectorAll('tbody tr')].map((tr) => tr.textContent),
+          left: box.left, right: box.right, width: box.width,
+          viewRight: view.getBoundingClientRect().right};
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_cartpoles_chart_steps_in_the_page_and_keeps_its_open_table(view: AppView, width):
+    """CartPole's pole chart is part of each call's view: Step once runs no script, the bars
+    and the data table follow the call, an open table stays open, and the chart fits."""
+    view.page.set_viewport_size({"width": width, "height": 900})
+    view.goto("batch_shapes", {"env": "cartpole-v1"})
+    wait_until(lambda: view.page.evaluate(_POLES_JS), RUN_TIMEOUT_S, "the pole chart")
+    first = view.page.evaluate(_POLES_JS)
+    assert len(first["bars"]) == 4 and len(first["rows"]) == 4 and not first["open"]
+    assert first["left"] >= 0 and first["right"] <= first["viewRight"] + 1, first
+    view.page.locator('.bb-call-view details[data-name="poles"] summary').click()
+    seen = [first["bars"]]
+    for step in (1, 2, 3):
+        batch_press(view, "step", lambda s=step: batch_step(view) == s, script=False)
+        now = view.page.evaluate(_POLES_JS)
+        assert now["open"] and len(now["rows"]) == 4 and len(now["bars"]) == 4
+        assert now["bars"] not in seen  # the bars follow the call
+        seen.append(now["bars"])
+    view.assert_no_exception()

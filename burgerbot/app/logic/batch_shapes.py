@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-import altair as alt
 import gymnasium as gym
 import numpy as np
 import pandas as pd
@@ -46,6 +45,7 @@ __all__ = [
     "SCROLL_ROWS",
     "SHAPE_OPTIONS",
     "SPECS",
+    "TABLE_SUMMARY",
     "BatchCall",
     "BatchRun",
     "BatchSettings",
@@ -57,7 +57,8 @@ __all__ = [
     "backend_option",
     "build_vector_env",
     "burgerbot_cell_counts",
-    "cell_count_heatmap",
+    "cell_count_grid",
+    "count_colour",
     "dtype_explanation",
     "ended_envs",
     "frozenlake_cell_counts",
@@ -71,7 +72,7 @@ __all__ = [
     "observation_table",
     "one_observation",
     "pictures_html",
-    "pole_angle_chart",
+    "pole_angle_svg",
     "pole_angles",
     "prediction_ids",
     "resolve_settings",
@@ -1108,92 +1109,199 @@ def pole_angles(call: BatchCall, max_rows: int = MAX_TABLE_ROWS) -> pd.DataFrame
 
 # --- charts/batch_shapes.py -----------------------------------------------------------------------
 # Charts for the "Batch shapes" page: where the N robots stand, and CartPole's pole angles.
+#
+# Each chart is plain HTML (a CSS grid of cells, or an inline SVG) built from the call's numbers,
+# with its data as a table under "Data as a table": part of the call's view, so the stepper
+# pages through charted calls in the browser like any other. No script runs in them: a bar's
+# or a cell's details show as the browser's own tooltip (``title``). Everything in them is
+# numbers and this module's own words, escaped.
 
 POLE_ANGLE_LIMIT = CARTPOLE_LIMITS.pole_angle
 """CartPole's pole-angle end condition (radians), read from the installed gymnasium."""
+
+TABLE_SUMMARY = "Data as a table"
+"""The label of the fold under each chart that holds its data as a table."""
 
 # Cells nobody can stand on are drawn in one dark colour instead of a count colour.
 _BLOCKED_KINDS = ("obstacle", "hole")
 _BLOCKED_COLOUR = OKABE_ITO[7]  # black
 _FLOOR_COLOUR = "#eceff1"  # neutral: cells nobody stands on, as in world.render_rgb
-_COUNT_RANGE = ["#FFFFFF", OKABE_ITO[0]]  # white to Okabe-Ito orange
+_COUNT_RANGE = ("#FFFFFF", OKABE_ITO[0])  # white to Okabe-Ito orange
 _BAR_COLOUR, _LIMIT_COLOUR = OKABE_ITO[3], OKABE_ITO[4]  # blue bars, vermillion limits
 _CELL_PIXELS = 44
+_POLE_AXIS = 0.25
+"""The pole chart's y axis runs from -this to +this radians; longer bars are cut at the edge."""
 
 
-def cell_count_heatmap(cells: pd.DataFrame, title: str) -> alt.LayerChart:
+def count_colour(count: int, most: int) -> str:
+    """The colour of a cell holding ``count`` agents when the fullest holds ``most``: white
+    for none to Okabe-Ito orange for the fullest.
+
+    Example:
+        >>> count_colour(0, 4), count_colour(4, 4), count_colour(2, 4)
+        ('#ffffff', '#e69f00', '#f2cf80')
+    """
+    share = 0.0 if most <= 0 else min(1.0, max(0.0, count / most))
+    low, high = ([int(colour[i : i + 2], 16) for i in (1, 3, 5)] for colour in _COUNT_RANGE)
+    mixed = [round(a + (b - a) * share) for a, b in zip(low, high, strict=True)]
+    return "#" + "".join(f"{v:02x}" for v in mixed)
+
+
+def _html_table(frame: pd.DataFrame) -> str:
+    """``frame`` (already text) as an HTML table, every cell escaped."""
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
+        for row in frame.to_numpy()
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def _data_fold(frame: pd.DataFrame, name: str) -> str:
+    """A chart's data as a table inside a fold (``<details>``), scrolling when long.
+
+    ``name`` tells the stepper which fold this is, so an open one stays open on the next call.
+    """
+    table = _html_table(_formatted(frame))
+    if len(frame) > SCROLL_ROWS:
+        table = f'<div style="{_SCROLL_STYLE}">{table}</div>'
+    return (
+        f'<details data-name="{html.escape(name, quote=True)}" style="margin-bottom: 1rem;">'
+        f"<summary>{TABLE_SUMMARY}</summary>{table}</details>"
+    )
+
+
+def cell_count_grid(cells: pd.DataFrame, title: str, name: str) -> str:
     """A grid of cells coloured by how many envs' agents stand there; blocked cells are dark.
+    Its data (the cells with agents on them, and the marked ones) as a table in a fold below.
 
     ``cells`` is long form with columns row, col, count, kind and label (one row per cell),
-    as made by ``burgerbot_cell_counts`` (above).
+    as made by ``burgerbot_cell_counts`` (above). One HTML block without blank lines, so
+    Markdown around it leaves it as it is.
+
+    Example:
+        >>> grid = cell_count_grid(frozenlake_cell_counts(np.array([0, 0, 5])), "Lake", "lake")
+        >>> grid.count('class="bb-cell"'), ">S 2<" in grid, ">H 1<" in grid
+        (16, True, True)
     """
-    axis_row = alt.Y("row:O", title="row", sort="ascending")
-    axis_col = alt.X("col:O", title="col", axis=alt.Axis(orient="top", labelAngle=0))
-    base = alt.Chart(cells)
-    tooltip = ["row:O", "col:O", "kind:N", alt.Tooltip("count:Q", title="envs here")]
-    blocked = (
-        base.transform_filter(alt.FieldOneOfPredicate(field="kind", oneOf=list(_BLOCKED_KINDS)))
-        .mark_rect(color=_BLOCKED_COLOUR, stroke="white")
-        .encode(x=axis_col, y=axis_row, tooltip=tooltip)
+    size = int(cells["col"].max()) + 1
+    most = int(cells["count"].max())
+    base = (
+        f"width: {_CELL_PIXELS}px; height: {_CELL_PIXELS}px; display: flex; "
+        "align-items: center; justify-content: center; font-size: 12px;"
     )
-    open_filter = {"not": alt.FieldOneOfPredicate(field="kind", oneOf=list(_BLOCKED_KINDS))}
-    floor = (
-        base.transform_filter(open_filter)
-        .mark_rect(color=_FLOOR_COLOUR, stroke="white")
-        .encode(x=axis_col, y=axis_row, tooltip=tooltip)
+    # The corner above the row numbers names the two axes.
+    parts = [f'<div style="{base} font-size: 10px;">row\\col</div>']
+    parts += [f'<div style="{base}">{c}</div>' for c in range(size)]
+    for r in range(size):
+        parts.append(f'<div style="{base}">{r}</div>')
+        for cell in cells[cells["row"] == r].sort_values("col").itertuples(index=False):
+            count, kind = int(cell.count), str(cell.kind)
+            if kind in _BLOCKED_KINDS:
+                colour, text = _BLOCKED_COLOUR, "white"
+            else:
+                colour = count_colour(count, most) if count else _FLOOR_COLOUR
+                text = "black"
+            tip = f"row {r}, col {int(cell.col)}: {kind}, {count} env{'s' * (count != 1)} here"
+            parts.append(
+                f'<div class="bb-cell" title="{html.escape(tip, quote=True)}" '
+                f'style="{base} background: {colour}; color: {text}; font-weight: bold; '
+                f'border: 1px solid white;">{html.escape(str(cell.label))}</div>'
+            )
+    grid = (
+        f'<div role="img" aria-label="{html.escape(title, quote=True)}" style="display: grid; '
+        f'grid-template-columns: repeat({size + 1}, {_CELL_PIXELS}px); width: max-content;">'
+        + "".join(parts)
+        + "</div>"
     )
-    counted = (
-        base.transform_filter(open_filter)
-        .transform_filter(alt.datum.count > 0)
-        .mark_rect(stroke="white")
-        .encode(
-            x=axis_col,
-            y=axis_row,
-            color=alt.Color(
-                "count:Q",
-                title="envs on this cell",
-                scale=alt.Scale(range=_COUNT_RANGE, domainMin=0),
-            ),
-            tooltip=tooltip,
+    legend = (
+        '<div style="display: flex; align-items: center; gap: 0.5rem; margin: 0.5rem 0;">'
+        "<small>envs on a cell: 0</small>"
+        f'<span style="display: inline-block; width: 8rem; height: 0.75rem; '
+        f"border: 1px solid {_FLOOR_COLOUR}; background: linear-gradient(to right, "
+        f'{_COUNT_RANGE[0]}, {_COUNT_RANGE[1]});"></span>'
+        f"<small>{most}</small></div>"
+    )
+    shown = cells[(cells["count"] > 0) | (cells["label"] != "")]
+    data = shown[["row", "col", "kind", "count"]].rename(columns={"count": "envs here"})
+    return (
+        f'<div style="margin-bottom: 1rem;"><p><strong>{html.escape(title)}</strong></p>'
+        f"{grid}{legend}{_data_fold(data.reset_index(drop=True), name)}</div>"
+    )
+
+
+def pole_angle_svg(angles: pd.DataFrame, name: str = "poles") -> str:
+    """One bar per env: how far its pole leans (radians), with CartPole's angle limit marked
+    by dashed lines; its data as a table in a fold below.
+
+    ``angles`` has columns env, "pole angle" and "cart position" (one row per env), as
+    ``pole_angles`` makes. An inline SVG that scales to the width it is given; each bar's
+    numbers show as its tooltip.
+
+    Example:
+        >>> frame = pd.DataFrame({"env": [0, 1], "pole angle": [0.1, -0.3],
+        ...                       "cart position": [0.0, 0.5]})
+        >>> chart = pole_angle_svg(frame)
+        >>> chart.count("<rect class="), "pole angle -0.3" in chart
+        (2, True)
+    """
+    n = len(angles)
+    left, right, top, bottom, height = 48, 36, 8, 36, 220
+    bar_step = max(8.0, min(64.0, 640.0 / max(1, n)))
+    width = left + right + bar_step * n
+    plot = height - top - bottom
+
+    def y(value: float) -> float:
+        clamped = max(-_POLE_AXIS, min(_POLE_AXIS, value))
+        return top + plot * (_POLE_AXIS - clamped) / (2 * _POLE_AXIS)
+
+    parts = []
+    for tick in (-0.2, -0.1, 0.0, 0.1, 0.2):
+        parts.append(
+            f'<line x1="{left}" x2="{width - right:g}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" '
+            f'stroke="{"#888" if tick == 0 else "#ddd"}" stroke-width="1"/>'
+            f'<text x="{left - 4}" y="{y(tick) + 4:.1f}" text-anchor="end" '
+            f'font-size="11">{tick:g}</text>'
         )
+    label_every = max(1, math.ceil(n / 16))
+    for i, (env, angle, position) in enumerate(
+        angles[["env", "pole angle", "cart position"]].itertuples(index=False)
+    ):
+        x = left + bar_step * i + bar_step * 0.1
+        top_y, bottom_y = sorted((y(float(angle)), y(0.0)))
+        tip = f"env {int(env)}: pole angle {number_text(float(angle))} rad, cart position " + (
+            number_text(float(position))
+        )
+        parts.append(
+            f'<rect class="bar" x="{x:.1f}" y="{top_y:.1f}" width="{bar_step * 0.8:.1f}" '
+            f'height="{max(0.5, bottom_y - top_y):.1f}" fill="{_BAR_COLOUR}">'
+            f"<title>{html.escape(tip)}</title></rect>"
+        )
+        if i % label_every == 0:
+            parts.append(
+                f'<text x="{x + bar_step * 0.4:.1f}" y="{height - bottom + 14}" '
+                f'text-anchor="middle" font-size="11">{int(env)}</text>'
+            )
+    for limit in (-POLE_ANGLE_LIMIT, POLE_ANGLE_LIMIT):
+        parts.append(
+            f'<line class="limit" x1="{left}" x2="{width - right:g}" y1="{y(limit):.1f}" '
+            f'y2="{y(limit):.1f}" stroke="{_LIMIT_COLOUR}" stroke-width="1.5" '
+            f'stroke-dasharray="4 3"><title>limit ±{POLE_ANGLE_LIMIT:.4f} rad</title></line>'
+            f'<text x="{width - right + 3:g}" y="{y(limit) + 4:.1f}" font-size="11" '
+            f'fill="{_LIMIT_COLOUR}">{math.degrees(limit):+g}°</text>'
+        )
+    parts.append(
+        f'<text x="{left + (width - left - right) / 2:.1f}" y="{height - 4}" '
+        'text-anchor="middle" font-size="12">env index (axis 0 of the batch)</text>'
+        f'<text transform="translate(12 {top + plot / 2:.1f}) rotate(-90)" '
+        'text-anchor="middle" font-size="12">pole angle (radians)</text>'
     )
-    labels = base.mark_text(fontSize=12, fontWeight="bold").encode(
-        x=axis_col,
-        y=axis_row,
-        text="label:N",
-        color=alt.condition(
-            alt.FieldOneOfPredicate(field="kind", oneOf=list(_BLOCKED_KINDS)),
-            alt.value("white"),
-            alt.value("black"),
-        ),
+    svg = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:g} {height}" '
+        f'width="{width:g}" height="{height}" role="img" '
+        f'aria-label="Pole angle per env, with the limits at ±{POLE_ANGLE_LIMIT:.4f} radians" '
+        'style="max-width: 100%; height: auto; font-family: sans-serif;">'
+        + "".join(parts)
+        + "</svg>"
     )
-    return alt.layer(floor, counted, blocked, labels).properties(
-        width=alt.Step(_CELL_PIXELS), height=alt.Step(_CELL_PIXELS), title=title
-    )
-
-
-def pole_angle_chart(angles: pd.DataFrame) -> alt.LayerChart:
-    """One bar per env: how far its pole leans (radians), with CartPole's angle limit marked.
-
-    ``angles`` has columns env and "pole angle" (long form: one row per env). The limits
-    are constants (``alt.datum``), so the chart has a single data set.
-    """
-    base = alt.Chart(angles)
-    bars = base.mark_bar(color=_BAR_COLOUR).encode(
-        x=alt.X("env:O", title="env index (axis 0 of the batch)"),
-        y=alt.Y(
-            "pole angle:Q",
-            title="pole angle (radians)",
-            scale=alt.Scale(domain=[-0.25, 0.25], clamp=True),
-        ),
-        tooltip=[
-            "env:O",
-            alt.Tooltip("pole angle:Q", format=".4f"),
-            alt.Tooltip("cart position:Q", format=".4f"),
-        ],
-    )
-    limits = [
-        base.mark_rule(color=_LIMIT_COLOUR, strokeDash=[4, 3]).encode(y=alt.datum(limit))
-        for limit in (-POLE_ANGLE_LIMIT, POLE_ANGLE_LIMIT)
-    ]
-    return alt.layer(bars, *limits).properties(height=220)
+    return f'<div style="margin-bottom: 0.5rem;">{svg}{_data_fold(angles, name)}</div>'
