@@ -1,4 +1,13 @@
-"""Opening one page of the app in AppTest, as a visitor following a link to it would."""
+"""Opening one page of the app in AppTest, as a visitor following a link to it would.
+
+This is the only test module that reaches into Streamlit's private internals; every other test
+goes through the helpers here. What it uses, all checked on Streamlit 1.67.0 (installed
+here, and the version requirements-oldest.txt pins): `AppTest._tree` (the element
+tree, walked for tab containers, fragments' blocks and widget states), `AppTest._fragment_storage`
+(the page's registered fragments, to rerun one as a click inside it would) and
+`local_script_runner.RerunData` (patched to queue one fragment id). A Streamlit upgrade that
+breaks these breaks only this file.
+"""
 
 from __future__ import annotations
 
