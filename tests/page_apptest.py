@@ -92,6 +92,42 @@ def texts(elements) -> str:
     return "\n".join(str(e.value) for e in elements)
 
 
+# The wording of the prediction check (`learning.check_prediction`) and of the sidebar's score
+# (`learning` tally) is read here, once, so that page tests compare what was predicted and what
+# the live run gave instead of each matching the sentences.
+_RIGHT = re.compile(r"\*\*Your prediction was right:\*\* (.+?)\.(?: |$)", re.S)
+_WRONG = re.compile(r"\*\*You predicted (.+?); the live run gave (.+?)\.\*\*", re.S)
+_SCORE = re.compile(r"Predictions: (\d+) made, (\d+) of (\d+) checked right")
+
+
+def prediction_checks(app: AppTest) -> list[tuple[str, str]]:
+    """Each locked-in prediction the page checked, as (what the learner predicted, what the
+    live run gave): the two are equal when the page said the prediction was right."""
+    checks = []
+    for element in app.success:
+        if match := _RIGHT.match(element.value):
+            checks.append((match.group(1), match.group(1)))
+    for element in app.warning:
+        if match := _WRONG.match(element.value):
+            checks.append((match.group(1), match.group(2)))
+    return checks
+
+
+def invites_prediction(app: AppTest) -> bool:
+    """Whether the page's check still waits for a locked-in prediction (and says so)."""
+    return "Lock in a prediction above" in texts(app.caption)
+
+
+def prediction_score(app: AppTest) -> tuple[int, int, int]:
+    """The sidebar's score: (predictions made, checked right, checked); zeros before any."""
+    if "Predictions: none yet" in texts(app.sidebar.caption):
+        return 0, 0, 0
+    match = _SCORE.search(texts(app.sidebar.caption))
+    assert match, texts(app.sidebar.caption)
+    made, right, checked = (int(g) for g in match.groups())
+    return made, right, checked
+
+
 def rerun_fragment(
     app: AppTest, monkeypatch: pytest.MonkeyPatch, name: str | None = None
 ) -> AppTest:
