@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
+_CODE = re.compile(r"`([^`]+)`")
 _NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")
 
 
@@ -20,6 +21,15 @@ def bold(text: str) -> list[str]:
     ['more', '10.7x']
     """
     return _BOLD.findall(text)
+
+
+def code_spans(text: str) -> list[str]:
+    """The code the sentence names (between backticks), in order: dtypes, shapes, class names.
+
+    >>> code_spans("`float64` from `SyncVectorEnv`; `float32` from `CartPoleVectorEnv`")
+    ['float64', 'SyncVectorEnv', 'float32', 'CartPoleVectorEnv']
+    """
+    return _CODE.findall(text)
 
 
 def numbers(text: str) -> list[float]:
