@@ -9,7 +9,7 @@ from pathlib import Path
 import gymnasium as gym
 import pytest
 from child_processes import worker_pids
-from page_apptest import across_tabs, open_app_page, tabs_text, texts
+from page_apptest import across_tabs, open_app_page, prediction_checks, tabs_text, texts
 from shown_scripts import assert_script_behaves
 from streamlit.testing.v1 import AppTest
 
@@ -174,10 +174,7 @@ def test_the_shape_prediction_is_checked_against_the_live_run(right):
     app.radio(key=f"{PREDICTION}_choice").set_value(choice).run()
     app.button(key=f"{PREDICTION}_lock").click().run()
     assert not app.exception
-    if right:
-        assert f"Your prediction was right:** {truth}" in texts(app.success)
-    else:
-        assert f"You predicted {choice}; the live run gave {truth}." in texts(app.warning)
+    assert prediction_checks(app) == [(choice, truth)]
     assert "no second axis" in texts(app.success if right else app.warning)
 
 

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from page_apptest import open_app_page, open_tab, tab_texts, texts
+from page_apptest import (
+    open_app_page,
+    open_tab,
+    prediction_checks,
+    prediction_score,
+    tab_texts,
+)
 from shown_scripts import assert_script_behaves
 from streamlit.testing.v1 import AppTest
 
@@ -79,8 +85,8 @@ def test_a_right_prediction_is_confirmed_by_the_live_run():
     app = open_page()
     truth = truth_from_the_library(**DEFAULTS)
     predict(app, truth)
-    assert "Your prediction was right" in texts(app.success)
-    assert "1 of 1 checked right" in texts(app.sidebar.caption)
+    assert prediction_checks(app) == [(truth, truth)]
+    assert prediction_score(app) == (1, 1, 1)
 
 
 def test_a_wrong_prediction_is_corrected_with_the_live_answer():
@@ -88,8 +94,8 @@ def test_a_wrong_prediction_is_corrected_with_the_live_answer():
     truth = truth_from_the_library(**DEFAULTS)
     wrong = next(option for option in ROWS_OPTIONS if option != truth)
     predict(app, wrong)
-    assert f"You predicted {wrong}; the live run gave {truth}." in texts(app.warning)
-    assert "0 of 1 checked right" in texts(app.sidebar.caption)
+    assert prediction_checks(app) == [(wrong, truth)]
+    assert prediction_score(app) == (1, 0, 1)
 
 
 def test_same_step_mode_makes_every_row_a_transition():
@@ -98,7 +104,7 @@ def test_same_step_mode_makes_every_row_a_transition():
     truth = truth_from_the_library(**{**DEFAULTS, "mode": "SAME_STEP"})
     assert truth == ROWS_OPTIONS[2]
     predict(app, truth)
-    assert "Your prediction was right" in texts(app.success)
+    assert prediction_checks(app) == [(truth, truth)]
     markdown = tab_texts(app, TABS, LABELS)
     assert "With or without the mask, the 30 targets are the same" in markdown
     assert '`infos["final_obs"][i]`' in markdown

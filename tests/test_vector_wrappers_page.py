@@ -4,7 +4,7 @@ locks in or skips; then the live results, the check and the takeaways; URL setti
 from __future__ import annotations
 
 import pytest
-from page_apptest import lazy_tab_sets, markdown_tables, open_app_page, texts
+from page_apptest import lazy_tab_sets, markdown_tables, open_app_page, prediction_checks, texts
 
 from burgerbot.app.logic.vector_wrappers import OPTIONS, prediction_truth, wrapper_table
 
@@ -49,12 +49,7 @@ def test_a_locked_in_answer_is_checked_against_the_live_table(right):
     app.radio(key=f"{PID}_choice").set_value(choice).run()
     app.button(key=f"{PID}_lock").click().run()
     assert not app.exception, [e.value for e in app.exception]
-    if right:
-        assert any("Your prediction was right" in s.value for s in app.success)
-        assert not [w for w in app.warning if "You predicted" in w.value]
-    else:
-        assert any(f"the live run gave {truth}" in w.value for w in app.warning)
-        assert not app.success
+    assert prediction_checks(app) == [(choice, truth)]
     tables = [
         t
         for t in markdown_tables(texts(app.markdown))
