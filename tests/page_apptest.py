@@ -1,4 +1,13 @@
-"""Opening one page of the app in AppTest, as a visitor following a link to it would."""
+"""Opening one page of the app in AppTest, as a visitor following a link to it would.
+
+This is the only test module that reaches into Streamlit's private internals; every other test
+goes through the helpers here. What it uses, all checked on Streamlit 1.67.0 (installed
+here, and the version requirements-oldest.txt pins): `AppTest._tree` (the element
+tree, walked for tab containers, fragments' blocks and widget states), `AppTest._fragment_storage`
+(the page's registered fragments, to rerun one as a click inside it would) and
+`local_script_runner.RerunData` (patched to queue one fragment id). A Streamlit upgrade that
+breaks these breaks only this file.
+"""
 
 from __future__ import annotations
 
@@ -81,6 +90,42 @@ def open_app_page(
 def texts(elements) -> str:
     """The values of some AppTest elements, one per line."""
     return "\n".join(str(e.value) for e in elements)
+
+
+# The wording of the prediction check (`learning.check_prediction`) and of the sidebar's score
+# (`learning` tally) is read here, once, so that page tests compare what was predicted and what
+# the live run gave instead of each matching the sentences.
+_RIGHT = re.compile(r"\*\*Your prediction was right:\*\* (.+?)\.(?: |$)", re.S)
+_WRONG = re.compile(r"\*\*You predicted (.+?); the live run gave (.+?)\.\*\*", re.S)
+_SCORE = re.compile(r"Predictions: (\d+) made, (\d+) of (\d+) checked right")
+
+
+def prediction_checks(app: AppTest) -> list[tuple[str, str]]:
+    """Each locked-in prediction the page checked, as (what the learner predicted, what the
+    live run gave): the two are equal when the page said the prediction was right."""
+    checks = []
+    for element in app.success:
+        if match := _RIGHT.match(element.value):
+            checks.append((match.group(1), match.group(1)))
+    for element in app.warning:
+        if match := _WRONG.match(element.value):
+            checks.append((match.group(1), match.group(2)))
+    return checks
+
+
+def invites_prediction(app: AppTest) -> bool:
+    """Whether the page's check still waits for a locked-in prediction (and says so)."""
+    return "Lock in a prediction above" in texts(app.caption)
+
+
+def prediction_score(app: AppTest) -> tuple[int, int, int]:
+    """The sidebar's score: (predictions made, checked right, checked); zeros before any."""
+    if "Predictions: none yet" in texts(app.sidebar.caption):
+        return 0, 0, 0
+    match = _SCORE.search(texts(app.sidebar.caption))
+    assert match, texts(app.sidebar.caption)
+    made, right, checked = (int(g) for g in match.groups())
+    return made, right, checked
 
 
 def rerun_fragment(

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from page_apptest import open_expanders, open_tab, tab_texts
+from sentence_facts import bold, quotes
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.caps import CAPS
@@ -14,11 +16,18 @@ from burgerbot.app.logic.autoreset import (
     MODES,
     TABLE_COLUMNS,
     count_finished_by_mode,
+    counting_sentence,
+    disabled_demo,
     episode_ends,
     gymnasium_version,
     resolve_settings,
     run_page_rollout,
     timeline_cells,
+)
+from burgerbot.app.scripts.autoreset import (
+    disabled_fix_fragment,
+    infos_check_output,
+    snippet_for,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -85,6 +94,23 @@ def expander(app: AppTest, label_part: str):
     return found
 
 
+def backend_check(app: AppTest) -> tuple[str, int]:
+    """The timeline's check against the other backend: (the vector env it names, how many
+    (step, env) results it matched exactly). The caption's one wording check is in
+    test_page_renders_every_section_with_the_defaults."""
+    match = re.search(
+        r"the same run on (\w+).*? returned exactly the same ([\d,]+)", texts(app.caption)
+    )
+    assert match, texts(app.caption)
+    return match.group(1), int(match.group(2).replace(",", ""))
+
+
+def shows_the_script(app: AppTest) -> None:
+    """The page's script is the one written for the settings its widgets show."""
+    settings, _ = resolve_settings(page_values(app))
+    assert snippet_for(settings).strip() in texts(app.code)
+
+
 def notes(app: AppTest) -> str:
     return texts(app.info)
 
@@ -120,7 +146,8 @@ def test_page_renders_every_section_with_the_defaults():
     assert len(shown_cells) == 160
     pd.testing.assert_frame_equal(shown_cells, expected_cells[list(TABLE_COLUMNS)])
     assert not app.info  # no notes without URL settings
-    assert "MODE = AutoresetMode.NEXT_STEP" in texts(app.code)
+    assert backend_check(app) == ("BurgerBotVectorEnv", 4 * 40)
+    shows_the_script(app)
     # The glossary is linked on first use of its terms.
     for slug in ("vector-env", "autoreset", "sub-environment", "final-observation"):
         assert f"(glossary#{slug})" in texts(app.markdown)
@@ -134,11 +161,11 @@ def test_mode_switch_changes_the_table_the_comparison_and_the_script(page):
         events = events_table(page)
         pd.testing.assert_frame_equal(events, expected_events(page))
         seen[mode] = events
-        # The comparison's "Row by row" tab is drawn once opened.
-        assert f"installed gymnasium {gymnasium_version()}, {mode}" not in texts(page.markdown)
+        # The comparison's "Row by row" tab (installed version and mode) is drawn once opened.
+        assert f"{gymnasium_version()}, {mode}" not in texts(page.markdown)
         markdown = tab_texts(page, "tabs_autoreset_lesson", LESSON_TABS)
-        assert f"installed gymnasium {gymnasium_version()}, {mode}" in markdown
-        assert f"MODE = AutoresetMode.{mode}" in texts(page.code)
+        assert f"{gymnasium_version()}, {mode}" in markdown
+        shows_the_script(page)
         assert page.query_params["mode"] == mode
     assert seen["SAME_STEP"]["final obs is in"].str.startswith('infos["final_obs"]').all()
     next_step = seen["NEXT_STEP"]
@@ -158,11 +185,11 @@ def test_live_infos_check_is_shown_for_each_mode(page):
         rerun(page)
         open_tab(page, "tabs_autoreset_lesson", "Check it yourself")
         (output,) = [c.value for c in page.code if c.language == "text" and "infos:" in c.value]
-        assert '"final_observation" in infos: False' in output
-        assert f'"final_obs" in infos: {final_obs}' in output
-        assert output.startswith(f"gymnasium {gymnasium_version()}")
+        # the installed gymnasium, no "final_observation" key, "final_obs" in SAME_STEP only
+        expected = infos_check_output(gymnasium_version(), False, final_obs, ())
+        assert output.splitlines()[:3] == expected.splitlines()[:3]
         script = texts(page.code)
-        assert f"autoreset_mode=AutoresetMode.{mode}" in script
+        assert f"AutoresetMode.{mode}" in script
         open_tab(page, "tabs_autoreset_lesson", "Side by side")
 
 
@@ -171,7 +198,7 @@ def test_num_envs_seed_steps_and_backend_controls(page):
     page.slider(key=KEY["n"]).set_value(2)
     rerun(page)
     assert set(events_table(page)["env"]) <= {0, 1}
-    assert "exactly the same 40 (step, env) results" in texts(page.caption)
+    assert backend_check(page) == ("BurgerBotVectorEnv", 2 * 20)
     assert page.query_params["n"] == "2"
 
     before = events_table(page)
@@ -184,14 +211,12 @@ def test_num_envs_seed_steps_and_backend_controls(page):
     page.number_input(key=KEY["steps"]).set_value(35)
     rerun(page)
     assert events_table(page)["step"].max() <= 35
-    assert "exactly the same 70 (step, env) results" in texts(page.caption)
+    assert backend_check(page) == ("BurgerBotVectorEnv", 2 * 35)
     pd.testing.assert_frame_equal(events_table(page), expected_events(page))
 
     page.selectbox(key=KEY["backend"]).set_value("native")
     rerun(page)
-    assert "the same run on SyncVectorEnv (as in the lesson) returned exactly" in texts(
-        page.caption
-    )
+    assert backend_check(page) == ("SyncVectorEnv", 2 * 35)
     pd.testing.assert_frame_equal(events_table(page), expected_events(page))
     assert page.query_params["backend"] == "native"
 
@@ -205,22 +230,30 @@ def test_counting_controls_change_the_counts(page):
     pd.testing.assert_frame_equal(table_with(page, "finished episodes"), expected)
     assert table_with(page, "finished episodes")["mode"].unique().tolist() == list(MODES)
     sums = expected.groupby("mode", sort=False)["finished episodes"].sum()
-    assert f"In 90 calls, NEXT_STEP finished **{sums['NEXT_STEP']}**" in texts(page.markdown)
-    assert "COUNT_ENVS = 3" in texts(page.code) and "COUNT_STEPS = 90" in texts(page.code)
+    sentence = counting_sentence(expected, 90)
+    assert sentence in texts(page.markdown)
+    assert bold(sentence)[:3] == [f"{sums[m]:,}" for m in ("NEXT_STEP", "SAME_STEP", "DISABLED")]
+    shows_the_script(page)
 
 
 def test_disabled_demo_shows_the_captured_errors_and_the_fix():
     app = open_page({"mode": "DISABLED", "n": "4", "steps": "20", "ck": "50"})
+    run = disabled_demo(4, 0)  # the library's own run of the demo for these settings
+    assert run.end_step == 2 and run.ended == (3,) and run.stepped_before_error == (0, 1, 2)
     demo = expander(app, "see the fix")
     code = texts(demo.code)
-    assert "AssertionError: self._autoreset_envs=array([False, False, False,  True])" in code
-    assert "AssertionError: Sub-environments [3] ended on the previous step" in code
-    assert 'envs.reset(options={"reset_mask": ended})' in code
-    assert "envs 0, 1, 2 had already taken their step-3 action" in texts(demo.warning)
+    # both vector envs raise on stepping the ended env 3 again; the page shows their errors
+    assert run.sync_error.startswith("AssertionError") and run.sync_error in code
+    assert run.native_error.startswith("AssertionError") and run.native_error in code
+    # gymnasium's shows its internal flags (env 3's True), this project's names env [3]
+    assert "_autoreset_envs" in run.sync_error and "[3]" in run.native_error
+    assert disabled_fix_fragment() in code
+    # envs 0, 1, 2 had taken their step-3 action before SyncVectorEnv raised
+    assert quotes(texts(demo.warning), 0, 1, 2, 3)
     table = demo.dataframe[0].value
     assert table["in reset_mask"].tolist() == [False, False, False, True]
     assert table["obs returned by reset(reset_mask)"].iloc[3] == "[0, 0, 1, 1]"
-    assert "step 3 worked. Only env 3 went back" in texts(demo.success)
+    assert quotes(texts(demo.success), run.end_step + 1, 3)  # step 3 worked; env 3 went back
     # The fix is shown as a labelled fragment of the whole DISABLED script beside it.
     fragment, script = [c.value for c in demo.code if c.language == "python"]
     assert fragment.startswith("# Fragment of the DISABLED script below")

@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
-from page_apptest import open_app_page, texts
+from page_apptest import open_app_page, prediction_checks, prediction_score, texts
 from shown_scripts import assert_script_behaves
 
 from burgerbot.app.logic.autoreset import (
@@ -121,9 +121,9 @@ def lock_in(app, choice: str):
 
 def test_a_right_prediction_is_confirmed_by_the_live_run(truth):
     app = lock_in(open_app_page(PAGE, None, timeout=300, expanders=True), truth)
-    assert f"Your prediction was right:** {truth}" in texts(app.success)
+    assert prediction_checks(app) == [(truth, truth)]
     assert "spent on the reset" in texts(app.success)
-    assert "1 of 1 checked right" in texts(app.sidebar.caption)
+    assert prediction_score(app) == (1, 1, 1)
 
 
 @pytest.mark.parametrize("mode", ["NEXT_STEP", "SAME_STEP"])
@@ -131,9 +131,9 @@ def test_a_wrong_prediction_is_corrected_in_any_mode(truth, mode):
     wrong = next(option for option in OPTIONS if option != truth)
     app = lock_in(open_app_page(PAGE, {"mode": mode}, timeout=300, expanders=True), wrong)
     warning = texts(app.warning)
-    assert f"You predicted {wrong}; the live run gave {truth}." in warning
+    assert prediction_checks(app) == [(wrong, truth)]
     assert ("a NEXT_STEP run with your settings" in warning) == (mode != "NEXT_STEP")
-    assert "0 of 1 checked right" in texts(app.sidebar.caption)
+    assert prediction_score(app) == (1, 0, 1)
 
 
 def test_the_prediction_comes_before_the_reveal():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gymnasium
 import pytest
-from page_apptest import open_app_page, texts
+from page_apptest import open_app_page, prediction_checks, texts
 
 from burgerbot.app.glossary import TERMS, term_link
 
@@ -32,8 +32,5 @@ def test_the_prediction_is_checked_against_the_installed_gymnasium(right):
     app.radio(key=f"{PID}_choice").set_value(choice).run()
     app.button(key=f"{PID}_lock").click().run()
     assert not app.exception
-    if right:
-        assert f"Your prediction was right:** {truth}" in texts(app.success)
-    else:
-        assert f"You predicted SyncVectorEnv; the live run gave {truth}." in texts(app.warning)
+    assert prediction_checks(app) == [(choice, truth)]
     assert "1 made" in texts(app.sidebar.caption)

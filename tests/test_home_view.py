@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
+from sentence_facts import bold, quotes
 
 from burgerbot.app.logic.home import (
     NO,
@@ -95,6 +98,18 @@ def sync_always_wins(loop, n, policy):
     return 80_000.0 * n
 
 
+def across_n(story: str) -> str:
+    """The env story's sentence on Sync against the plain loop over every N measured."""
+    match = re.search(r"Across N, (.*?)\.", story)
+    assert match, story
+    return match.group(1)
+
+
+def two_sig(x: float) -> float:
+    """``x`` as the sentences print it (two significant figures)."""
+    return float(f"{x:.2g}")
+
+
 def test_compare_reads_the_spread_both_ways():
     assert compare(Rate((300, 280)), Rate((100, 95))) == "faster"
     assert compare(Rate((100, 95)), Rate((300, 280))) == "slower"
@@ -122,26 +137,25 @@ def test_phrase_names_the_faster_one_only_when_every_repeat_says_so():
     assert "faster" not in close
 
 
-@pytest.mark.parametrize(
-    ("rates", "truth", "faster"),
-    [
-        (like_this_server, NO, "the plain loop was"),
-        (sync_always_wins, YES, "Sync with 16 envs was"),
-    ],
-)
-def test_prediction_and_env_story_follow_the_data(rates, truth, faster):
+@pytest.mark.parametrize(("rates", "truth"), [(like_this_server, NO), (sync_always_wins, YES)])
+def test_prediction_and_env_story_follow_the_data(rates, truth):
     speeds = make_speeds(rates)
     assert prediction_truth(speeds) == truth
     story = env_story(speeds, 16)
-    assert story.startswith(f"With random actions, {faster} **")
-    assert ("bookkeeping added" in story) == (truth == NO)
-    if truth == NO:
-        assert "Sync was slower than the plain loop at every N measured (N = 1 to 64)" in story
-        sync_us = 1e6 / like_this_server("sync", 16, False)
-        assert f"that is {sync_us:.2g} µs for Sync against 2.5 µs" in prediction_explanation(speeds)
-    else:
-        assert "Sync was faster than the plain loop at every N measured" in story
-        assert "Sync came out ahead even without a policy" in prediction_explanation(speeds)
+    sync, plain = speeds.rate("sync", 16), speeds.rate("plain")
+    # the race at 16 envs, as `phrase` puts it (its wording is checked once, above)
+    assert compare(sync, plain) == ("slower" if truth == NO else "faster")
+    assert phrase("Sync with 16 envs", sync, "the plain loop", plain) in story
+    assert ("bookkeeping" in story) == (truth == NO)
+    across = across_n(story)
+    assert ("slower" if truth == NO else "faster") in across and "every N" in across
+    assert quotes(across, 1, 64)  # N = 1 to 64, every size measured
+    explanation = prediction_explanation(speeds)
+    assert quotes(explanation, round(sync.median), round(plain.median))
+    sync_us = 1e6 / rates("sync", 16, False)
+    # the µs per transition are said only when Sync lost, to say why
+    assert quotes(explanation, two_sig(sync_us), 1e6 / rates("plain", 1, False)) == (truth == NO)
+    assert ("ahead" in explanation) == (truth == YES)
 
 
 def test_a_close_race_is_called_close():
@@ -149,7 +163,10 @@ def test_a_close_race_is_called_close():
         return 100_000.0 if loop in ("plain", "sync") else 200_000.0
 
     speeds = make_speeds(close, spread=0.7)
-    assert "Sync with 16 envs and the plain loop were about as fast" in env_story(speeds, 16)
+    assert compare(speeds.rate("sync", 16), speeds.rate("plain")) == "similar"
+    story = env_story(speeds, 16)
+    assert bold(story) == [] and "about as fast" in story  # no factor for either race
+    assert "never clearly faster" in across_n(story)
     assert "too close to call" in prediction_explanation(speeds)
 
 
@@ -158,49 +175,78 @@ def test_env_story_reports_where_sync_overtakes():
         return 100_000.0 if loop == "plain" else 20_000.0 * n
 
     story = env_story(make_speeds(overtakes), 16)
-    assert "Sync was faster than the plain loop at N = 16, 64 only" in story
+    across = across_n(story)
+    assert "faster" in across and "only" in across
+    # 20,000 x N beats 100,000 (repeats 10% apart) from N = 16 on; the sizes are 1, 4, 16, 64
+    assert SIZES == (1, 4, 16, 64) and quotes(across, 16, 64) and not quotes(across, 4)
 
 
 def test_per_env_step_cost_is_computed_from_the_rates():
     story = env_story(make_speeds(like_this_server), 4)
     sync_us = 1e6 / like_this_server("sync", 4, False)
-    assert f"Sync spent {sync_us:.2g} µs and the plain loop 2.5 µs" in story
-    extra = sync_us - 2.5
+    plain_us = 1e6 / like_this_server("plain", 1, False)  # 2.5 µs
+    extra = sync_us - plain_us
+    assert quotes(story, two_sig(sync_us), plain_us, two_sig(extra), two_sig(extra / plain_us))
+    # the one wording check of the bookkeeping sentence
     assert f"bookkeeping added {extra:.2g} µs per transition, {extra / 2.5:.2g} times" in story
 
 
 def test_env_story_states_the_reset_rows_left_out_of_the_transitions():
-    story = env_story(make_speeds(like_this_server), 16)
-    assert "returned 16 rows" in story and "9.0% of Sync's were" in story
+    speeds = make_speeds(like_this_server)
+    story = env_story(speeds, 16)
+    (share,) = set(speeds.loops.loc[speeds.loops["loop"] == "sync", "reset_row_share"])
+    assert quotes(story, 16, round(100 * share, 1)) and "auto-reset" in story
 
 
 def test_policy_story_says_sync_turned_the_race_only_when_it_did():
-    story = policy_story(make_speeds(like_this_server), 16)
-    assert story.startswith("With the policy choosing every action, Sync with 16 envs was **")
+    speeds = make_speeds(like_this_server)
+    story = policy_story(speeds, 16)
+    sync, plain = speeds.rate("sync", 16, True), speeds.rate("plain", 1, True)
+    assert compare(sync, plain) == "faster" and compare(*alone_rates(speeds)) == "slower"
+    assert story.startswith("With the policy choosing every action, ")
+    assert phrase("Sync with 16 envs", sync, "the plain loop", plain) in story
+    # the race turned: the one wording check of that sentence
     assert "The Sync that did not win on stepping alone won once each call also paid" in story
     sync_1, sync_64 = (like_this_server("sync", n, True) for n in (1, 64))
-    assert f"Sync's rose from {sync_1:,.0f} (N = 1) to {sync_64:,.0f} (N = 64)" in story
+    assert trend(story) == "rose" and quotes(story, round(sync_1), round(sync_64))
     story = policy_story(make_speeds(sync_always_wins), 16)
-    assert "The Sync that did not win" not in story
+    assert "did not win" not in story  # Sync won stepping alone too: nothing turned
 
     def policy_hurts_sync(loop, n, policy):
         if loop == "plain":
             return 100_000.0 if policy else 400_000.0
         return 1_000.0 * (5 - n / 20) if loop == "sync" else 1e6
 
-    story = policy_story(make_speeds(policy_hurts_sync), 16)
-    assert "the plain loop was **" in story and "The Sync that did not win" not in story
-    assert "Transitions per second (medians): Sync's fell from" in story
+    speeds = make_speeds(policy_hurts_sync)
+    story = policy_story(speeds, 16)
+    sync, plain = speeds.rate("sync", 16, True), speeds.rate("plain", 1, True)
+    assert compare(sync, plain) == "slower"
+    assert phrase("Sync with 16 envs", sync, "the plain loop", plain) in story
+    assert "did not win" not in story
+    assert trend(story) == "fell"
+
+
+def alone_rates(speeds: Speeds):
+    """Sync at 16 envs and the plain loop, stepping alone (no policy)."""
+    return speeds.rate("sync", 16), speeds.rate("plain")
+
+
+def trend(story: str) -> str:
+    """Whether the policy story says Sync's transitions per second rose or fell with N."""
+    match = re.search(r"Sync's (rose|fell|did not clearly change)", story)
+    assert match, story
+    return match.group(1)
 
 
 def test_forward_story_follows_the_cost_growth():
     flat = make_speeds(like_this_server, forward_us=(10, 11, 12, 20)).forwards
     text = forward_story(flat)
-    assert "20 µs for 64 observations and 10 µs for 1 (medians of the repeats): 64 " in text
-    assert "64 times the observations for 2 times the time" in text
-    assert "each observation cost **32 times less**" in text
+    # 20 µs for 64 observations, 10 µs for 1: 64 times the observations for 2 times the time
+    assert quotes(text, 20, 64, 10, 1, 2)
+    assert bold(text) == [f"{64 / 2:.0f} times less"]  # each observation's cost, 64 / 2
     proportional = make_speeds(like_this_server, forward_us=(10, 40, 160, 640)).forwards
-    assert "did not clearly make each observation cheaper" in forward_story(proportional)
+    text = forward_story(proportional)
+    assert bold(text) == [] and "not clearly" in text and quotes(text, 640, 64, 10, 1)
 
 
 def test_metric_delta_points_the_way_the_numbers_go():
@@ -221,14 +267,17 @@ def test_metric_delta_points_the_way_the_numbers_go():
 def test_takeaways_carry_the_measured_ratios():
     speeds = make_speeds(like_this_server, forward_us=(10, 11, 12, 25))
     alone, with_policy = speed_takeaways(speeds)
+    assert compare(*alone_rates(speeds)) == "slower"
     ratio = like_this_server("sync", PREDICTION_N, False) / 400_000
+    # the one wording check of the takeaway's ratio
     assert f"Sync with 16 envs ran at {ratio:.2g}x the plain loop's speed" in alone
-    assert alone.endswith("batching alone does not speed up a world this cheap.")
+    assert "does not speed up" in alone and "already paid" not in alone
     faster, _ = speed_takeaways(make_speeds(sync_always_wins))
-    assert faster.endswith("here batching alone already paid.")
-    assert "64 observations each of its observations cost 26x less than one alone" in with_policy
+    assert "already paid" in faster and "does not speed up" not in faster
+    observations = 64 / (25e-6) / (1 / 10e-6)  # the forward pass's observations per second
+    assert quotes(with_policy, 64, float(f"{observations:.0f}"))  # 26x less each
     ratio = like_this_server("sync", PREDICTION_N, True) / 30_000
-    assert f"Sync with 16 envs ran at {ratio:.2g}x" in with_policy
+    assert quotes(with_policy, PREDICTION_N, two_sig(ratio))
 
 
 def test_sizes_always_hold_the_prediction_and_the_chosen_n():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from page_apptest import open_app_page, texts
+from page_apptest import open_app_page, prediction_checks, texts
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app import measured
@@ -67,9 +67,9 @@ def test_a_right_and_a_wrong_prediction_are_checked_against_the_live_checks():
     truth = expected_option(still_true_count(app))
     (wrong, *_) = [option for option in COUNT_OPTIONS if option != truth]
     app = predict(app, truth)
-    assert f"**Your prediction was right:** {truth}." in texts(app.success)
+    assert prediction_checks(app) == [(truth, truth)]
     app = predict(app, wrong)
-    assert f"**You predicted {wrong}; the live run gave {truth}.**" in texts(app.warning)
+    assert prediction_checks(app) == [(wrong, truth)]
 
 
 def test_takeaways_end_the_page_and_follow_the_verdicts():

@@ -9,11 +9,19 @@ from pathlib import Path
 import gymnasium as gym
 import pytest
 from child_processes import worker_pids
-from page_apptest import across_tabs, open_app_page, tabs_text, texts
+from page_apptest import across_tabs, open_app_page, prediction_checks, tabs_text, texts
+from sentence_facts import code_spans, quotes
 from shown_scripts import assert_script_behaves
 from streamlit.testing.v1 import AppTest
 
-from burgerbot.app.logic.mistakes import MISTAKES, SHAPE_OPTIONS, shape_pattern
+from burgerbot.app.logic.mistakes import (
+    MISTAKES,
+    SHAPE_OPTIONS,
+    shape_pattern,
+    spaces_bullets,
+    spaces_table,
+    takeaways,
+)
 from burgerbot.app.scripts.mistakes import dtype_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,8 +99,8 @@ def test_default_view_shows_the_tables_and_only_the_first_mistake(page):
     errors = texts(page.error)
     for error_type, phrase in EXPECTED_ERRORS["factory"]:
         assert f"**{error_type}**" in errors and phrase in errors
-    assert "Run these scripts again" not in [b.label for b in page.button]  # no Async run
-    assert "Some settings were adjusted" not in texts(page.info)
+    assert "mistakes_rerun_async" not in [b.key for b in page.button]  # no Async run
+    assert "adjusted" not in texts(page.info)  # no settings note
     assert not page.warning
 
 
@@ -102,8 +110,12 @@ def test_the_reward_sentence_follows_the_live_dtypes(page):
     cartpole.reset(seed=0)
     rewards = cartpole.step(cartpole.action_space.sample())[1]
     cartpole.close()
-    assert f"`{rewards.dtype}` from `CartPoleVectorEnv`" in markdown
-    assert "Rewards are always" not in markdown
+    # the page's sentence is the one computed from the live table of this server...
+    (sentence,) = [b for b in spaces_bullets(spaces_table(4), 4) if "CartPoleVectorEnv" in b]
+    assert sentence in markdown
+    # ...and names CartPoleVectorEnv's reward dtype as gymnasium returns it
+    spans = code_spans(sentence)
+    assert spans[spans.index("CartPoleVectorEnv") - 1] == str(rewards.dtype)
 
 
 @pytest.mark.parametrize("mistake", ["scalar", "actions", "final_obs"])
@@ -144,8 +156,10 @@ def test_the_async_mistake_runs_its_scripts_as_files_and_leaves_nothing():
     assert table.value.iloc[:, 1].tolist() == ["0", "0", "0"]  # left after the file run exited
     assert table.value.iloc[:, 2].tolist() == ["2", "0", "0"]  # in a process that goes on
     markdown = texts(app.markdown)
-    assert "no script left a worker behind" in markdown
-    assert "After the page called `envs.close()`: 0 left." in markdown
+    # the worker sentences, as computed from the three counts in the table
+    assert "no script left a worker behind" in markdown  # the file runs' count, 0
+    (kept,) = [line for line in markdown.splitlines() if "envs.close()" in line and "kept" in line]
+    assert quotes(kept, 2, 0)  # kept 2 of its 2 workers, 0 left after envs.close()
     first = [c.proto.help for c in app.caption if c.value.startswith("These scripts ran")]
     app.button(key="mistakes_rerun_async").click().run()
     assert not app.exception, [e.value for e in app.exception]
@@ -174,10 +188,7 @@ def test_the_shape_prediction_is_checked_against_the_live_run(right):
     app.radio(key=f"{PREDICTION}_choice").set_value(choice).run()
     app.button(key=f"{PREDICTION}_lock").click().run()
     assert not app.exception
-    if right:
-        assert f"Your prediction was right:** {truth}" in texts(app.success)
-    else:
-        assert f"You predicted {choice}; the live run gave {truth}." in texts(app.warning)
+    assert prediction_checks(app) == [(choice, truth)]
     assert "no second axis" in texts(app.success if right else app.warning)
 
 
@@ -197,8 +208,9 @@ def test_takeaways_end_the_page_and_follow_the_run(page):
     bullets = page.main.markdown[-1].value
     assert 3 <= bullets.count("\n- ") + 1 <= 5
     cartpole = gym.make("CartPole-v1").observation_space.dtype
-    assert f"CartPole `{cartpole}`" in bullets
-    assert f"`{frozenlake_truth(4)}` for a scalar observation" in bullets
+    assert bullets == "\n".join(f"- {b}" for b in takeaways(spaces_table(4), 4))
+    # the live dtypes and shapes: CartPole's observation dtype, FrozenLake's batch shape
+    assert f"CartPole `{cartpole}`" in bullets and f"`{frozenlake_truth(4)}`" in bullets
 
 
 def test_changing_n_updates_the_table_the_scripts_and_the_url(page):
@@ -250,4 +262,4 @@ def test_a_good_query_param_is_used_silently():
     assert app.slider(key=N_KEY).value == 9
     assert app.segmented_control(key=PICK_KEY).value == "scalar"
     assert obs_shapes(app)[2] == "(9,)"
-    assert "Some settings were adjusted" not in texts(app.info)
+    assert "adjusted" not in texts(app.info)

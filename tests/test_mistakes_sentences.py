@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
+from sentence_facts import bold, code_spans, quotes
 
 from burgerbot.app.logic import mistakes as s
 from burgerbot.app.logic.mistakes import SpaceRow, spaces_table
@@ -54,24 +56,33 @@ def rows(**overrides) -> list[SpaceRow]:
     return table
 
 
+def dtype_sources(text: str) -> dict[str, list[str]]:
+    """Which vector envs the rewards sentence says gave each dtype."""
+    groups = re.findall(r"`(float\d+)` from ((?:`\w+`(?:, )?)+)", text)
+    return {dtype: code_spans(envs) for dtype, envs in groups}
+
+
 def test_the_rewards_sentence_follows_the_dtypes_both_ways():
     same = s.rewards_sentence(rows())
-    assert "`float64` from every vector env here" in same and "depends" not in same
+    assert code_spans(same) == [f"{(N,)}", "float64"] and dtype_sources(same) == {}
+    assert "every vector env" in same and "depends" not in same
     mixed = s.rewards_sentence(
         rows(**{"CartPole-v1|CartPoleVectorEnv": {"reward_dtype": "float32"}})
     )
-    assert "depends on the vector env" in mixed
-    assert "`float32` from `CartPoleVectorEnv`" in mixed
-    assert "`float64` from `SyncVectorEnv`, `BurgerBotVectorEnv`" in mixed
-    assert "every vector env" not in mixed
+    assert "depends" in mixed and "every vector env" not in mixed
+    assert dtype_sources(mixed) == {
+        "float32": ["CartPoleVectorEnv"],
+        "float64": ["SyncVectorEnv", "BurgerBotVectorEnv"],
+    }
 
 
 def test_the_live_table_says_the_batched_cartpole_differs():
     live = spaces_table(2)
     text = " ".join(s.spaces_bullets(live, 2))
     by_env = {(r.env, r.vector_env): r.reward_dtype for r in live}
-    if len(set(by_env.values())) > 1:
-        assert "depends on the vector env" in text
+    # the installed CartPoleVectorEnv returns float32 rewards, every other vector env float64
+    assert len(set(by_env.values())) > 1, by_env
+    assert "depends" in text
     assert f"`{by_env[('CartPole-v1', 'CartPoleVectorEnv')]}` from" in text
 
 
@@ -93,7 +104,7 @@ def test_the_live_frozenlake_batch_is_one_of_the_options():
 
 def test_bullets_follow_shapes_kinds_and_agreement():
     bullets = s.spaces_bullets(rows(), N)
-    assert "gives a **`Box`**, not a bigger MultiDiscrete" in bullets[0]
+    assert bold(bullets[0]) == ["BurgerBot", "`Box`"] and "not a bigger" in bullets[0]
     assert "as well" in bullets[1] and "`float32`" in bullets[1]
     assert bullets[-1].endswith("agree on every row.")
     changed = rows(
@@ -112,10 +123,14 @@ def test_bullets_follow_shapes_kinds_and_agreement():
 def test_takeaways_read_shapes_and_dtypes_from_the_rows():
     bullets = s.takeaways(rows(**{"CartPole-v1|SyncVectorEnv": {"obs_dtype": "float64"}}), N)
     assert 3 <= len(bullets) <= 5
-    assert "`(N, 4)` for BurgerBot, `(N,)` for a scalar" in bullets[0]
-    assert "CartPole `float64`" in bullets[1] and "rewards `float64`" in bullets[1]
+    # shapes as patterns of N: BurgerBot's, then FrozenLake's scalar
+    assert code_spans(bullets[0]) == ["(N, 4)", "(N,)"]
+    # BurgerBot's and CartPole's observation dtypes, then the rewards'
+    assert code_spans(bullets[1]) == ["int64", "float64", "float64"]
     mixed = rows(**{"CartPole-v1|CartPoleVectorEnv": {"reward_dtype": "float32"}})
-    assert "`float32` or `float64`, by vector env" in s.takeaways(mixed, N)[1]
+    mixed_bullet = s.takeaways(mixed, N)[1]
+    assert code_spans(mixed_bullet) == ["int64", "float32", "float32", "float64"]
+    assert "by vector env" in mixed_bullet
 
 
 def test_shape_helpers():
@@ -145,17 +160,19 @@ def demo_runs(kept=(11, 12), after_exit=(), fixed_kept=(), daemon=True):
 
 def test_leak_sentences_follow_the_counts_both_ways():
     usual = s.leak_sentences(demo_runs(), {"async_has_del": True})
+    # the one wording check of the file-run sentence
     assert "no script left a worker behind" in usual[0] and "daemon" in usual[0]
-    assert "kept 2 of its 2 workers" in usual[1] and "`AsyncVectorEnv.__del__`" in usual[1]
+    # kept 2 of its 2 workers, 0 left after the page closed them
+    assert quotes(usual[1], 2, 0) and "AsyncVectorEnv.__del__" in code_spans(usual[1])
     assert "__del__" not in s.leak_sentences(demo_runs(), {"async_has_del": False})[1]
-    assert "Both ✅ versions closed" in usual[2]
+    assert "✅" in usual[2] and "none is left" in usual[2] and not quotes(usual[2], 1)
     odd = s.leak_sentences(demo_runs(kept=(), after_exit=(11,), fixed_kept=(13,), daemon=False))
-    assert "1 worker process outlived the script" in odd[0]
-    assert "kept none of its 2 workers" in odd[1]
-    assert "still left 1 worker running" in odd[2]
+    assert quotes(odd[0], 1) and "outlived" in odd[0] and "daemon" not in odd[0]
+    assert "none of its" in odd[1] and quotes(odd[1], 2)
+    assert "still" in odd[2] and quotes(odd[2], 1)
     unknown = demo_runs()
     unknown["with"] = run(left_after_exit=None)
-    assert "could not be counted" in s.leak_sentences(unknown)[0]
+    assert "could not" in s.leak_sentences(unknown)[0] and "/proc" in s.leak_sentences(unknown)[0]
 
 
 def test_workers_frame_counts_each_way():

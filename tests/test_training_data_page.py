@@ -4,11 +4,25 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from page_apptest import open_app_page, open_tab, tab_texts, texts
+from page_apptest import (
+    open_app_page,
+    open_tab,
+    prediction_checks,
+    prediction_score,
+    tab_texts,
+)
+from sentence_facts import code_spans, quotes
 from shown_scripts import assert_script_behaves
 from streamlit.testing.v1 import AppTest
 
-from burgerbot.app.logic.training_data import ROWS_OPTIONS
+from burgerbot.app.labels import VERDICTS
+from burgerbot.app.logic.training_data import (
+    ROWS_OPTIONS,
+    TrainingSettings,
+    seeding_demo,
+    targets_sentence,
+    training_run,
+)
 from burgerbot.targets import collect_buffer, follows_world_rules, transition_mask
 
 pytestmark = pytest.mark.slow
@@ -79,8 +93,8 @@ def test_a_right_prediction_is_confirmed_by_the_live_run():
     app = open_page()
     truth = truth_from_the_library(**DEFAULTS)
     predict(app, truth)
-    assert "Your prediction was right" in texts(app.success)
-    assert "1 of 1 checked right" in texts(app.sidebar.caption)
+    assert prediction_checks(app) == [(truth, truth)]
+    assert prediction_score(app) == (1, 1, 1)
 
 
 def test_a_wrong_prediction_is_corrected_with_the_live_answer():
@@ -88,8 +102,8 @@ def test_a_wrong_prediction_is_corrected_with_the_live_answer():
     truth = truth_from_the_library(**DEFAULTS)
     wrong = next(option for option in ROWS_OPTIONS if option != truth)
     predict(app, wrong)
-    assert f"You predicted {wrong}; the live run gave {truth}." in texts(app.warning)
-    assert "0 of 1 checked right" in texts(app.sidebar.caption)
+    assert prediction_checks(app) == [(wrong, truth)]
+    assert prediction_score(app) == (1, 0, 1)
 
 
 def test_same_step_mode_makes_every_row_a_transition():
@@ -98,10 +112,14 @@ def test_same_step_mode_makes_every_row_a_transition():
     truth = truth_from_the_library(**{**DEFAULTS, "mode": "SAME_STEP"})
     assert truth == ROWS_OPTIONS[2]
     predict(app, truth)
-    assert "Your prediction was right" in texts(app.success)
+    assert prediction_checks(app) == [(truth, truth)]
     markdown = tab_texts(app, TABS, LABELS)
-    assert "With or without the mask, the 30 targets are the same" in markdown
-    assert '`infos["final_obs"][i]`' in markdown
+    # the targets sentence computed from the library's run: no reset row, so the 3 x 10
+    # targets are the same with or without the mask
+    run = training_run(TrainingSettings("SAME_STEP", 3, 10, 5, 0))
+    sentence = targets_sentence(run)
+    assert sentence in markdown and run.mask.all() and quotes(sentence, 30)
+    assert 'infos["final_obs"][i]' in code_spans(markdown)
 
 
 def test_the_takeaways_end_the_page_and_count_this_runs_reset_rows(page):
@@ -121,10 +139,13 @@ def test_the_other_tabs_say_what_the_run_shows():
     assert f"Without the mask, {resets} made-up targets" in markdown
     terminated = int((buffer.terminated & ~buffer.truncated).sum())
     assert f"{terminated} terminated" in markdown
-    assert ":orange-badge[🕰️ Changed since]" in markdown
-    assert "one seed for the vector env became s, s + 1" in markdown
-    assert "BurgerBot draws no random number at all" in markdown
-    assert "re-seeded every sub-env with seed 0 + i" in markdown
+    assert VERDICTS["changed"].badge() in markdown
+    # the seeding tab shows the sentences of the library's live seeding checks for seed 0
+    demo = seeding_demo(0)
+    for text in (demo.reset_text, demo.same_text, demo.factory_text, demo.action_text):
+        assert text in markdown
+    # the one wording check of the BurgerBot check: it draws no random number
+    assert demo.burgerbot_text in markdown and "no random number" in demo.burgerbot_text
     open_tab(page, TABS, "Termination vs truncation")
     fragments = [c.value for c in page.code if c.value.startswith("# Fragment of")]
     assert len(fragments) == 1 and "obs IS the final observation" in fragments[0]

@@ -8,6 +8,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
+from sentence_facts import code_spans, quotes
 
 from burgerbot.app.logic.training_data import (
     ROWS_OPTIONS,
@@ -109,8 +110,11 @@ def test_the_prediction_truth_follows_the_world_check_both_ways():
 def test_the_explanation_follows_the_run():
     run = hand_run("NEXT_STEP")
     text = rows_explanation(run)
-    assert "2 rows did not" in text and "The mask drops exactly these rows" in text
-    assert "returns the start [0, 0, 1, 1] with reward 0.0" in text
+    failing = int((~run.real).sum())  # the rows whose check failed: the reset rows
+    assert failing == int((~run.mask).sum()) == 2
+    assert f"{failing} rows did not" in text
+    assert "exactly these" in text and "not exactly" not in text  # the mask drops just those
+    assert "[0, 0, 1, 1]" in text and quotes(text, 0.0)  # a reset row: the start, reward 0.0
     odd = run.real.copy()
     odd[0, 0] = False
     assert "not exactly these" in rows_explanation(dataclasses.replace(run, real=odd))
@@ -120,9 +124,12 @@ def test_the_explanation_follows_the_run():
 
 
 def test_the_targets_sentence_follows_the_run_both_ways():
-    with_resets = targets_sentence(hand_run("NEXT_STEP"))
-    assert "2 made-up targets (each -10.80" in with_resets
-    assert "exactly at the reset rows" in with_resets
+    run = hand_run("NEXT_STEP")
+    with_resets = targets_sentence(run)
+    made_up = run.targets_without_mask[~run.mask]  # the targets at the reset rows
+    assert len(set(made_up.round(2))) == 1
+    assert quotes(with_resets, len(made_up), round(float(made_up[0]), 2))
+    assert "reset rows" in with_resets
     none = targets_sentence(hand_run("SAME_STEP"))
     assert none.startswith("With or without the mask, the 12 targets are the same")
 
@@ -157,10 +164,14 @@ def test_endings_give_right_and_wrong_targets_per_mode():
 
 def test_the_endings_sentence_follows_the_mode_and_the_counts():
     run = hand_run("SAME_STEP")
-    same = endings_sentence(run, endings(run))
-    assert "1 terminated, 1 truncated" in same and "would change 1: on those" in same
+    counts = endings(run)
+    same = endings_sentence(run, counts)
+    # 1 terminated, 1 truncated; bootstrapping from the obs returned would change 1
+    assert (counts.terminated, counts.truncated, counts.wrong_from_returned) == (1, 1, 1)
+    assert "terminated" in same and "truncated" in same and "would change" in same
+    assert quotes(same, counts.terminated, counts.truncated, counts.wrong_from_returned)
     run = hand_run("NEXT_STEP")
-    assert "it *is* the final observation" in endings_sentence(run, endings(run))
+    assert "*is*" in endings_sentence(run, endings(run))  # NEXT_STEP: the returned obs is final
     none = quiet_run("SAME_STEP")
     assert endings_sentence(none, endings(none)).startswith("No episode ended")
     # SAME_STEP with a truncation whose returned obs happens to be the final one.
@@ -174,7 +185,7 @@ def test_takeaways_follow_the_mode_and_the_count():
     nxt = takeaways(hand_run("NEXT_STEP"), demo)
     assert "here 2 of 12 rows" in nxt[0] and "(here 2)" in nxt[1]
     same = takeaways(hand_run("SAME_STEP"), demo)
-    assert 'infos["final_obs"][i]' in same[0] and "as here" in same[1]
+    assert 'infos["final_obs"][i]' in code_spans(same[0]) and "as here" in same[1]
     assert 3 <= len(nxt) <= 5
     assert "overrides seeds set in the factories" in nxt[3]
 

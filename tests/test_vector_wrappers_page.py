@@ -4,7 +4,7 @@ locks in or skips; then the live results, the check and the takeaways; URL setti
 from __future__ import annotations
 
 import pytest
-from page_apptest import lazy_tab_sets, markdown_tables, open_app_page, texts
+from page_apptest import lazy_tab_sets, markdown_tables, open_app_page, prediction_checks, texts
 
 from burgerbot.app.logic.vector_wrappers import OPTIONS, prediction_truth, wrapper_table
 
@@ -41,17 +41,15 @@ def test_skipping_reveals_the_results_and_the_takeaways_without_a_check():
     assert not app.success and not [w for w in app.warning if "You predicted" in w.value]
 
 
-@pytest.mark.parametrize("pick", [0, 2])
-def test_a_locked_in_answer_is_checked_against_the_live_table(pick):
+@pytest.mark.parametrize("right", [True, False])
+def test_a_locked_in_answer_is_checked_against_the_live_table(right):
+    truth = prediction_truth(wrapper_table("native", 2, 60, 3))
+    choice = truth if right else next(o for o in OPTIONS if o != truth)
     app = open_app_page(PAGE, {**SMALL, "backend": "native"}, timeout=120)
-    app.radio(key=f"{PID}_choice").set_value(OPTIONS[pick]).run()
+    app.radio(key=f"{PID}_choice").set_value(choice).run()
     app.button(key=f"{PID}_lock").click().run()
     assert not app.exception, [e.value for e in app.exception]
-    truth = prediction_truth(wrapper_table("native", 2, 60, 3))
-    if OPTIONS[pick] == truth:
-        assert any("Your prediction was right" in s.value for s in app.success)
-    else:
-        assert any(f"the live run gave {truth}" in w.value for w in app.warning)
+    assert prediction_checks(app) == [(choice, truth)]
     tables = [
         t
         for t in markdown_tables(texts(app.markdown))

@@ -193,15 +193,17 @@ def test_training_script_prints_the_page_summary():
 
 
 @pytest.mark.parametrize(
-    ("n", "env_steps", "seed"), [(4, 5_000, 0), (1, 3_000, 2), (16, 5_000, 2), (1, 100, 0)]
+    ("n", "env_steps", "seed", "learns"),
+    [(4, 5_000, 0, True), (1, 3_000, 2, True), (16, 5_000, 2, True), (1, 100, 0, False)],
 )
 def test_the_q_learning_loop_written_out_learns_what_the_library_learns(
-    n, env_steps, seed, tmp_path
+    n, env_steps, seed, learns, tmp_path
 ):
     """The page's whole script, run from a file, gives train_q_learning's own result."""
     out = assert_script_behaves(q_learning_script(n, env_steps, seed), tmp_path / "q")
     run = train_q_learning(n, QLearningConfig(env_steps=env_steps, seed=seed))
     point = reliable_point(run.curve)
+    assert (point is not None) == learns  # both branches of the script's last line are run
     if point is None:
         assert "not learned: the greedy policy still misses the goal" in out
     else:
