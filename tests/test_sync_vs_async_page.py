@@ -13,7 +13,7 @@ from shown_scripts import assert_script_behaves
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.caps import CAPS
-from burgerbot.app.logic.sync_vs_async import SAME, TimingSettings
+from burgerbot.app.logic.sync_vs_async import SAME, TimingSettings, native_remark
 from burgerbot.app.scripts.sync_vs_async import EXERCISE_ANSWER, snippet_for
 from burgerbot.app.slots import WORKER_BUDGET
 
@@ -124,10 +124,12 @@ def test_a_sweep_draws_throughput_and_tabulates_overheads(no_leftover_workers):
     markdown = texts(app.markdown)
     assert "Async's overhead per `step()` call" in markdown
     assert "| 1 |" in markdown and "| 2 |" in markdown and "| 16 |" not in markdown
-    native_1 = table[(table["backend"] == "native") & (table["NUM_ENVS"] == 1)]
-    sync_1 = table[(table["backend"] == "Sync") & (table["NUM_ENVS"] == 1)]
-    slower = native_1["all steps (s)"].iloc[0] > sync_1["all steps (s)"].iloc[0]
-    assert ("every call pays for a few numpy operations" in markdown) == slower
+    # The remark on native's per-call cost follows the rounds' spread (native_remark), not
+    # one median: it shows exactly when the sweep's own rounds say native was slower at N=1.
+    sweep = app.session_state["_sync_vs_async_results"]["sweep"]["frame"]
+    remark = native_remark(sweep)
+    assert ("every call pays for a few numpy operations" in markdown) == (remark is not None)
+    assert remark is None or remark in markdown
     assert not app.button(key=f"{PAGE}_run_again").disabled
     app.multiselect(key=KEY["n"]).set_value([1]).run()
     assert "These results are for the previous settings" in texts(app.info)
