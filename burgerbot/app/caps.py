@@ -44,6 +44,11 @@ class Caps:
     max_sync_sweep_env_steps: int = 3_000_000
     """The same for Sync and Async backends, which step 50-100x slower than native."""
 
+    max_sweep_step_calls: int = 2_000_000
+    """step() calls one sweep (goal scaling, timing) may make in total, across envs, seeds and
+    backends: a call costs about the same time whatever NUM_ENVS is, so a sweep of one env
+    and millions of steps is minutes of a core although its env-steps fit their cap."""
+
     max_timing_steps: int = 100_000
     """step() calls per run in one Sync vs Async timing sweep."""
 

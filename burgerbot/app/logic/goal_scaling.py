@@ -142,6 +142,11 @@ class ScalingSettings:
         """Env-steps of the whole sweep, over every NUM_ENVS and seed."""
         return sum(self.env_steps_for(n) for n in self.num_envs) * self.seeds
 
+    @property
+    def planned_step_calls(self) -> int:
+        """step() calls of the whole sweep, over every NUM_ENVS and seed."""
+        return sum(self.steps_for(n) for n in self.num_envs) * self.seeds
+
     def describe(self, backend: bool = True) -> str:
         """The settings in words, e.g. "NUM_ENVS 4, 8; 500 steps per env; 10 seed(s); Sync"."""
         sizes = ", ".join(str(n) for n in self.num_envs)
@@ -206,7 +211,7 @@ def check_budget(settings: ScalingSettings, caps: Caps = CAPS) -> str | None:
     planned = settings.planned_env_steps
     cap, variable = sweep_cap(settings.backend, caps)
     if planned <= cap:
-        return None
+        return _check_step_calls(settings, caps)
     name = backend_label(settings.backend)
     fixes = []
     per_seed = planned // settings.seeds
@@ -227,6 +232,38 @@ def check_budget(settings: ScalingSettings, caps: Caps = CAPS) -> str | None:
         f"This sweep would take {planned:,} env-steps, over this app's cap of {cap:,} for "
         f"{name}. To run it, {', or '.join(fixes)}. (Running the app yourself? Raise the cap "
         f"with the environment variable {variable}.)"
+    )
+
+
+def _check_step_calls(settings: ScalingSettings, caps: Caps) -> str | None:
+    """None if the sweep's step() calls fit ``caps.max_sweep_step_calls``, else what to lower.
+
+    A step() call costs about the same time whatever NUM_ENVS is, so a sweep with few envs
+    and very many steps can fit the env-step cap and still keep a core busy for minutes.
+    """
+    calls, cap = settings.planned_step_calls, caps.max_sweep_step_calls
+    if calls <= cap:
+        return None
+    fixes = []
+    per_seed = calls // settings.seeds
+    if per_seed <= cap:
+        fixes.append(f"use at most {cap // per_seed} seed(s)")
+    runs = len(settings.num_envs) * settings.seeds
+    if settings.budget == "per_env" and cap // runs >= 1:
+        fixes.append(f"lower the steps per env to {cap // runs:,} or fewer")
+    if settings.budget == "total":
+        # A run makes total // N calls (at most total / N): the smallest NUM_ENVS make the most.
+        per_run = int(cap / (settings.seeds * sum(1 / n for n in settings.num_envs)))
+        if per_run >= max(settings.num_envs):
+            fixes.append(f"lower the env-steps per run to {per_run:,} or fewer")
+        if len(settings.num_envs) > 1:
+            fixes.append("drop the smallest NUM_ENVS values")
+    elif len(settings.num_envs) > 1:
+        fixes.append("compare fewer NUM_ENVS values")
+    return (
+        f"This sweep would make {calls:,} step() calls, over this app's limit of {cap:,} per "
+        "sweep: a call takes about as long with one env as with a few hundred, so long runs "
+        f"of few envs are slow too. To run it, {', or '.join(fixes)}."
     )
 
 
@@ -551,7 +588,7 @@ def try_this(
         budget="per_env",
     )
     cap, _ = sweep_cap("native", caps)
-    fit = cap // trial.planned_env_steps
+    fit = min(cap // trial.planned_env_steps, caps.max_sweep_step_calls // trial.planned_step_calls)
     if fit < 1:
         return None
     return replace(trial, seeds=int(min(fit, max_seeds, caps.max_seeds)))

@@ -169,6 +169,15 @@ def check_budget(settings: TimingSettings, caps: Caps = CAPS) -> str | None:
             f"cap of {caps.max_sweep_env_steps:,} (BURGERBOT_MAX_SWEEP_ENV_STEPS)"
         )
         steps_fit.append(caps.max_sweep_env_steps // native_envs)
+    # A step() call costs about the same whatever NUM_ENVS is (Async's pipe round trips
+    # more): many runs of many calls keep a core busy although their env-steps fit.
+    runs_count = sum(len(sizes) for sizes in runs.values())
+    if runs_count * settings.steps > caps.max_sweep_step_calls:
+        problems.append(
+            f"its {runs_count} runs would make {runs_count * settings.steps:,} step() calls, "
+            f"over this app's limit of {caps.max_sweep_step_calls:,} per sweep"
+        )
+        steps_fit.append(caps.max_sweep_step_calls // runs_count)
     work = slow_envs * settings.steps * settings.work_seconds
     if work > caps.max_timing_work_seconds:
         problems.append(
