@@ -64,6 +64,7 @@ from burgerbot.app.scripts.autoreset import (
     infos_check_script,
     snippet_for,
 )
+from burgerbot.app.slots import HEAVY_RUNS, ServerBusy
 from burgerbot.checks import MAX_SEED
 
 PAGE = "autoreset"
@@ -122,18 +123,20 @@ _WHERE = {
 def shared_results() -> ResultCache:
     """Finished runs and what the page derives from them, shared by every session.
 
-    A few entries only: a run can hold 128,000 rows (about 15 MB).
+    A few entries, and a few megabytes: a run can hold 128,000 rows (about 15 MB).
     """
-    return ResultCache(max_entries=10)
+    return ResultCache(max_entries=10, max_bytes=CAPS.max_page_cache_mb * 2**20)
 
 
-def computed(key: Hashable, label: str, compute: Callable[[Any], Any]) -> Any:
+def computed(key: Hashable, label: str, compute: Callable[[Any], Any], env_steps: int = 0) -> Any:
     """A cached result; the first time, computed under a progress bar. Errors stop the page.
 
     Args:
         key: What the result depends on.
         label: The progress bar's text (and the error's, if it fails).
         compute: Makes the result, given a progress callback (None when it is cached).
+        env_steps: The env-steps computing it takes: a heavy run waits for a server-wide
+            slot, and with none free the page says how long to wait and stops.
     """
     cache = shared_results()
     if key in cache:
@@ -143,8 +146,17 @@ def computed(key: Hashable, label: str, compute: Callable[[Any], Any]) -> Any:
     def progress(fraction: float, message: str) -> None:
         bar.progress(fraction, text=f"{label}: {message}")
 
+    def heavy_compute() -> Any:
+        with HEAVY_RUNS.hold(env_steps=env_steps):
+            return compute(progress)
+
     try:
-        return cache.get_or_compute(key, lambda: compute(progress))
+        return cache.get_or_compute(key, heavy_compute)
+    except ServerBusy as busy:
+        bar.empty()
+        st.warning(str(busy), icon="⏳")
+        st.button("Try again", key=f"{PAGE}_busy_retry")
+        st.stop()
     except Exception as exc:  # a failed run must not take the page down
         st.error(f"{label} failed: {exc}")
         st.stop()
@@ -179,6 +191,7 @@ def page_run(run_settings: AutoresetSettings) -> pd.DataFrame:
         run_key(run_settings, run_settings.backend),
         f"Running {size} on {run_settings.backend}",
         lambda progress: run_page_rollout(run_settings, progress=progress),
+        env_steps=run_settings.num_envs * run_settings.steps,
     )
 
 
@@ -259,6 +272,7 @@ backends_agree = computed(
     ("agree", *run_key(settings, settings.backend)),
     f"Checking the same run on {other_backend}",
     lambda progress: run.equals(run_page_rollout(settings, other_backend, progress)),
+    env_steps=settings.num_envs * settings.steps,
 )
 events = computed(
     ("events", *run_key(settings, settings.backend)),
@@ -639,6 +653,7 @@ def counting_section(frame: ui.PageFrame, high: Mapping[str, int]) -> None:
         lambda progress: count_finished_by_mode(
             settings.backend, settings.count_envs, settings.count_steps, settings.seed, progress
         ),
+        env_steps=len(MODES) * settings.count_envs * settings.count_steps,  # a run per mode
     )
     counting_results(counts, settings.count_steps)
     ui.sync_query_params(frame.page, frame.specs)

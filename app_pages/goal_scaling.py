@@ -52,6 +52,7 @@ from burgerbot.app.logic.goal_scaling import (
 from burgerbot.app.progress import ThrottledProgress
 from burgerbot.app.scripts.goal_scaling import exercise_answer_script, snippet_for
 from burgerbot.app.settings import powers_of_two
+from burgerbot.app.slots import HEAVY_RUNS, ServerBusy
 from burgerbot.random_agent import long_run_goal_rate
 
 PAGE = "goal_scaling"
@@ -81,7 +82,9 @@ def cached_sweep(settings: ScalingSettings) -> SweepResult:
         bar.progress(fraction, text=f"{name} sweep: {message} ({fraction:.0%})")
 
     try:
-        return run_sweep(settings, ThrottledProgress(report))
+        # A big sweep takes a server-wide slot; with none free, ServerBusy says the wait.
+        with HEAVY_RUNS.hold(settings.planned_env_steps, settings.planned_step_calls):
+            return run_sweep(settings, ThrottledProgress(report))
     finally:
         bar.empty()
 
@@ -499,6 +502,8 @@ results: dict[str, SweepResult] = st.session_state.setdefault(RESULTS, {})
 if st.button("Run sweep", key=f"{PAGE}_run", type="primary", disabled=refusal is not None):
     try:
         result = cached_sweep(settings)
+    except ServerBusy as busy:
+        st.warning(str(busy), icon="⏳")
     except Exception as error:  # show it; the page keeps working
         st.error(f"The sweep failed: {type(error).__name__}: {error}")
     else:
@@ -534,6 +539,8 @@ with st.expander("Sync and native count the same goals", icon="🟰"):
             try:
                 sync_result = cached_sweep(replace(small, backend="sync"))
                 native_result = cached_sweep(replace(small, backend="native"))
+            except ServerBusy as busy:
+                st.warning(str(busy), icon="⏳")
             except Exception as error:
                 st.error(f"The check failed: {type(error).__name__}: {error}")
             else:

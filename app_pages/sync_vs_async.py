@@ -34,6 +34,7 @@ from burgerbot.app.logic.sync_vs_async import (
     speed_verdict,
     speedup_chart,
     speedups,
+    sweep_size,
     takeaways,
     throughput_chart,
     timing_table,
@@ -42,7 +43,7 @@ from burgerbot.app.logic.sync_vs_async import (
 from burgerbot.app.progress import ThrottledProgress
 from burgerbot.app.scripts.sync_vs_async import EXERCISE_ANSWER, snippet_for
 from burgerbot.app.settings import powers_of_two
-from burgerbot.app.slots import WORKER_BUDGET, BudgetExceeded
+from burgerbot.app.slots import HEAVY_RUNS, WORKER_BUDGET, BudgetExceeded
 from burgerbot.wrappers import WORK_KINDS
 
 PAGE = "sync_vs_async"
@@ -64,7 +65,10 @@ def cached_timing(
         bar.progress(fraction, text=f"Timing {message} ({fraction:.0%})")
 
     def compute() -> tuple[pd.DataFrame, Bookkeeping | None]:
-        frame = run_timing(settings, ThrottledProgress(report), budget=WORKER_BUDGET)
+        # A big sweep takes a server-wide slot; with none free, ServerBusy (a BudgetExceeded,
+        # shown as a warning by `run`) says the wait.
+        with HEAVY_RUNS.hold(*sweep_size(settings)):
+            frame = run_timing(settings, ThrottledProgress(report), budget=WORKER_BUDGET)
         if not with_plain_loop:
             return frame, None
         report(1.0, "a plain BurgerBotEnv.step loop beside Sync")

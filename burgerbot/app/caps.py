@@ -49,6 +49,19 @@ class Caps:
     backends: a call costs about the same time whatever NUM_ENVS is, so a sweep of one env
     and millions of steps is minutes of a core although its env-steps fit their cap."""
 
+    heavy_run_env_steps: int = 50_000
+    """A run of at least this many env-steps or step() calls is heavy: it takes one of the
+    server's heavy-run slots while it computes (an Auto-reset run of 64 envs x 2,000 steps,
+    128,000 env-steps, holds tens of MB until its page is drawn)."""
+
+    max_heavy_runs: int = 2
+    """Heavy runs computing at once across all sessions of one server; past them a visitor is
+    told how long to wait, instead of every run slowing down and memory running out."""
+
+    max_page_cache_mb: int = 48
+    """Megabytes of finished runs a page keeps for every session (Auto-reset's rollouts and
+    what it draws from them); the least recently used go first."""
+
     max_timing_steps: int = 100_000
     """step() calls per run in one Sync vs Async timing sweep."""
 

@@ -4,22 +4,29 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
 import logging
+import math
+import statistics
 import threading
 import time
 import weakref
+from collections import deque
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv, VectorEnv
 from gymnasium.vector.async_vector_env import AsyncState
 
-from burgerbot.app.caps import CAPS
+from burgerbot.app.caps import CAPS, Caps
 
 __all__ = [
+    "HEAVY_RUNS",
     "WORKER_BUDGET",
     "BudgetExceeded",
     "EnvSlot",
+    "HeavyRuns",
+    "ServerBusy",
     "WorkerBudget",
     "close_abandoned_slots",
     "close_broken_slots",
@@ -35,7 +42,15 @@ _LOG = logging.getLogger(__name__)
 
 
 class BudgetExceeded(RuntimeError):
-    """Raised when starting more Async workers would pass the server-wide cap."""
+    """Raised when a server-wide budget is full: Async workers, or heavy runs (`ServerBusy`)."""
+
+
+class ServerBusy(BudgetExceeded):
+    """Raised when every heavy-run slot is taken; ``wait_seconds`` is the likely wait."""
+
+    def __init__(self, message: str, wait_seconds: int) -> None:
+        super().__init__(message)
+        self.wait_seconds = wait_seconds
 
 
 class WorkerHold:
@@ -107,6 +122,93 @@ class WorkerBudget:
 
 
 WORKER_BUDGET = WorkerBudget(CAPS.max_live_async_workers)
+
+
+class HeavyRuns:
+    """A server-wide, non-blocking semaphore for heavy runs (memory and CPU), across sessions.
+
+    A run whose size passes ``caps.heavy_run_env_steps`` (env-steps or step() calls) takes a
+    slot while it computes; with all ``caps.max_heavy_runs`` taken, `hold` raises
+    `ServerBusy` at once, its message giving the likely wait (from how long recent heavy
+    runs took), rather than letting every run slow down while memory runs out. Smaller runs
+    pass through untouched.
+
+    Example:
+        >>> runs = HeavyRuns(Caps(max_heavy_runs=1, heavy_run_env_steps=100))
+        >>> with runs.hold(env_steps=100):
+        ...     with runs.hold(env_steps=99):  # small: no slot needed
+        ...         runs.in_use
+        1
+    """
+
+    DEFAULT_SECONDS = 20.0
+    """The wait assumed for a heavy run before any has finished on this server."""
+
+    def __init__(self, caps: Caps = CAPS, clock: Callable[[], float] = time.monotonic) -> None:
+        self.caps = caps
+        self._clock = clock
+        self._started: dict[int, float] = {}  # ticket -> when its run started
+        self._durations: deque[float] = deque(maxlen=20)
+        self._tickets = itertools.count()
+        self._lock = threading.Lock()
+
+    @property
+    def in_use(self) -> int:
+        with self._lock:
+            return len(self._started)
+
+    def is_heavy(self, env_steps: int = 0, step_calls: int = 0) -> bool:
+        """Whether a run of this size needs a slot."""
+        return max(env_steps, step_calls) >= self.caps.heavy_run_env_steps
+
+    def wait_seconds(self) -> int:
+        """About how long until a slot frees: a typical heavy run's time less the longest
+        running one's, at least 1 s (whole seconds, rounded up to 5 s past 10)."""
+        with self._lock:
+            return self._wait_seconds(self._clock())
+
+    def _wait_seconds(self, now: float) -> int:
+        typical = statistics.median(self._durations) if self._durations else self.DEFAULT_SECONDS
+        oldest = min(self._started.values(), default=now)
+        wait = max(1.0, typical - (now - oldest))
+        return math.ceil(wait) if wait <= 10 else 5 * math.ceil(wait / 5)
+
+    @contextlib.contextmanager
+    def hold(self, env_steps: int = 0, step_calls: int = 0) -> Iterator[None]:
+        """Hold a slot around a run of this size (nothing for a small run).
+
+        Raises:
+            ServerBusy: every slot is taken (nothing was started).
+        """
+        if not self.is_heavy(env_steps, step_calls):
+            yield
+            return
+        with self._lock:
+            now = self._clock()
+            if len(self._started) >= self.caps.max_heavy_runs:
+                wait = self._wait_seconds(now)
+                raise ServerBusy(self._busy_message(wait), wait)
+            ticket = next(self._tickets)
+            self._started[ticket] = now
+        try:
+            yield
+        finally:
+            with self._lock:
+                started = self._started.pop(ticket)
+                self._durations.append(self._clock() - started)
+
+    def _busy_message(self, wait: int) -> str:
+        limit = self.caps.max_heavy_runs
+        runs = "big run is" if limit == 1 else f"{limit} big runs are"
+        return (
+            f"This server is busy: {runs} already going for other visitors, as many as it "
+            f"makes at once to stay within its memory. A slot should free in about {wait} s: "
+            f"try again then, or pick a smaller run (under {self.caps.heavy_run_env_steps:,} "
+            "env-steps and step() calls runs at once)."
+        )
+
+
+HEAVY_RUNS = HeavyRuns()
 
 
 CLOSE_GRACE_SECONDS = 2.0

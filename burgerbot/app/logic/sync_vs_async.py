@@ -62,6 +62,7 @@ __all__ = [
     "speedup_chart",
     "speedups",
     "step_rates",
+    "sweep_size",
     "takeaways",
     "throughput_chart",
     "timing_table",
@@ -148,6 +149,18 @@ def plan(settings: TimingSettings, caps: Caps = CAPS) -> tuple[dict[str, tuple[i
     else:
         runs = {"sync": settings.num_envs, "async": async_sizes, "native": settings.num_envs}
     return {backend: sizes for backend, sizes in runs.items() if sizes}, notes
+
+
+def sweep_size(settings: TimingSettings, caps: Caps = CAPS) -> tuple[int, int]:
+    """The env-steps and the step() calls of the whole sweep, over every backend and NUM_ENVS.
+
+    Example:
+        >>> sweep_size(TimingSettings((1, 4, 64), steps=10))  # Async runs 1 and 4 only
+        (1430, 80)
+    """
+    runs, _ = plan(settings, caps)
+    env_steps = sum(sum(sizes) for sizes in runs.values()) * settings.steps
+    return env_steps, sum(len(sizes) for sizes in runs.values()) * settings.steps
 
 
 def check_budget(settings: TimingSettings, caps: Caps = CAPS) -> str | None:
