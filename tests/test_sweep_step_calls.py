@@ -64,13 +64,13 @@ def test_goal_scaling_step_call_fixes_are_exact(budget):
 
 def test_try_this_fits_the_step_call_cap():
     settings = ScalingSettings(goal_scaling.DEFAULT_NUM_ENVS)
-    roomy = try_this(settings, rate=2.7e-5)
+    roomy = try_this(settings)
     calls_per_seed = roomy.planned_step_calls // roomy.seeds
     tight = Caps(max_sweep_step_calls=2 * calls_per_seed)
-    suggestion = try_this(settings, 2.7e-5, tight)
+    suggestion = try_this(settings, tight)
     assert suggestion.seeds == 2
     assert goal_scaling.check_budget(suggestion, tight) is None
-    assert try_this(settings, 2.7e-5, Caps(max_sweep_step_calls=calls_per_seed - 1)) is None
+    assert try_this(settings, Caps(max_sweep_step_calls=calls_per_seed - 1)) is None
 
 
 def test_timing_sweep_counts_every_run_of_every_backend():
