@@ -254,11 +254,10 @@ def test_a_quick_run_reports_every_figure_and_leaves_nothing_behind():
         assert entry["ratio_p50"] > 0 and entry["ratio_p95"] > 0
         assert entry["cpu_ms_per_click"] >= 0
     assert clicks["trivial"]["ratio_p50"] == 1.0
-    # A Streamlit button's click runs the script once (Batch shapes: its fragment); the
-    # Auto-reset stepper answers in the page and runs nothing.
+    # A Streamlit button's click runs the script once; both pages' stepper answers in the page
+    # from the calls it holds (a quick run's few clicks stay within the first stretch).
     assert clicks["trivial"]["runs_per_click"] == 1.0
-    assert clicks["batch_shapes"]["runs_per_click"] >= 1.0
-    assert clicks["batch_shapes"]["cpu_ms_per_click"] > 0
+    assert clicks["batch_shapes"]["runs_per_click"] == 0.0
     assert clicks["autoreset"]["runs_per_click"] == 0.0
 
     switch = result["warm_switch"]
