@@ -35,6 +35,7 @@ __all__ = [
     "check",
     "exercise",
     "fragment_block",
+    "is_revealed",
     "prediction",
     "revealed",
     "score",
@@ -75,9 +76,9 @@ def prediction(
         choice_key = f"{pid}_choice"
         if choice_key not in st.session_state and locked is not None:
             st.session_state[choice_key] = locked.choice
-        left, right = st.columns([4, 1], vertical_alignment="bottom")
-        left.radio("Your prediction", list(options), index=None, key=choice_key, horizontal=True)
-        right.button(
+        # The button on a row of its own: beside the radio, in a narrow column, its label was cut.
+        st.radio("Your prediction", list(options), index=None, key=choice_key, horizontal=True)
+        st.button(
             "Lock in" if locked is None else "Change it",
             key=f"{pid}_lock",
             on_click=_lock,
@@ -111,6 +112,11 @@ def check(pid: str, truth: str, explanation: str) -> bool | None:
     return False
 
 
+def is_revealed(pid: str) -> bool:
+    """Whether the learner has locked in an answer to ``pid`` or skipped it (draws nothing)."""
+    return pid in _predictions() or bool(st.session_state.get(f"{pid}_skipped"))
+
+
 def revealed(pid: str) -> bool:
     """Whether the page may show what answers ``pid``: locked in, or the learner skipped it.
 
@@ -118,10 +124,10 @@ def revealed(pid: str) -> bool:
     and returns False: the page keeps its results, verdicts and takeaways off the screen.
     """
     skipped = f"{pid}_skipped"
-    if pid in _predictions() or st.session_state.get(skipped):
+    if is_revealed(pid):
         return True
     st.button(
-        "Skip the prediction and show the results",
+        "Skip, show me",
         key=f"{pid}_skip",
         on_click=st.session_state.__setitem__,
         args=(skipped, True),
@@ -135,9 +141,16 @@ def score(container=None) -> None:
     (container or st.sidebar).caption("🔮 " + tally(_predictions()).line())
 
 
-def takeaways(bullets: Sequence[str]) -> None:
-    """The page's "Key takeaways": 3-5 short bullets a learner could copy onto a card."""
+def takeaways(bullets: Sequence[str], after: str | None = None) -> None:
+    """The page's "Key takeaways": 3-5 short bullets a learner could copy onto a card.
+
+    ``after`` names the page's prediction: until it is locked in or skipped the bullets stay
+    hidden (they state the results).
+    """
     st.subheader("Key takeaways", anchor="key-takeaways")
+    if after is not None and not is_revealed(after):
+        st.caption("🔮 They appear once you answer the prediction above, or skip it.")
+        return
     with st.container(border=True):
         st.markdown("\n".join(f"- {b}" for b in bullets))
 

@@ -301,10 +301,11 @@ class PageFrame:
                 st.session_state[self.key[key]] = value
         return resolved
 
-    def takeaways(self, bullets: Sequence[str]) -> None:
-        """End the page: its "Key takeaways", and the sidebar's prediction score brought up to
-        date with the checks this run made."""
-        learning.takeaways(bullets)
+    def takeaways(self, bullets: Sequence[str], after: str | None = None) -> None:
+        """End the page: its "Key takeaways" (hidden until prediction ``after`` is answered
+        or skipped), and the sidebar's prediction score brought up to date with the checks
+        this run made."""
+        learning.takeaways(bullets, after)
         learning.score(self._score)
 
     def settings_done(self, extra_notes: Sequence[str] = ()) -> None:
