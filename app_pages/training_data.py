@@ -108,14 +108,12 @@ def buffer_tab(run: TrainingRun) -> None:
         f"{term_link('transition')}: observation, action, reward, next observation. The "
         f"{term_link('mask')} says which cells are."
     )
-    left, right = st.columns([3, 2])
-    with left:
-        st.markdown("**The buffer** (what `step()` returned)")
-        st.dataframe(_grid(*buffer_grid(run)), width="stretch")
-    with right:
-        st.markdown("**The mask** (`mask[t, i]`: keep this row?)")
-        st.dataframe(_grid(*mask_grid(run)), width="stretch")
+    # One above the other: side by side, the buffer's column was too narrow for its cells.
+    st.markdown("**The buffer** (what `step()` returned)")
+    st.dataframe(_grid(*buffer_grid(run)), width="stretch")
     _legend(mode)
+    st.markdown("**The mask** (`mask[t, i]`: keep this row?)")
+    st.dataframe(_grid(*mask_grid(run)), width="stretch")
     truth = rows_answer(run)
     if truth is None:
         st.error("The rows that fail the world's rules fit none of the options: please report.")
@@ -257,6 +255,7 @@ frame = ui.PageFrame(
     SPECS,
     title="🧺 From batches to training data",
     intro=(
+        "This page assumes you have done the Auto-reset page (NEXT_STEP and SAME_STEP). "
         "You will learn which rows of a (steps × envs) buffer from a vector env are real "
         "transitions and how a mask drops the others, what a missing mask does to TD targets, "
         "when to bootstrap at an episode's end, and how sub-environments are seeded."
@@ -312,15 +311,17 @@ st.caption(
 seeding = cached_seeding(settings.seed)
 learning.prediction(ROWS_PID, rows_question(settings.mode), ROWS_OPTIONS)
 
-# Only the open tab is drawn (its tables and charts cost the browser on every visit).
-ui.lazy_tabs(
-    PAGE,
-    [
-        ("Buffer & mask", lambda: buffer_tab(run)),
-        ("TD targets", lambda: targets_tab(run)),
-        ("Termination vs truncation", lambda: endings_tab(run)),
-        ("Seeding", lambda: seeding_tab(settings.seed, seeding)),
-    ],
-)
+# The buffer answers the prediction: it appears once the learner locks in or skips. Only the
+# open tab is drawn (its tables and charts cost the browser on every visit).
+if learning.revealed(ROWS_PID):
+    ui.lazy_tabs(
+        PAGE,
+        [
+            ("Buffer & mask", lambda: buffer_tab(run)),
+            ("TD targets", lambda: targets_tab(run)),
+            ("Termination vs truncation", lambda: endings_tab(run)),
+            ("Seeding", lambda: seeding_tab(settings.seed, seeding)),
+        ],
+    )
 
-frame.takeaways(takeaways(run, seeding))
+frame.takeaways(takeaways(run, seeding), after=ROWS_PID)

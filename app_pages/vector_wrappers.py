@@ -104,6 +104,8 @@ frame = ui.PageFrame(
     SPECS,
     title="Wrapping a vector env",
     intro=(
+        "This page assumes you have done the Auto-reset page (NEXT_STEP, SAME_STEP and "
+        "DISABLED). "
         f"You will learn where a wrapper goes (inside the factory or around the "
         f"{term_link('vector-env')}), how to log each finished episode's return exactly once "
         f"in every {term_link('autoreset')} mode, which of gymnasium's "

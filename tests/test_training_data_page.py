@@ -34,8 +34,22 @@ LABELS = ["Buffer & mask", "TD targets", "Termination vs truncation", "Seeding"]
 DEFAULTS = {"mode": "NEXT_STEP", "n": 3, "steps": 10, "max_steps": 5, "seed": 0}
 
 
-def open_page(query: dict[str, str] | None = None) -> AppTest:
-    return open_app_page(PAGE_FILE, query, timeout=300)
+def open_page(query: dict[str, str] | None = None, skip: bool = True) -> AppTest:
+    """The page; with ``skip`` the learner has skipped the prediction (the results show)."""
+    app = open_app_page(PAGE_FILE, query, timeout=300)
+    return app.button(key=f"{PID}_skip").click().run() if skip else app
+
+
+def test_nothing_gives_the_rows_answer_away_before_lock_in_or_skip():
+    app = open_page(skip=False)
+    assert not app.exception
+    assert [tab.label for tab in app.tabs] == []
+    shown = " ".join(m.value for m in [*app.markdown, *app.caption])
+    assert "not a transition" not in shown and not app.dataframe
+    assert "Key takeaways" in [h.value for h in app.subheader]
+    predict(app, ROWS_OPTIONS[1])
+    assert [tab.label for tab in app.tabs][:4] == LABELS
+    assert prediction_checks(app)
 
 
 def truth_from_the_library(mode: str, n: int, steps: int, max_steps: int, seed: int) -> str:

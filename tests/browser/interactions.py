@@ -233,9 +233,13 @@ def vector_wrappers(view: AppView) -> float:
 
 
 def training_data(view: AppView) -> float:
-    """Switch the buffer to SAME_STEP: the takeaways stop asking to mask reset rows out."""
-    assert "In NEXT_STEP mode the" in view.main_text()
-    seconds = view.choose("training_data_mode", "SAME_STEP")
+    """Skip the prediction: the buffer and takeaways appear. Switch the buffer to SAME_STEP:
+    the takeaways stop asking to mask reset rows out."""
+    assert "In NEXT_STEP mode the" not in view.main_text()
+    seconds = view.click(
+        "training_data_rows_skip", until=lambda: "In NEXT_STEP mode the" in view.main_text()
+    )
+    seconds += view.choose("training_data_mode", "SAME_STEP")
     assert "SAME_STEP" in str(view.query()), view.page.url
     text = view.main_text()
     assert "In SAME_STEP mode every row is a transition" in text
