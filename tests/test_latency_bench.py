@@ -21,9 +21,9 @@ from tools.browser_runs import RUN_TRACKER_JS, missing_browser
 from tools.latency import browser as latency_browser
 from tools.latency.__main__ import parse_args
 from tools.latency.bench import STEP_PATTERN, app_pages, step_text
-from tools.latency.processes import cpu_seconds
 from tools.latency.stats import format_table, percentile, ratio, summarize
 from tools.latency.trivial_app import counter_text
+from tools.streamlit_server import cpu_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMAND = [sys.executable, "-m", "tools.latency"]

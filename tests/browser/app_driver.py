@@ -9,47 +9,32 @@ from __future__ import annotations
 import ast
 import json
 import os
-import re
-import signal
-import subprocess
-import sys
-import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
-from urllib.parse import urlencode
+from typing import Any
 
 # Shared with the latency benchmark: Chromium, its flags and the in-page run counter
 # (tools/browser_runs.py), and the process helpers. Both are development tools, in folders at
 # the project's root; the app and the library import neither.
 from tools.browser_runs import RUNS_FINISHED_JS, SETTLED_JS, missing_browser
 from tools.browser_runs import new_context as _tracked_context
-from tools.latency.processes import free_port, wait_until
+
+# The one `streamlit run` launcher (tools/streamlit_server.py); the tests import it from here.
+from tools.streamlit_server import TEST_SERVER_OPTIONS as TEST_SERVER_OPTIONS
+from tools.streamlit_server import RssSampler as RssSampler
+from tools.streamlit_server import StreamlitServer as StreamlitServer
+from tools.streamlit_server import http_get as http_get
+from tools.streamlit_server import wait_until as wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 
 # Generous deadlines: the machine may be shared and slow. They bound a hang, they are not
 # performance thresholds.
-SERVER_START_TIMEOUT_S = 120.0
 RUN_TIMEOUT_S = 180.0
-
-# Options every test server gets on top of `.streamlit/config.toml`. No file watcher: the
-# tests must not depend on (or react to) edits made while they run. A short disconnected-
-# session TTL lets the memory test see a closed tab's session actually dropped.
-TEST_SERVER_OPTIONS = {
-    "server.headless": "true",
-    "server.address": "127.0.0.1",
-    "server.fileWatcherType": "none",
-    "server.disconnectedSessionTTL": "3",
-    "browser.gatherUsageStats": "false",
-}
-
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -105,298 +90,6 @@ def planned_pages(root: Path = ROOT) -> list[AppPage]:
     raise LookupError("streamlit_app.py defines no PAGES list")
 
 
-# --- Processes -------------------------------------------------------------------------------
-
-
-def _proc_stat(pid: int) -> tuple[int, str] | None:
-    """(parent pid, state) of a process, or None if it is gone."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError, PermissionError):
-        return None
-    # The command name is in parentheses and may itself contain spaces or parentheses.
-    fields = text[text.rindex(")") + 2 :].split()
-    return int(fields[1]), fields[0]
-
-
-def descendants(pid: int) -> list[int]:
-    """Every living (non-zombie) process below ``pid``, found through /proc/*/stat."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        stat = _proc_stat(int(entry))
-        if stat is not None and stat[1] != "Z":
-            children.setdefault(stat[0], []).append(int(entry))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def cmdline(pid: int) -> str:
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except (FileNotFoundError, ProcessLookupError, PermissionError):
-        return ""
-    return raw.replace(b"\0", b" ").decode(errors="replace").strip()
-
-
-def rss_bytes(pid: int) -> int:
-    """Resident memory of one process (VmRSS), 0 if it is gone."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except (FileNotFoundError, ProcessLookupError, PermissionError):
-        return 0
-    match = re.search(r"^VmRSS:\s+(\d+) kB", status, flags=re.M)
-    return int(match.group(1)) * 1024 if match else 0
-
-
-def pss_bytes(pid: int) -> int:
-    """Proportional set size of one process: shared pages count once across processes.
-
-    Summing RSS over a server and its workers counts shared pages once per process; a
-    worker just forked (before its exec) even shows the server's whole RSS. PSS does not.
-    """
-    try:
-        rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
-    except (FileNotFoundError, ProcessLookupError, PermissionError):
-        return rss_bytes(pid)
-    match = re.search(r"^Pss:\s+(\d+) kB", rollup, flags=re.M)
-    return int(match.group(1)) * 1024 if match else rss_bytes(pid)
-
-
-def http_get(url: str, timeout: float = 10.0) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
-            return response.status, response.read().decode(errors="replace")
-    except urllib.error.HTTPError as error:
-        return error.code, error.read().decode(errors="replace")
-
-
-@dataclass
-class StreamlitServer:
-    """A `streamlit run` process in its own process group, its output captured to a file.
-
-    Example:
-        >>> server = StreamlitServer.start(log_path=ARTIFACTS / "server.log")  # doctest: +SKIP
-        >>> server.url("batch_shapes", {"n": 4})  # doctest: +SKIP
-        'http://127.0.0.1:41234/batch_shapes?n=4'
-        >>> server.stop()  # doctest: +SKIP
-    """
-
-    process: subprocess.Popen
-    port: int
-    log_path: Path
-    started_at: float
-    healthy_after_s: float = 0.0
-    _log: IO[bytes] | None = field(default=None, repr=False)
-
-    @classmethod
-    def start(
-        cls,
-        log_path: Path,
-        python: str | Path = sys.executable,
-        cwd: Path = ROOT,
-        extra_env: Mapping[str, str] | None = None,
-        options: Mapping[str, str] | None = None,
-        test_options: bool = True,
-    ) -> StreamlitServer:
-        """Start ``streamlit run streamlit_app.py`` in ``cwd`` and wait until it is healthy.
-
-        ``test_options=False`` runs it with the app's own `.streamlit/config.toml` only
-        (plus a free port on localhost), as a host would.
-        """
-        port = free_port()
-        base = (
-            TEST_SERVER_OPTIONS
-            if test_options
-            else {key: TEST_SERVER_OPTIONS[key] for key in ("server.address", "server.headless")}
-        )
-        opts = {**base, "server.port": str(port), **(options or {})}
-        command = [str(python), "-m", "streamlit", "run", "streamlit_app.py"]
-        for name, value in opts.items():
-            command += [f"--{name}", value]
-        # No .pyc files in the app's folder: the server writes nothing there.
-        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **(extra_env or {})}
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        log = log_path.open("wb")
-        log.write(("$ " + " ".join(command) + "\n").encode())
-        log.flush()
-        started = time.monotonic()
-        process = subprocess.Popen(
-            command,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: stop() kills workers too
-        )
-        server = cls(process, port, log_path, started, _log=log)
-        try:
-            server.wait_healthy()
-        except BaseException:
-            server.stop()
-            raise
-        server.healthy_after_s = time.monotonic() - started
-        return server
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def url(self, path: str = "", query: Mapping[str, Any] | Sequence[tuple] | str = "") -> str:
-        query_string = query if isinstance(query, str) else urlencode(query, doseq=True)
-        return f"{self.base_url}/{path}" + (f"?{query_string}" if query_string else "")
-
-    def is_healthy(self) -> bool:
-        try:
-            status, body = http_get(f"{self.base_url}/_stcore/health", timeout=2)
-        except OSError:
-            return False
-        return status == 200 and body.strip() == "ok"
-
-    def wait_healthy(self, timeout: float = SERVER_START_TIMEOUT_S) -> None:
-        def ready() -> bool:
-            if self.process.poll() is not None:
-                raise RuntimeError(
-                    f"streamlit exited with code {self.process.returncode}:\n{self.log_tail()}"
-                )
-            return self.is_healthy()
-
-        wait_until(ready, timeout, f"{self.base_url}/_stcore/health")
-
-    def metrics(self) -> dict[str, float]:
-        """Streamlit's own counters (`/_stcore/metrics`), e.g. ``active_sessions``."""
-        _, body = http_get(f"{self.base_url}/_stcore/metrics")
-        values = {}
-        for line in body.splitlines():
-            match = re.fullmatch(r"([a-z_]+)(\{[^}]*\})? ([0-9.eE+-]+)", line.strip())
-            if match:
-                values[match.group(1) + (match.group(2) or "")] = float(match.group(3))
-        return values
-
-    def children(self) -> list[int]:
-        """Processes the server started (e.g. Async workers), excluding idle helpers.
-
-        Python's multiprocessing ``resource_tracker`` is started once with the first
-        spawned worker and lives as long as the server by design; it is not counted.
-        """
-        return [
-            pid for pid in descendants(self.process.pid) if "resource_tracker" not in cmdline(pid)
-        ]
-
-    def rss(self, own_only: bool = False) -> int:
-        """Resident memory of the server plus every process below it, in bytes.
-
-        ``own_only``: the server process alone, without Async workers (those are bounded
-        by the app's worker budget and must be gone after a run, which other tests check).
-        """
-        pids = (
-            [self.process.pid] if own_only else [self.process.pid, *descendants(self.process.pid)]
-        )
-        return sum(rss_bytes(pid) for pid in pids)
-
-    def pss(self) -> int:
-        """Memory of the server and all its workers, shared pages counted once, in bytes."""
-        return sum(pss_bytes(pid) for pid in [self.process.pid, *descendants(self.process.pid)])
-
-    def log_tail(self, lines: int = 60) -> str:
-        if self._log is not None:
-            self._log.flush()
-        text = self.log_path.read_text(errors="replace")
-        return "\n".join(text.splitlines()[-lines:])
-
-    def stop(self, timeout: float = 30.0) -> list[str]:
-        """Stop the server like a host does (SIGTERM), then kill whatever it left behind.
-
-        Returns the processes (pid and command line) still alive in its group a few
-        seconds after it exited.
-        """
-        with suppress(ProcessLookupError):
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=timeout)
-        # Helpers (e.g. multiprocessing's resource tracker) exit once the server's end of
-        # their pipe closes; give them a moment, then name whatever is still there.
-        with suppress(TimeoutError):
-            wait_until(lambda: not _group_members(self.process.pid), 10, "helpers to exit")
-        leftovers = [f"{pid} {cmdline(pid)}" for pid in _group_members(self.process.pid)]
-        # Workers that outlived the server are still in its process group.
-        with suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        if self._log is not None:
-            self._log.close()
-            self._log = None
-        return leftovers
-
-
-def _group_members(pgid: int) -> list[int]:
-    """Living processes of a process group."""
-    members = []
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        with suppress(OSError):
-            stat = _proc_stat(int(entry))
-            if stat is not None and stat[1] != "Z" and os.getpgid(int(entry)) == pgid:
-                members.append(int(entry))
-    return members
-
-
-class RssSampler:
-    """Samples a server's RSS (with its workers) in a background thread, e.g. for peaks.
-
-    Example:
-        >>> with RssSampler(server) as sampler:  # doctest: +SKIP
-        ...     do_things()
-        >>> sampler.peak  # doctest: +SKIP
-    """
-
-    def __init__(
-        self, server: StreamlitServer, interval: float = 0.2, own_only: bool = False
-    ) -> None:
-        self.server = server
-        self.interval = interval
-        self.own_only = own_only
-        self.samples: list[tuple[float, int]] = []  # (monotonic time, bytes)
-        self.total_pss: list[int] = []  # server and workers together, shared pages once
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while True:
-            self.samples.append((time.monotonic(), self.server.rss(self.own_only)))
-            self.total_pss.append(self.server.pss())
-            if self._stop.wait(self.interval):
-                return
-
-    def __enter__(self) -> RssSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    @property
-    def peak(self) -> int:
-        return max((value for _, value in self.samples), default=self.server.rss(self.own_only))
-
-    @property
-    def peak_total_pss(self) -> int:
-        """Peak memory of the server with its workers (PSS: shared pages counted once)."""
-        return max(self.total_pss, default=self.server.pss())
-
-    def peak_between(self, start: float, end: float) -> int:
-        values = [value for at, value in self.samples if start <= at <= end]
-        return max(values, default=0)
-
-
 def repo_files(root: Path = ROOT) -> set[str]:
     """Every file below the app's folder except test output, caches and version control."""
     skip = {".git", "test-artifacts", "__pycache__", ".pytest_cache", ".ruff_cache", ".venv"}
@@ -411,6 +104,45 @@ def repo_files(root: Path = ROOT) -> set[str]:
 # --- The browser -----------------------------------------------------------------------------
 
 EXCEPTION = '[data-testid="stException"]'
+
+# Text a learner cannot read whole: an element of the main area that shows an ellipsis (its
+# text-overflow is "ellipsis", or a chart's SVG text ends in "…", as Vega cuts a legend label
+# or a title) or whose text is wider than its box while its overflow is hidden (a button,
+# a select's value, a label, a table cell). Hidden elements and scrollable boxes (code blocks
+# scroll sideways on purpose) do not count. st.dataframe draws its cells on a canvas: its
+# columns cannot be read here.
+_CUT_TEXT_JS = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  if (!main) return [];
+  const cut = [];
+  const say = (kind, el) =>
+    cut.push(kind + ': ' + (el.innerText || el.textContent || '').trim().slice(0, 80));
+  for (const el of main.querySelectorAll('*')) {
+    if (el.closest('svg') || !el.getClientRects().length) continue;
+    const text = (el.innerText || '').trim();
+    if (!text) continue;
+    const style = getComputedStyle(el);
+    const wider = el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0;
+    if (!wider) continue;
+    if (style.overflowX === 'auto' || style.overflowX === 'scroll') continue;
+    if (style.textOverflow === 'ellipsis') { say('ellipsis', el); continue; }
+    if (style.overflowX === 'hidden' && el.children.length === 0) say('cut', el);
+  }
+  // Vega cuts a label to its limit with a trailing "…" glued to the last letter; a label that
+  // ends a list on purpose ("episodes 0, 2, 4, …") has a space before it.
+  for (const t of main.querySelectorAll('svg text')) {
+    const text = (t.textContent || '').trim();
+    if (/[^\\s]…$/.test(text)) cut.push('chart text: ' + text);
+  }
+  return [...new Set(cut)];
+}"""
+# The page wider than the window: the learner would scroll sideways.
+_PAGE_OVERFLOW_JS = """() => {
+  const doc = document.documentElement;
+  const main = document.querySelector('[data-testid="stMain"]');
+  return Math.max(doc.scrollWidth - doc.clientWidth,
+                  main ? main.scrollWidth - main.clientWidth : 0);
+}"""
 _CHARTS_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
   .every((chart) => chart.querySelector('.vega-embed canvas, .vega-embed svg'))"""
 # A chart spills over when its picture reaches past the right edge of the block it sits in
@@ -525,6 +257,51 @@ class AppView:
         """
         wait_until(lambda: self.page.evaluate(_CHARTS_DRAWN_JS), timeout, "every chart to be drawn")
         return self.page.evaluate(_CHARTS_PAST_JS)
+
+    def cut_text(self) -> list[str]:
+        """Every text in the main area a learner sees cut (see `_CUT_TEXT_JS`)."""
+        return self.page.evaluate(_CUT_TEXT_JS)
+
+    def sideways_overflow(self) -> int:
+        """How many pixels the page is wider than the window (0: no sideways scrolling)."""
+        return self.page.evaluate(_PAGE_OVERFLOW_JS)
+
+    def prose(self) -> str:
+        """The main area's prose: every Markdown block, caption and message (not code)."""
+        return "\n".join(
+            self.page.locator(
+                '[data-testid="stMain"] [data-testid="stMarkdownContainer"]'
+            ).all_inner_texts()
+        )
+
+    def open_expanders(self) -> int:
+        """Open every closed expander of the main area, one at a time; returns how many.
+
+        An expander drawn on demand (`ui.lazy_expander`) reruns its fragment when opened:
+        each click waits for the app to be idle again.
+        """
+        opened = 0
+        for _ in range(30):
+            closed = self.page.locator('[data-testid="stMain"] details:not([open]) > summary')
+            if not closed.count():
+                break
+            closed.first.click()
+            time.sleep(0.3)
+            self.page.wait_for_function(SETTLED_JS, arg=None, timeout=RUN_TIMEOUT_S * 1000)
+            opened += 1
+        return opened
+
+    def reveal(self) -> int:
+        """Click every "Skip, show me" button on the page (each prediction's), one at a time;
+        returns how many were clicked."""
+        clicked = 0
+        for _ in range(10):
+            skip = self.page.locator('[class*="st-key-"][class*="_skip"] button')
+            if not skip.count():
+                return clicked
+            self.act(skip.first.click)
+            clicked += 1
+        return clicked
 
     def title(self) -> str:
         heading = self.page.locator('[data-testid="stMain"] h1').first

@@ -7,8 +7,9 @@ Playwright (a development dependency), and prints each figure with its ratio to 
 app measured in the same run, on the same machine, in the same browser. This is a benchmark,
 not a test: the figures are printed, never asserted.
 
-`stats` holds the pure parts (percentiles, the table), `processes` the servers, `browser`
-the tabs and their in-page stopwatch, `bench` the sequence of measurements.
+`stats` holds the pure parts (percentiles, the table), `browser`
+the tabs and their in-page stopwatch, `bench` the sequence of measurements; the servers are
+`tools.streamlit_server`'s, as the browser tests' are.
 """
 
 from __future__ import annotations

@@ -16,9 +16,10 @@ from typing import Any
 
 from tools.browser_runs import launch_chromium
 from tools.latency.browser import Tab, Timing, new_context
-from tools.latency.processes import ROOT, Server
 from tools.latency.stats import percentile, ratio, summarize
 from tools.latency.trivial_app import BUTTON_KEY, counter_text
+from tools.streamlit_server import ROOT
+from tools.streamlit_server import StreamlitServer as Server
 
 __all__ = ["Options", "app_pages", "run_benchmark", "step_text"]
 
@@ -183,11 +184,12 @@ class _Bench:
         return timing, self.app.title()
 
 
+SERVER_NAMES = ("trivial", "app")
+
+
 def _start_servers(log_dir: Path, started: list[Server]) -> tuple[Server, Server]:
-    for name, script in (("trivial", TRIVIAL_SCRIPT), ("app", "streamlit_app.py")):
-        started.append(Server.launch(name, script, log_dir / f"{name}.log"))
-    for server in started:  # both start at once; waiting for one lets the other go on
-        server.wait_healthy()
+    for name, script in zip(SERVER_NAMES, (TRIVIAL_SCRIPT, "streamlit_app.py"), strict=True):
+        started.append(Server.start(log_dir / f"{name}.log", script=script))
     return started[0], started[1]
 
 
@@ -207,9 +209,9 @@ def run_benchmark(options: Options) -> dict[str, Any]:
         try:
             log("Starting the trivial app and this app (streamlit run) ...")
             trivial_server, app_server = _start_servers(Path(tmp), servers)
-            result["server_pids"] = [server.pid for server in servers]
-            for server in servers:
-                log(f"  {server.name}: pid {server.pid}, {server.base_url}")
+            result["server_pids"] = [server.process.pid for server in servers]
+            for name, server in zip(SERVER_NAMES, servers, strict=True):
+                log(f"  {name}: pid {server.process.pid}, {server.base_url}")
             with sync_playwright() as playwright:
                 browser = launch_chromium(playwright)
                 try:
@@ -218,9 +220,9 @@ def run_benchmark(options: Options) -> dict[str, Any]:
                     with contextlib.suppress(Exception):  # already gone after Ctrl-C
                         browser.close()
         except Exception as error:
-            for server in servers:
+            for name, server in zip(SERVER_NAMES, servers, strict=False):
                 if server.process.poll() is not None:
-                    log(f"{server.name} server log:\n{server.log_tail()}")
+                    log(f"{name} server log:\n{server.log_tail()}")
             raise RuntimeError(f"the latency benchmark failed: {error}") from error
         finally:
             for server in servers:
