@@ -11,18 +11,19 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 
-# (section, file, title, icon), in the lesson's order.
+# (section, file, title, icon). "The lesson" follows the lesson's points in order and closes
+# with what changed since it was written; "Going further" is optional, deeper material.
 PAGES = [
-    ("Start", "home.py", "Home: the speed problem", "🏠"),
+    ("The lesson", "home.py", "Home: the speed problem", "🏠"),
     ("The lesson", "batch_shapes.py", "Batch shapes", "🧮"),
+    ("The lesson", "mistakes.py", "Common mistakes", "🩺"),
     ("The lesson", "autoreset.py", "Auto-reset", "🔁"),
-    ("The lesson", "training_data.py", "From batches to training data", "🧺"),
     ("The lesson", "why_batches.py", "Why batches help", "📦"),
+    ("The lesson", "sync_vs_async.py", "Sync vs Async", "⏱️"),
     ("The lesson", "sb3.py", "Stable-Baselines3", "🧠"),
-    ("Try it yourself", "goal_scaling.py", "Goal scaling", "🍔"),
-    ("Try it yourself", "sync_vs_async.py", "Sync vs Async", "⏱️"),
-    ("Try it yourself", "mistakes.py", "Shapes, dtypes and common mistakes", "🩺"),
-    ("Today's libraries", "lesson_vs_today.py", "The lesson vs today's libraries", "🔍"),
+    ("The lesson", "goal_scaling.py", "Goal scaling", "🍔"),
+    ("The lesson", "lesson_vs_today.py", "What changed since the lesson", "🔍"),
+    ("Going further", "training_data.py", "From batches to training data", "🧺"),
     ("Going further", "vector_wrappers.py", "Wrapping a vector env", "🧩"),
     ("Reference", "glossary.py", "Glossary", "📖"),
 ]
@@ -40,7 +41,8 @@ def main() -> None:
     for section, file, title, icon in PAGES:
         page = st.Page(f"app_pages/{file}", title=title, icon=icon, default=file == "home.py")
         sections.setdefault(section, []).append(page)
-    st.navigation(sections).run()
+    # expanded: every page listed, not the first ten and a "View more" button.
+    st.navigation(sections, expanded=True).run()
 
 
 # Streamlit runs this file as __main__. AsyncVectorEnv's "spawn" workers re-import the

@@ -99,6 +99,9 @@ def check(pid: str, truth: str, explanation: str) -> bool | None:
     """
     predictions = _predictions()
     locked = predictions.get(pid)
+    if locked is None and st.session_state.get(f"{pid}_skipped"):
+        st.info(f"**The live run gave {truth}.** {explanation}", icon="🔎")
+        return None
     if locked is None:
         st.caption("🔮 Lock in a prediction above and it is checked here against this live run.")
         return None

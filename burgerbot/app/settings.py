@@ -174,13 +174,13 @@ def clamp_num_envs(backend: str, num_envs: int, caps: Caps = CAPS) -> tuple[int,
     if backend == "async" and num_envs > caps.max_async_envs:
         return caps.max_async_envs, (
             f"AsyncVectorEnv starts one worker process per environment, so this app caps it "
-            f"at {caps.max_async_envs} (raise with BURGERBOT_MAX_ASYNC_ENVS when running "
-            "locally)."
+            f"at {caps.max_async_envs} (run the app on your own machine to raise the limit: "
+            "its README says how)."
         )
     if num_envs > caps.max_envs:
         return caps.max_envs, (
-            f"NUM_ENVS is capped at {caps.max_envs} here (raise with BURGERBOT_MAX_ENVS when "
-            "running locally)."
+            f"NUM_ENVS is capped at {caps.max_envs} here (run the app on your own machine to "
+            "raise the limit: its README says how)."
         )
     return num_envs, None
 
