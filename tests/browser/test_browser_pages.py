@@ -28,6 +28,8 @@ def test_page_loads_without_exception(view: AppView, app_page, report):
     assert view.title(), f"{app_page.file} shows no title"
     view.screenshot(app_page.stem)
     assert not view.charts_past_their_column()
+    assert view.sideways_overflow() <= 0
+    assert view.cut_text() == []
     report.record("render_s_first_visit", app_page.stem, round(seconds, 2))
     assert not view.console_errors, view.console_errors
 
@@ -50,6 +52,8 @@ def test_main_interaction(view: AppView, app_page, report):
     view.assert_no_exception()
     view.screenshot(f"{app_page.stem}-after-interaction")
     assert not view.charts_past_their_column()
+    assert view.sideways_overflow() <= 0
+    assert view.cut_text() == []
     report.record("main_interaction_s", app_page.stem, round(seconds, 2))
     assert not view.console_errors, view.console_errors
 

@@ -1,0 +1,72 @@
+"""Predict, then reveal, in Chromium (issue 21): for every prediction of every page, the
+page's visible text before "Lock in" holds none of the facts that decide the answer (the
+prediction's own box aside: its options are the candidate answers); after locking in, the
+verdict is there and so are those facts.
+
+The deciding facts of each prediction are the live run's answer as the verdict states it,
+and, where that answer is a common word ("Sync", "yes"), the figures it rests on, listed in
+`DECIDING` as patterns that the revealed page must show.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from app_driver import AppView, planned_pages
+
+pytestmark = pytest.mark.browser
+
+PAGES = planned_pages()
+RIGHT = re.compile(r"Your prediction was right:\s*(.+?)\.(?:\s|$)")
+WRONG = re.compile(r"the live run gave (.+?)\.(?:\s|$)")
+# Answers too common to search for: the facts that decide them instead (regular expressions
+# the revealed page matches and the page before lock-in must not).
+DECIDING: dict[str, list[str]] = {}
+PREDICTION_BOX = '[class*="st-key-prediction_"]'
+
+
+def _outside_predictions(view: AppView) -> str:
+    """The main area's visible text without the prediction boxes (their options)."""
+    text = view.main_text()
+    for box in view.page.locator(PREDICTION_BOX).all_inner_texts():
+        text = text.replace(box, "")
+    return text
+
+
+def _verdict_truth(view: AppView, choice: str) -> str:
+    for alert in view.page.locator('[data-testid="stMain"] [data-testid="stAlert"]').all():
+        text = alert.inner_text()
+        if f"You predicted {choice};" in text and (found := WRONG.search(text)):
+            return found.group(1).strip()
+        if (found := RIGHT.search(text)) and found.group(1).strip() == choice:
+            return choice
+    raise AssertionError(f"no verdict on the prediction {choice!r}:\n{view.main_text()}")
+
+
+@pytest.mark.parametrize("app_page", PAGES, ids=[page.stem for page in PAGES])
+def test_no_prediction_gives_its_answer_away_before_lock_in(view: AppView, app_page):
+    view.goto(app_page.url_path)
+    view.assert_no_exception()
+    boxes = view.page.locator(PREDICTION_BOX)
+    assert boxes.count(), f"{app_page.file} asks for no prediction"
+    for index in range(boxes.count()):
+        box = view.page.locator(PREDICTION_BOX).nth(index)
+        pid = next(
+            c.removeprefix("st-key-prediction_")
+            for c in (box.get_attribute("class") or "").split()
+            if c.startswith("st-key-prediction_")
+        )
+        before = _outside_predictions(view)
+        assert "Key takeaways" in before and "Your prediction" not in before
+        option = box.locator('[role="radiogroup"] label').first
+        choice = option.inner_text().strip()
+        view.act(option.click)
+        view.act(box.get_by_role("button", name="Lock in").click)
+        view.assert_no_exception()
+        truth = _verdict_truth(view, choice)
+        after = view.main_text()
+        facts = DECIDING.get(pid, [re.escape(truth)])
+        for fact in facts:
+            assert re.search(fact, after), f"{pid}: the reveal does not show {fact!r}"
+            assert not re.search(fact, before), f"{pid}: {fact!r} is on screen before lock-in"

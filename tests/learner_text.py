@@ -1,0 +1,34 @@
+"""What must never reach a learner's eyes: the app's internals and slips of the pen.
+
+Used by the browser tests on every page's prose (Markdown, captions, messages; code blocks
+are scripts and may name anything).
+"""
+
+from __future__ import annotations
+
+import re
+
+# (what it is, the pattern that finds it)
+PATTERNS = [
+    ("an environment variable", re.compile(r"\bBURGERBOT_[A-Z0-9_]+")),
+    ("Streamlit's machinery", re.compile(r"\bst\.\w+|\bsession[ _]state\b|\bfragments?\b")),
+    ("how the page works", re.compile(r"\b(the page|this page) (sends|reruns|caches|keeps)\b")),
+    ("how the page works", re.compile(r"\breruns?\b", re.IGNORECASE)),
+    # "Changed since Changed since", "start method start method": a phrase said twice in a row
+    ("a doubled phrase", re.compile(r"\b([A-Za-z][\w-]*(?: [\w-]+){0,2})\)? \(?\1\b")),
+]
+
+
+def internals(text: str) -> list[str]:
+    """Each problem found in ``text``: what it is and the words that show it.
+
+    >>> internals("Changed since Changed since gymnasium 1.0; see BURGERBOT_MAX_ENVS.")
+    ['an environment variable: BURGERBOT_MAX_ENVS', 'a doubled phrase: Changed since Changed since']
+    >>> internals("4 envs give 4 rows per call, at 0.33 ms a call.")
+    []
+    """
+    return [
+        f"{what}: {match.group(0)}"
+        for what, pattern in PATTERNS
+        for match in pattern.finditer(text)
+    ]

@@ -1,0 +1,33 @@
+"""The patterns the browser tests look for in every page's prose, each way."""
+
+from __future__ import annotations
+
+import pytest
+from learner_text import internals
+
+
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        ("Changed since Changed since gymnasium 1.0", "a doubled phrase"),
+        ("spawn (start method) start method", "a doubled phrase"),
+        ("Raise BURGERBOT_MAX_SYNC_SWEEP_ENV_STEPS to run more.", "an environment variable"),
+        ("the page sends the next step() as soon as it shows a call", "how the page works"),
+        ("Each click reruns only this part.", "how the page works"),
+        ("kept in st.session_state", "Streamlit's machinery"),
+    ],
+)
+def test_each_known_slip_is_found(text, found):
+    assert [problem.split(":")[0] for problem in internals(text)][:1] == [found]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Since gymnasium 1.0 the default is NEXT_STEP: the ending call returns the final one.",
+        "4 envs x 1,000 steps: Sync took 0.21 s, Async 1.9 s (about 9 times longer).",
+        "Run it again: a run is random, and so are its goals.",
+    ],
+)
+def test_plain_teaching_text_passes(text):
+    assert internals(text) == []
