@@ -177,11 +177,15 @@ if answered or learning.revealed(pid):
                 f"- {point}" for point in helps_points(batch.batch_size, batch.num_envs, calls)
             )
         )
-        st.caption(
-            "Stable-Baselines3 counts its `n_steps` per env: the Stable-Baselines3 page shows "
-            "what that changes. Does batching also make an agent learn from fewer transitions? "
-            "The Going further page *Does batching make learning faster?* trains one and "
-            "measures it."
+        st.page_link(
+            "app_pages/sb3.py",
+            label="Stable-Baselines3 counts its `n_steps` per env: see what that changes.",
+            icon="🧠",
+        )
+        st.page_link(
+            "app_pages/learning_speed.py",
+            label="Going further: does batching also make an agent learn from fewer transitions?",
+            icon="🏃",
         )
 ui.code_expander(
     buffer_script(batch.batch_size, batch.num_envs, batch.seed, batch.mode),
