@@ -218,7 +218,7 @@ with st.expander("How the experiment works: Q-learning, TD targets, greedy polic
         "move from the same state in one call, they count as one update (towards the mean "
         "of their targets).\n"
         "- Every round(100 ÷ N) `step()` calls (at least one: about every 100 env-steps) the "
-        "page follows the table's best action from the start (the *greedy policy*). "
+        "run follows the table's best action from the start (the *greedy policy*). "
         "BurgerBot is deterministic, so one try says whether the policy reaches the goal.\n"
         f"- In NEXT_STEP {term_link('autoreset')} mode the call after an episode ends only "
         f"resets that robot: those rows are {term_link('mask', 'masked')} out of the update.\n"

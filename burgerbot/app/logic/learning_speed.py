@@ -103,8 +103,8 @@ def plan_training(
         return env_steps, None
     return allowed, (
         f"{runs} runs x {env_steps:,} env-steps would pass this app's limit of "
-        f"{max_total:,} env-steps per training click (it keeps a click within a minute on a "
-        f"shared server): using {allowed:,} per run."
+        f"{max_total:,} env-steps per training click (it keeps one click short on a shared "
+        f"server): using {allowed:,} per run."
     )
 
 
