@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import re
 
 import pytest
 from page_apptest import (
-    invites_prediction,
     open_app_page,
-    open_expanders,
     prediction_checks,
     prediction_score,
     texts,
@@ -23,25 +21,28 @@ from burgerbot.app.logic.why_batches import (
     batch_counts_text,
     buffer_drawing,
     drawn_text,
-    needed_env_steps,
-    sample_text,
+    helps_points,
     takeaways,
 )
-from burgerbot.app.scripts.why_batches import buffer_script, training_script
+from burgerbot.app.scripts.why_batches import buffer_script
 from burgerbot.buffers import buffer_layout, rollout_buffer
-from burgerbot.training import QLearningConfig, compare_num_envs, runs_frame, summarise_runs
 
-ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/why_batches.py"
-KEY = {
-    name: f"why_batches_{name}" for name in ("n", "batch", "mode", "bseed", "ns", "steps", "seeds")
-}
-KEY["first_seed"] = "why_batches_tseed"
-TRAIN = "why_batches_train"
+KEY = {name: f"why_batches_{name}" for name in ("n", "batch", "mode", "bseed")}
 
 
-def open_page(query: dict[str, str] | None = None) -> AppTest:
-    return open_app_page(PAGE_FILE, query, timeout=300, expanders=True)
+def pid(batch: int, n: int) -> str:
+    return f"why_batches_calls_{batch}_{n}"
+
+
+def open_page(query: dict[str, str] | None = None, *, skip: bool = False) -> AppTest:
+    """The page; with ``skip`` the learner has skipped its prediction (the batch is shown)."""
+    app = open_app_page(PAGE_FILE, query, timeout=300, expanders=True)
+    if skip:
+        batch, n = int((query or {}).get("batch", 2048)), int((query or {}).get("n", 4))
+        app.button(key=f"{pid(batch, n)}_skip").click().run()
+        assert not app.exception, [e.value for e in app.exception]
+    return app
 
 
 def metrics(app: AppTest) -> dict[str, str]:
@@ -63,14 +64,34 @@ def shows_the_buffer(app: AppTest, batch: int, n: int, seed: int, mode: str) -> 
     assert buffer_script(batch, n, seed, mode).strip() in texts(app.code)
 
 
-def asks_to_train(app: AppTest) -> bool:
-    """Whether an info box asks the learner to press the training button (by its label)."""
-    return app.button(key=TRAIN).label in texts(app.info)
+def shown_text(app: AppTest) -> str:
+    """Everything the page states in words, but the prediction's own options."""
+    parts = [app.markdown, app.caption, app.info, app.success, app.warning, app.subheader]
+    return "\n".join(texts(p) for p in parts) + "\n" + texts(app.metric)
+
+
+def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
+    app = open_page()
+    calls = f"{buffer_layout(2048, 4).step_calls:,}"  # the deciding fact: 512 calls
+    assert calls in app.radio(key=f"{pid(2048, 4)}_choice").options  # asked, among others
+    before = shown_text(app)
+    assert not re.search(rf"(?<![\d,]){calls}(?![\d,])", before), before
+    assert not app.metric and not chart_specs(app)
+    assert not texts(app.sidebar.markdown).count(calls)  # the sidebar's topics neither
+    assert "Key takeaways" in [s.value for s in app.subheader]  # the heading, no bullets
+    assert takeaways(2048, 4, 512, None)[1] not in before
+
+    app.button(key=f"{pid(2048, 4)}_skip").click().run()
+    after = shown_text(app)
+    assert metrics(app)["step() calls to fill the batch"] == calls
+    assert helps_points(2048, 4, 512)[0] in texts(app.markdown)
+    assert takeaways(2048, 4, 512, None)[1] in after
+    assert prediction_checks(app) == []  # skipped: nothing to check
 
 
 @pytest.fixture(scope="module")
 def page() -> AppTest:
-    return open_page()
+    return open_page(skip=True)
 
 
 def test_defaults_show_the_lessons_numbers(page):
@@ -89,9 +110,8 @@ def test_defaults_show_the_lessons_numbers(page):
     assert drawn_text(buffer_layout(2048, 4), buffer_drawing(buffer_layout(2048, 4))) == (
         "Drawn: the first 64 of 512 step() calls for all 4 envs."  # its one wording check
     )
-    (heatmap,) = chart_specs(page)  # no training yet, so no curves
+    (heatmap,) = chart_specs(page)
     assert heatmap["layer"][0]["mark"]["type"] == "rect"
-    assert asks_to_train(page)
     assert not page.warning
 
 
@@ -132,74 +152,12 @@ def test_num_envs_batch_mode_and_seed_change_the_buffer(page):
     assert not page.exception
 
 
-def test_training_runs_on_click_and_shows_curves_and_numbers():
-    app = open_page()
-    app.multiselect(key=KEY["ns"]).set_value([1, 8]).run()
-    app.number_input(key=KEY["steps"]).set_value(2_000).run()
-    app.number_input(key=KEY["seeds"]).set_value(1).run()
-    app.number_input(key=KEY["first_seed"]).set_value(2).run()
-    assert asks_to_train(app)
-    # the one wording check of the runs caption
-    assert "2 runs: NUM_ENVS 1, 8 x seeds 2..2, 2,000 env-steps each." in texts(app.caption)
-    assert app.query_params["ns"] == "1,8" and app.query_params["steps"] == "2000"
-
-    app.button(key=TRAIN).click().run()
-    assert not app.exception, [e.value for e in app.exception]
-    assert "Trained just now, started by your visit" in texts(app.caption)
-    assert len(chart_specs(app)) == 3  # the goal-rate view is drawn once its expander opens
-    open_expanders(app)
-    assert not asks_to_train(app)
-    (table,) = [df.value for df in app.dataframe if "runs that learned it" in df.value.columns]
-    assert table["NUM_ENVS"].tolist() == [1, 8]
-    assert table["runs that learned it"].tolist() == ["1 of 1", "1 of 1"]
-    specs = chart_specs(app)
-    x_fields = [spec["encoding"]["x"]["field"] for spec in specs[1:]]
-    assert x_fields == ["env_steps", "seconds", "env_steps"]
-    markdown = texts(app.markdown)
-    # one seed each: the throughput figures, and no factor (no spread to compare)
-    (throughput,) = [m.value for m in app.markdown if m.value.startswith("**Throughput.**")]
-    assert bold(throughput.split("\n\n")[0]) == ["Throughput."]  # figures, no factor
-    # the env-steps needed, as the library's own run of the same settings gives them
-    trained = compare_num_envs([1, 8], seeds=[2], config=QLearningConfig(env_steps=2_000))
-    runs = runs_frame(trained)
-    needed = sample_text(needed_env_steps(runs, 1), needed_env_steps(runs, 8), 1, 8)
-    assert needed in markdown
-    (cost,) = [i.value for i in app.info if i.value.startswith("**Where the time goes.**")]
-    assert len(bold(cost)) == 4  # the heading, µs per env-step at NUM_ENVS 1 and 8, plain loop
-    # The takeaways now read the training run too: one more bullet, computed from the run
-    frame = rollout_buffer(2048, 4, 0, "NEXT_STEP")
-    resets = int((frame["event"] == "reset").sum())
-    bullets = takeaways(2048, 4, 512, resets, summarise_runs(trained), runs)
-    assert len(bullets) == len(takeaways(2048, 4, 512, resets)) + 1
-    assert bullets[-1] in markdown
-    assert training_script((1, 8), 2_000, 1, 2).strip() in texts(app.code)
-
-    # Other settings: not trained yet. Back again: the cached results, without a click.
-    app.number_input(key=KEY["seeds"]).set_value(2).run()
-    assert asks_to_train(app)
-    assert len(chart_specs(app)) == 1
-    app.number_input(key=KEY["seeds"]).set_value(1).run()
-    assert len(chart_specs(open_expanders(app))) == 4 and not app.exception
-
-
-def test_an_empty_selection_asks_for_num_envs():
-    app = open_page()
-    app.multiselect(key=KEY["ns"]).set_value([]).run()
-    assert "NUM_ENVS" in texts(app.warning)
-    assert TRAIN not in [button.key for button in app.button]
-    assert not app.exception
-
-
 @pytest.mark.parametrize(
     ("query", "note", "check"),
     [
         ({"n": "abc"}, "`n=abc` is not a whole number: using 4.", ("n", 4)),
         ({"n": "5000"}, "`n=5000` is outside 1..256: using 256.", ("n", 256)),
         ({"mode": "sometimes"}, "is not one of NEXT_STEP, SAME_STEP", ("mode", "NEXT_STEP")),
-        ({"ns": "0,999"}, "Some of `ns` lay outside 1..256: using 1,256.", ("ns", [1, 256])),
-        ({"ns": "x"}, "`ns=x` is not a list of whole numbers", ("ns", [1, 4, 16])),
-        ({"steps": "400000"}, "BURGERBOT_MAX_TRAIN_ENV_STEPS", ("steps", 400_000)),
-        ({"seeds": "99"}, "`seeds=99` is outside 1..10: using 10.", ("seeds", 10)),
         ({"zzz": "1"}, "Ignored unknown URL settings: `zzz`.", ("n", 4)),
     ],
 )
@@ -207,19 +165,12 @@ def test_bad_query_params_show_a_note(query, note, check):
     app = open_page(query)
     assert note in texts(app.info)
     name, used = check
-    widget = {
-        "n": app.slider,
-        "mode": app.radio,
-        "ns": app.multiselect,
-        "steps": app.number_input,
-        "seeds": app.number_input,
-    }[name](key=KEY[name])
+    widget = {"n": app.slider, "mode": app.radio}[name](key=KEY[name])
     assert widget.value == used
 
 
 def calls_keys(batch: int, n: int) -> tuple[str, str]:
-    pid = f"why_batches_calls_{batch}_{n}"
-    return f"{pid}_choice", f"{pid}_lock"
+    return f"{pid(batch, n)}_choice", f"{pid(batch, n)}_lock"
 
 
 @pytest.mark.parametrize(("batch", "n"), [(2048, 4), (1000, 16)])
@@ -228,13 +179,14 @@ def test_the_calls_prediction_is_checked_right_and_wrong(batch, n):
     choice, lock = calls_keys(batch, n)
     truth = f"{buffer_layout(batch, n).step_calls:,}"  # from the library, not the page
     wrong = next(option for option in app.radio(key=choice).options if option != truth)
-    assert invites_prediction(app) and prediction_checks(app) == []
+    assert not app.metric and prediction_checks(app) == []  # the batch waits for the answer
     assert prediction_score(app) == (0, 0, 0)
 
     app.radio(key=choice).set_value(wrong).run()
     app.button(key=lock).click().run()
     assert prediction_checks(app) == [(wrong, truth)]
     assert prediction_score(app) == (1, 0, 1)
+    assert metrics(app)["step() calls to fill the batch"] == truth
 
     app.radio(key=choice).set_value(truth).run()
     app.button(key=lock).click().run()
@@ -244,10 +196,15 @@ def test_the_calls_prediction_is_checked_right_and_wrong(batch, n):
 
 
 def test_the_key_takeaways_end_the_page_and_follow_the_batch():
-    app = open_page({"n": "16", "mode": "SAME_STEP"})
+    app = open_page({"n": "16", "mode": "SAME_STEP"}, skip=True)
     assert app.subheader[-1].value == "Key takeaways"
     bullets = texts(app.markdown)
     calls = buffer_layout(2048, 16).step_calls
     # SAME_STEP: no reset rows to count
     assert "\n".join(f"- {b}" for b in takeaways(2048, 16, calls, None)) in bullets
+    # Other settings after that answer: the new batch shows at once, its question stays open
+    app.slider(key=KEY["n"]).set_value(8).run()
+    assert metrics(app)["step() calls to fill the batch"] == "256"
+    assert app.button(key=f"{pid(2048, 8)}_lock").label == "Lock in"
+    assert "\n".join(f"- {b}" for b in takeaways(2048, 8, 256, None)) in texts(app.markdown)
     assert not app.exception

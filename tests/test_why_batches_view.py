@@ -1,15 +1,12 @@
-"""The "Why batches help" app parts: settings and caps, the buffer picture, charts and scripts."""
+"""The "Why batches help" app parts: settings and caps, the buffer picture, its script."""
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
-from shown_scripts import assert_script_behaves
 
 from burgerbot.app.caps import Caps
 from burgerbot.app.logic import why_batches as why_view
@@ -22,21 +19,11 @@ from burgerbot.app.logic.why_batches import (
     buffer_drawing,
     buffer_heatmap,
     drawn_text,
-    learning_curve,
-    plan_training,
     resolve_settings,
 )
-from burgerbot.app.palette import OKABE_ITO, SHAPES
-from burgerbot.app.scripts.why_batches import buffer_script, q_learning_script, training_script
+from burgerbot.app.palette import OKABE_ITO
+from burgerbot.app.scripts.why_batches import buffer_script
 from burgerbot.buffers import buffer_layout, rollout_buffer
-from burgerbot.training import (
-    QLearningConfig,
-    compare_num_envs,
-    curves_frame,
-    reliable_point,
-    summarise_runs,
-    train_q_learning,
-)
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS = {spec.key: spec.default for spec in why_view.SPECS}
@@ -53,29 +40,11 @@ def run_script(code: str) -> str:
 # --- Settings and caps ---------------------------------------------------------------------
 
 
-def test_plan_training_names_the_cap_and_its_variable():
-    assert plan_training([1, 4], seeds=2, env_steps=1_000, max_total=10_000) == (1_000, None)
-    per_run, note = plan_training([1, 4, 16], seeds=3, env_steps=50_000, max_total=90_000)
-    assert per_run == 10_000
-    assert "BURGERBOT_MAX_TRAIN_ENV_STEPS" in note and "90,000" in note
-
-
 def test_resolve_settings_uses_the_caps_it_is_given():
-    values = {**DEFAULTS, "n": 200, "ns": [16, 1, 1], "steps": 50_000, "seeds": 3}
-    (buffer, train), notes = resolve_settings(
-        values, Caps(max_envs=100, max_train_env_steps=60_000)
-    )
-    assert buffer.num_envs == 100 and "BURGERBOT_MAX_ENVS" in notes[0]
-    assert train.num_envs_list == (1, 16) and train.runs == 6
-    assert train.env_steps == 10_000 and "BURGERBOT_MAX_TRAIN_ENV_STEPS" in notes[1]
-    assert train.key == ((1, 16), 10_000, 3, 0)
-    assert resolve_settings(DEFAULTS) == (
-        (
-            why_view.BufferSettings(4, 2048, "NEXT_STEP", 0),
-            why_view.TrainingSettings((1, 4, 16), 5_000, 3, 0),
-        ),
-        [],
-    )
+    values = {**DEFAULTS, "n": 200}
+    buffer, notes = resolve_settings(values, Caps(max_envs=100))
+    assert buffer.num_envs == 100 and len(notes) == 1 and "100" in notes[0]
+    assert resolve_settings(DEFAULTS) == (why_view.BufferSettings(4, 2048, "NEXT_STEP", 0), [])
 
 
 # --- The buffer picture ---------------------------------------------------------------------
@@ -135,24 +104,6 @@ def test_buffer_heatmap_keeps_only_the_drawn_envs():
     assert cells["env"].max() == 63 and len(cells) == 128
 
 
-@pytest.mark.parametrize(("x", "scale"), [("env_steps", None), ("seconds", "log")])
-def test_learning_curve_encodings(x, scale):
-    runs = compare_num_envs([1, 4], seeds=[0], config=QLearningConfig(env_steps=1_000))
-    spec = learning_curve(curves_frame(runs), x).to_dict()
-    assert spec["encoding"]["x"]["field"] == x
-    assert spec["encoding"]["x"].get("scale", {}).get("type") == scale
-    assert spec["encoding"]["y"]["field"] == "reaches_goal"
-    assert spec["encoding"]["color"]["field"] == "num_envs"
-    # Colour-blind safe colours, and a marker shape per NUM_ENVS as well.
-    assert spec["encoding"]["color"]["scale"]["range"] == list(OKABE_ITO[:2])
-    assert spec["encoding"]["shape"]["field"] == "num_envs"
-    assert spec["encoding"]["shape"]["scale"]["range"] == list(SHAPES[:2])
-    rows = next(iter(spec["datasets"].values()))
-    assert {row["num_envs"] for row in rows} == {1, 4}
-    with pytest.raises(ValueError, match="`x`"):
-        learning_curve(curves_frame(runs), "episodes")
-
-
 # --- Scripts ------------------------------------------------------------------------------
 
 
@@ -175,38 +126,3 @@ def test_buffer_script_prints_what_the_page_shows(batch, n, seed, mode):
     else:
         assert "reset rows" not in out
         assert f"transitions: {layout.collected} (SAME_STEP" in out
-
-
-def test_training_script_prints_the_page_summary():
-    out = run_script(training_script([1, 4], env_steps=1_500, seeds=2, first_seed=1))
-    runs = compare_num_envs([1, 4], seeds=[1, 2], config=QLearningConfig(env_steps=1_500))
-    summary = summarise_runs(runs)
-    lines = out.splitlines()
-    header = lines.index(next(line for line in lines if line.split()[:2] == ["num_envs", "seeds"]))
-    printed = [line.split() for line in lines[header + 1 : header + 3]]
-    for row, (_, expected) in zip(printed, summary.iterrows(), strict=True):
-        assert int(row[0]) == expected["num_envs"] and int(row[2]) == expected["reached"]
-        for text, column in zip(row[3:6], ["env_steps", "episodes", "step_calls"], strict=True):
-            value = expected[column]
-            assert (text == "<NA>") if pd.isna(value) else float(text) == value
-    assert re.search(r"env-steps per second: \[\d+, \d+\]", out)
-
-
-@pytest.mark.parametrize(
-    ("n", "env_steps", "seed", "learns"),
-    [(4, 5_000, 0, True), (1, 3_000, 2, True), (16, 5_000, 2, True), (1, 100, 0, False)],
-)
-def test_the_q_learning_loop_written_out_learns_what_the_library_learns(
-    n, env_steps, seed, learns, tmp_path
-):
-    """The page's whole script, run from a file, gives train_q_learning's own result."""
-    out = assert_script_behaves(q_learning_script(n, env_steps, seed), tmp_path / "q")
-    run = train_q_learning(n, QLearningConfig(env_steps=env_steps, seed=seed))
-    point = reliable_point(run.curve)
-    assert (point is not None) == learns  # both branches of the script's last line are run
-    if point is None:
-        assert "not learned: the greedy policy still misses the goal" in out
-    else:
-        steps, calls = int(point["env_steps"]), int(point["step_calls"])
-        assert f"learned at {steps:,} env-steps ({calls:,} step() calls)" in out
-    assert f"NUM_ENVS={n}, seed {seed}, " in out

@@ -125,11 +125,31 @@ def autoreset(view: AppView) -> float:
 
 
 def why_batches(view: AppView) -> float:
-    """Start the training comparison at the page's default settings."""
-    return view.click(
-        "why_batches_train",
+    """Skip the prediction: the batch appears; then one more NUM_ENVS: fewer calls fill it."""
+    assert "Key takeaways" in view.main_text() and "step() calls to fill" not in view.main_text()
+    seconds = view.click(
+        "why_batches_calls_2048_4_skip",
+        until=lambda: "When vectorisation helps" in view.main_text(),
+    )
+    assert metric_values(view)[0] == "512"
+    seconds += view.set_slider("why_batches_n", 5)
+    assert view.query().get("n") == ["5"], view.page.url
+    assert metric_values(view)[0] == "410"  # ⌈2,048 ÷ 5⌉
+    return seconds
+
+
+def learning_speed(view: AppView) -> float:
+    """Skip the prediction, then train at the page's default settings."""
+    assert "Start training" not in view.main_text()
+    seconds = view.click(
+        "learning_speed_sample_1_16_skip", until=lambda: "Start training" in view.main_text()
+    )
+    seconds += view.click(
+        "learning_speed_train",
         until=lambda: "When did each NUM_ENVS learn the task?" in view.main_text(),
     )
+    assert "Env-steps needed to learn" in view.main_text()
+    return seconds
 
 
 # --- Stable-Baselines3 -----------------------------------------------------------------------
@@ -267,6 +287,7 @@ MAIN_INTERACTIONS: dict[str, Callable[[AppView], float]] = {
     "batch_shapes.py": batch_shapes,
     "autoreset.py": autoreset,
     "why_batches.py": why_batches,
+    "learning_speed.py": learning_speed,
     "sb3.py": sb3,
     "goal_scaling.py": goal_scaling,
     "sync_vs_async.py": sync_vs_async,

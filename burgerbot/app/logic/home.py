@@ -542,6 +542,7 @@ PATH = (
     Stop("autoreset.py", "Auto-reset", "episodes ending and restarting"),
     Stop("training_data.py", "From batches to training data", "which rows are transitions"),
     Stop("why_batches.py", "Why batches help", "calls per PPO batch"),
+    Stop("learning_speed.py", "Does batching make learning faster?", "Q-learning per NUM_ENVS"),
     Stop("sb3.py", "Stable-Baselines3", "`make_vec_env` and SB3's VecEnv"),
     Stop("goal_scaling.py", "Goal scaling", "exercise 1: goals with 8 envs"),
     Stop("sync_vs_async.py", "Sync vs Async", "exercise 2: one process or many"),
