@@ -120,7 +120,7 @@ if learning.revealed(PID):
     st.markdown(call_story(speeds, num_envs))
     st.page_link(
         "app_pages/speed_breakdown.py",
-        label="Where batching pays even for Sync: a policy network, in Speed breakdown",
+        label="Where batching pays: Speed breakdown",
         icon="🔬",
     )
 
