@@ -25,6 +25,7 @@ PAGES = [
     ("The lesson", "lesson_vs_today.py", "What changed since the lesson", "🔍"),
     ("Going further", "training_data.py", "From batches to training data", "🧺"),
     ("Going further", "vector_wrappers.py", "Wrapping a vector env", "🧩"),
+    ("Going further", "speed_breakdown.py", "Speed breakdown", "🔬"),
     ("Going further", "learning_speed.py", "Does batching make learning faster?", "🏃"),
     ("Reference", "glossary.py", "Glossary", "📖"),
 ]

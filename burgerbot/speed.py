@@ -216,6 +216,7 @@ def loop_speeds(
     seconds: float = 0.01,
     repeats: int = 3,
     seed: int = 0,
+    policies: Sequence[bool] = (False, True),
 ) -> pd.DataFrame:
     """Transitions per second of the plain loop, Sync and native, without and with a policy.
 
@@ -233,6 +234,7 @@ def loop_speeds(
         seconds: Timing budget per repeat.
         repeats: Timed runs per row (two or more give a spread to compare).
         seed: Seeds the random actions and the policy.
+        policies: Which to measure: stepping alone (False), with the policy (True), or both.
 
     Returns:
         One row per (loop, num_envs, policy), columns ``loop`` (one of `LOOPS`),
@@ -254,18 +256,18 @@ def loop_speeds(
     rng = np.random.default_rng(checks.seed(seed))
     plans = [
         (loop, num_envs, with_policy)
-        for with_policy in (False, True)
+        for with_policy in dict.fromkeys(bool(p) for p in policies)
         for loop, num_envs in [("plain", 1)]
         + [(loop, n) for loop in ("sync", "native") for n in sizes]
     ]
-    policies = {False: None, True: MLPPolicy(seed=seed)}
+    networks = {False: None, True: MLPPolicy(seed=seed)}
     opened: list[gym.vector.VectorEnv] = []
     chunks: dict[tuple[str, int, bool], Callable[[], int]] = {}
     tallies: dict[tuple[str, int, bool], Tally] = {}
     try:
         for plan in plans:
             loop, num_envs, with_policy = plan
-            policy = policies[with_policy]
+            policy = networks[with_policy]
             if loop == "plain":
                 chunks[plan] = _plain_chunk(policy, rng)
                 continue

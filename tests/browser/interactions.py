@@ -24,16 +24,28 @@ def metric_values(view: AppView) -> list[str]:
 
 
 def home(view: AppView) -> float:
-    """One more NUM_ENVS: the comparison follows; "Measure again" measures anew."""
-    start = int(view.slider_value("home_n"))
-    seconds = view.set_slider("home_n", start + 1)
-    assert f"{start + 1:,} envs, Sync" in view.main_text()
-    assert view.query().get("n") == [str(start + 1)], view.page.url
+    """Skip the prediction: the race appears. One more NUM_ENVS (a select slider: the next
+    power of two): the comparison follows; "Measure again" measures anew."""
+    assert not metric_values(view)  # hidden until the prediction is answered or skipped
+    seconds = view.click("home_sync16_skip", until=lambda: len(metric_values(view)) == 3)
+    assert "16 envs, Sync" in view.main_text()
+    seconds += view.set_slider("home_n", view.slider_value("home_n") + 1)
+    assert "32 envs, Sync" in view.main_text()
+    assert view.query().get("n") == ["32"], view.page.url
     before = metric_values(view)
     seconds += view.click("home_measure")
     after = metric_values(view)
     assert len(after) == 3 and after != before, (before, after)
     return seconds
+
+
+def speed_breakdown(view: AppView) -> float:
+    """Skip the prediction: the race across N, with and without a policy, appears."""
+    assert "With the policy choosing every action" not in view.main_text()
+    return view.click(
+        "speed_breakdown_policy16_skip",
+        until=lambda: "With the policy choosing every action" in view.main_text(),
+    )
 
 
 # --- Batch shapes ----------------------------------------------------------------------------
@@ -294,4 +306,5 @@ MAIN_INTERACTIONS: dict[str, Callable[[AppView], float]] = {
     "mistakes.py": mistakes,
     "lesson_vs_today.py": lesson_vs_today,
     "vector_wrappers.py": vector_wrappers,
+    "speed_breakdown.py": speed_breakdown,
 }

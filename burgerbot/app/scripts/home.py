@@ -1,37 +1,17 @@
-"""Home page script: transitions per second of a plain loop, Sync and native, then with a policy."""
+"""Home's script: transitions per second of a plain loop over one BurgerBot against a
+SyncVectorEnv and BurgerBotVectorEnv of NUM_ENVS envs, random actions."""
 
 from __future__ import annotations
 
-__all__ = ["SB3_FIX", "sb3_fix_script", "speed_script"]
-
-SB3_FIX = "make_vec_env(make_env(), n_envs=4)"
-"""What Home gives for the lesson's ``PPO("MlpPolicy", env, n_envs=4)``: `make_vec_env` takes
-a zero-argument function that builds one env (what ``make_env()`` returns), or an env id."""
+__all__ = ["speed_script"]
 
 
-def sb3_fix_script(fix: str = SB3_FIX) -> str:
-    """A whole script running ``fix`` (Home's line for PPO's missing ``n_envs``): it builds
-    SB3's envs with it and trains PPO on them briefly."""
-    return f"""from stable_baselines3 import PPO
-from stable_baselines3.common.env_util import make_vec_env
+def speed_script(num_envs: int = 16, seconds: float = 0.5) -> str:
+    """A whole script measuring what Home shows, at ``num_envs`` envs, ``seconds`` per setup."""
+    return f'''"""Each env.step() of one env gives one transition; each step() call of a
+vector env of NUM_ENVS envs gives NUM_ENVS rows. Which collects more transitions per second,
+with random actions?"""
 
-from burgerbot.factories import make_env
-
-vec_env = {fix}  # SB3's own VecEnv (a DummyVecEnv)
-model = PPO("MlpPolicy", vec_env, n_steps=64, batch_size=64, device="cpu")
-model.learn(total_timesteps=256)
-print("PPO trained on", model.n_envs, "envs")
-vec_env.close()
-"""
-
-
-def speed_script(sizes: tuple[int, ...] = (1, 4, 16, 64), seconds: float = 0.05) -> str:
-    """A whole script measuring what Home shows, at ``sizes`` envs, ``seconds`` per row."""
-    return f'''"""Transitions per second: a plain loop over one BurgerBot, SyncVectorEnv
-(Gymnasium's) and BurgerBotVectorEnv (the burgerbot library's own class), first with random
-actions, then with a small numpy policy network choosing every action."""
-
-import itertools
 import time
 
 import gymnasium as gym
@@ -41,89 +21,50 @@ from burgerbot.env import BurgerBotEnv
 from burgerbot.factories import make_env
 from burgerbot.vector import BurgerBotVectorEnv
 
-SIZES = {tuple(sizes)!r}
-SECONDS = {seconds!r}  # timing budget per measurement
+NUM_ENVS = {int(num_envs)!r}
+SECONDS = {seconds!r}  # how long each setup runs
 rng = np.random.default_rng(0)
 
-# A 4 -> 64 -> 64 -> 4 network with random weights: it costs what a trained one costs.
-SHAPES = [(4, 64), (64, 64), (64, 4)]
-WEIGHTS = [rng.normal(0, 1 / np.sqrt(a), (a, b)).astype(np.float32) for a, b in SHAPES]
-SCALE = np.array([6, 6, 3, 2], dtype=np.float32)  # observations [row, col, heading, sensor]
 
-
-def policy(obs):
-    """One forward pass for a batch of observations (N, 4); one sampled action per row."""
-    x = obs.astype(np.float32) / SCALE
-    x = np.tanh(x @ WEIGHTS[0])
-    x = np.tanh(x @ WEIGHTS[1])
-    logits = x @ WEIGHTS[2]
-    # argmax(logits + Gumbel noise) samples from softmax(logits), for every row at once
-    return np.argmax(logits + rng.gumbel(size=logits.shape), axis=1)
-
-
-def per_second(run):
-    """Call run() (it returns the transitions it collected) for SECONDS: transitions/s."""
-    run()  # warm up
-    done, start = 0, time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < SECONDS:
-        done += run()
-    return done / elapsed
-
-
-def plain_loop(with_policy):
+def plain_loop():
+    """One BurgerBotEnv, one env.step() per transition: transitions per second."""
     env = BurgerBotEnv()
-    obs, info = env.reset(seed=0)
-    actions = itertools.cycle(rng.integers(0, 4, size=1024).tolist())
-
-    def run(steps=64):
-        nonlocal obs
-        for _ in range(steps):
-            action = int(policy(obs[None])[0]) if with_policy else next(actions)
+    env.reset(seed=0)
+    transitions, start = 0, time.perf_counter()
+    while time.perf_counter() - start < SECONDS:
+        for action in rng.integers(0, 4, size=100).tolist():
             obs, reward, terminated, truncated, info = env.step(action)
+            transitions += 1
             if terminated or truncated:
-                obs, info = env.reset()
-        return steps
-
-    return per_second(run)
+                env.reset()
+    return transitions / (time.perf_counter() - start)
 
 
-def vector(envs, with_policy):
-    obs, infos = envs.reset(seed=0)
-    actions = itertools.cycle(list(rng.integers(0, 4, size=(256, envs.num_envs))))
+def vector(envs):
+    """NUM_ENVS actions per envs.step() call, NUM_ENVS rows back: transitions per second."""
+    envs.reset(seed=0)
     ended = np.zeros(envs.num_envs, dtype=bool)
-
-    def run():
-        nonlocal obs, ended
-        # auto-reset: an env whose episode ended resets on the next call by itself
-        obs, rewards, terminated, truncated, infos = envs.step(
-            policy(obs) if with_policy else next(actions)
-        )
-        # N rows (env-steps), but the row of an env being reset is no transition
-        transitions = envs.num_envs - int(np.count_nonzero(ended))
+    transitions, start = 0, time.perf_counter()
+    while time.perf_counter() - start < SECONDS:
+        actions = rng.integers(0, 4, size=envs.num_envs)
+        obs, rewards, terminated, truncated, infos = envs.step(actions)
+        # an env whose episode ended is reset by this call: its row is not a transition
+        transitions += envs.num_envs - int(np.count_nonzero(ended))
         ended = terminated | truncated
-        return transitions
-
-    rate = per_second(run)
+    rate = transitions / (time.perf_counter() - start)
     envs.close()
-    return rate
+    return rate, len(obs)  # len(obs): the rows one call returned
 
 
-for with_policy in (False, True):
-    print("with the policy picking actions" if with_policy else "with random actions")
-    print(f"  plain loop  N=1     {{plain_loop(with_policy):>12,.0f}} transitions/s")
-    for n in SIZES:
-        sync = vector(gym.vector.SyncVectorEnv([make_env() for _ in range(n)]), with_policy)
-        native = vector(BurgerBotVectorEnv(n), with_policy)
-        print(f"  sync        N={{n:<5d}} {{sync:>12,.0f}} transitions/s")
-        print(f"  native      N={{n:<5d}} {{native:>12,.0f}} transitions/s")
-
-print("one forward pass of the policy")
-for n in SIZES:
-    batch = rng.integers(0, 3, size=(n, 4))
-
-    def forward_pass():
-        policy(batch)
-        return 1  # count calls, not observations
-
-    print(f"  batch       N={{n:<5d}} {{1e6 / per_second(forward_pass):>12,.1f}} µs per call")
+if __name__ == "__main__":
+    print(f"{{'plain loop (1 env)':<30}}{{plain_loop():>10,.0f}} transitions/s, 1 row per call")
+    setups = {{
+        f"SyncVectorEnv ({{NUM_ENVS}} envs)": gym.vector.SyncVectorEnv(
+            [make_env() for _ in range(NUM_ENVS)]
+        ),
+        f"BurgerBotVectorEnv ({{NUM_ENVS}} envs)": BurgerBotVectorEnv(NUM_ENVS),
+    }}
+    for name, envs in setups.items():
+        rate, rows = vector(envs)
+        print(f"{{name:<30}}{{rate:>10,.0f}} transitions/s, {{rows}} rows per call")
 '''

@@ -1,44 +1,18 @@
-"""Home's list of the lesson's code that no longer works as written, checked against the
-installed libraries, and its path through the pages."""
+"""The lesson's code that no longer works as written, checked against the installed
+libraries (moved from Home, whose list of these now lives on the closing page): the ending
+call's observation since gymnasium 1.0, `final_obs` in SAME_STEP mode, and PPO's missing
+`n_envs` with SB3's own VecEnv as the fix."""
 
 from __future__ import annotations
 
 import inspect
-from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
-from burgerbot.app.labels import VERDICTS
-from burgerbot.app.logic.home import (
-    LESSON_FIXES,
-    PATH,
-    lesson_goal_fix,
-)
 from burgerbot.factories import make_env
-from burgerbot.random_agent import episode_odds, goal_odds, long_run_goal_rate
-
-ROOT = Path(__file__).resolve().parent.parent
-PAGES = {p.name for p in (ROOT / "app_pages").glob("*.py")}
-
-
-def test_every_fix_has_a_known_verdict_and_links_a_page_that_exists():
-    fixes = [*LESSON_FIXES, lesson_goal_fix()]
-    assert [f.kind for f in fixes] == [
-        "changed",
-        "changed",
-        "never_valid",
-        "never_valid",
-        "not_visible",
-    ]
-    assert all(f.kind in VERDICTS and f.page in PAGES for f in fixes)
-    assert {f.page for f in fixes} == {"autoreset.py", "sb3.py", "goal_scaling.py"}
-
-
-def test_the_path_visits_every_page_but_home_and_the_glossary_once():
-    assert sorted(stop.page for stop in PATH) == sorted(PAGES - {"home.py", "glossary.py"})
 
 
 def ended_after_three_forward_steps(**kwargs):
@@ -92,30 +66,3 @@ def test_never_valid_ppo_has_no_n_envs_and_refuses_a_gymnasium_vector_env(sb3):
     assert dones.tolist() == [True] * 4 and obs[0].tolist() == [0, 0, 1, 1]
     assert infos[0]["terminal_observation"].tolist() == [0, 2, 1, 0]
     fixed.close()
-
-
-def test_the_goal_line_shows_the_librarys_exact_figures():
-    fix = lesson_goal_fix()
-    four, eight = goal_odds(500, 4), goal_odds(500, 8)
-    # burgerbot.random_agent's figures, not a page's own approximation (it said 0.05 and 0.10)
-    assert f"with 4 envs: {four.expected_goals:.4f} goals expected" in fix.fix
-    assert f"none in {four.chance_of_none:.1%} of runs" in fix.fix
-    assert f"with 8: {eight.expected_goals:.4f} goals expected" in fix.fix
-    assert "0.0453" in fix.fix and "95.6%" in fix.fix and "0.0906" in fix.fix
-    assert "91.3%" in fix.fix
-    per_goal = 1 / long_run_goal_rate()
-    assert f"one goal per {per_goal:,.0f} env-steps" in fix.detail
-    assert f"{episode_odds().mean_rows:.1f} rows" in fix.detail
-    # 20 goals at one per ~40,200 env-steps (730,000 divided by the length without the reset row)
-    assert "about 800,000 env-steps per setting" in fix.detail
-
-
-def test_home_and_goal_scaling_give_the_same_goal_figures_in_the_same_words():
-    from burgerbot.app.logic.goal_scaling import LessonRun, check_explanation, lesson_expectations
-
-    words = goal_odds(500, 4).describe()
-    assert words == "0.0453 goals expected, none in 95.6% of runs"
-    assert words in lesson_goal_fix().fix
-    assert words in check_explanation(LessonRun(0, {4: 0, 8: 0}, {4: 170, 8: 340}))
-    table = lesson_expectations()
-    assert table["expected_goals"].tolist() == [goal_odds(500, n).expected_goals for n in (4, 8)]
