@@ -6,7 +6,7 @@ import gymnasium
 import streamlit as st
 
 from burgerbot.app import learning, ui
-from burgerbot.app.glossary import TERMS
+from burgerbot.app.glossary import LESSON, TERMS
 from burgerbot.app.labels import ALL_VERDICTS
 
 frame = ui.PageFrame(
@@ -14,7 +14,8 @@ frame = ui.PageFrame(
     title="📖 Glossary",
     intro=(
         "You will find here the words the other pages use, each explained in two or three "
-        "sentences; the pages link to these entries the first time they use a term."
+        "sentences, with the page that first explains it; the pages link to these entries "
+        "the first time they use a term."
     ),
 )
 CLASSES = ("SyncVectorEnv", "AsyncVectorEnv", "BurgerBotVectorEnv")
@@ -38,16 +39,21 @@ for index, (slug, term) in enumerate(TERMS.items()):
     with columns[index * 2 // len(TERMS)]:  # the first half on the left, the rest on the right
         st.subheader(term.name, anchor=slug)
         st.markdown(term.meaning)
+        if term.taught == LESSON:
+            st.caption("First explained in the lesson itself.")
+        else:
+            st.page_link(f"app_pages/{term.taught}.py", label=None, icon="📍")
 
 st.subheader("How the app judges the lesson's claims", anchor="verdicts")
 st.markdown("\n".join(f"- {v.badge()}: {v.meaning}" for v in ALL_VERDICTS.values()))
 
 frame.takeaways(
-    [
+    after="glossary_not_gymnasium",
+    bullets=[
         "An env-step is one environment's step; a `step()` call on a vector env does N of them.",
         "Terminated: the world ended the episode. Truncated: a limit cut it off.",
         "`SyncVectorEnv` and `AsyncVectorEnv` are Gymnasium's; `BurgerBotVectorEnv` is this "
         "project's.",
         "Stable-Baselines3 takes its own VecEnv classes, not Gymnasium's vector envs.",
-    ]
+    ],
 )

@@ -6,7 +6,7 @@ import gymnasium
 import pytest
 from page_apptest import open_app_page, prediction_checks, texts
 
-from burgerbot.app.glossary import TERMS, term_link
+from burgerbot.app.glossary import LESSON, TERMS, term_link
 
 PID = "glossary_not_gymnasium"
 
@@ -34,3 +34,13 @@ def test_the_prediction_is_checked_against_the_installed_gymnasium(right):
     assert not app.exception
     assert prediction_checks(app) == [(choice, truth)]
     assert "1 made" in texts(app.sidebar.caption)
+
+
+def test_each_entry_says_where_it_is_first_taught():
+    app = open_app_page("app_pages/glossary.py", None, timeout=60)
+    # Each link's URL path: the page's stem, empty for the default page (Home).
+    links = [element.proto.page or "home" for element in app.main.get("page_link")]
+    taught = [term.taught for term in TERMS.values() if term.taught != LESSON]
+    assert links == taught
+    lesson = sum(term.taught == LESSON for term in TERMS.values())
+    assert texts(app.caption).count("First explained in the lesson itself.") == lesson

@@ -59,7 +59,7 @@ TERMS: dict[str, Term] = {
         "One call of `envs.step(actions)` on a vector env: it steps every sub-environment once "
         "and returns their results as batches. Speed is counted in env-steps per second, "
         "since a call does N of them.",
-        taught="home",
+        taught=LESSON,
     ),
     "transition": Term(
         "transition",
