@@ -113,11 +113,17 @@ def test_speed_claim_measures_three_rates_in_rounds():
 
 
 @pytest.mark.parametrize("name", SB3_CLAIMS)
-def test_sb3_claims_say_how_to_install_when_sb3_is_missing(name, monkeypatch):
-    from burgerbot.app import versions
+def test_without_sb3_the_claims_are_judged_from_the_recorded_runs(name, monkeypatch):
+    from burgerbot.app import sb3_recording, versions
 
     monkeypatch.setattr(versions, "sb3_available", lambda: False)
+    recording = sb3_recording.load()
     outcome = run_claim(BY_NAME[name])
+    assert outcome.recorded and outcome.output == recording.run(f"lesson_vs_today.{name}").output
+    assert outcome.kind == {"sb3_n_steps": "imprecise"}.get(name, "never_valid")
+    # Without a recorded run of this very script: not run, and how to install SB3.
+    empty = sb3_recording.Recording(recording.recorded_on, recording.versions, {})
+    outcome = run_claim(BY_NAME[name], empty)
     assert outcome.kind == "not_run" and "requirements-sb3.txt" in outcome.summary
 
 
