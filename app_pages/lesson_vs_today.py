@@ -100,10 +100,13 @@ frame.settings_done()  # no settings: the page's URL carries no query
 versions = measured.library_versions(PACKAGES)
 verdict_key()
 
+st.markdown(
+    "**The lesson's claims** (each is checked below):\n"
+    + "\n".join(f"{number}. {claim.lesson_says}" for number, claim in enumerate(CLAIMS, 1))
+)
 learning.prediction(
     PREDICTION,
-    f"How many of the lesson's {len(CLAIMS)} claims below still hold, as written, with "
-    "today's libraries?",
+    f"How many of these {len(CLAIMS)} claims still hold, as written, with today's libraries?",
     COUNT_OPTIONS,
 )
 outcomes = None

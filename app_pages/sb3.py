@@ -197,9 +197,9 @@ def show_lesson_calls(
     ui.lazy_tabs(
         "sb3_lesson_calls",
         [
-            (f"❌ PPO(..., n_envs={num_envs})", n_envs_tab),
-            ("❌ A Gymnasium SyncVectorEnv given to PPO", vector_tab),
-            ("✅ The fix: make_vec_env", fixed_tab),
+            (f"❌ PPO(n_envs={num_envs})", n_envs_tab),
+            ("❌ PPO(SyncVectorEnv)", vector_tab),
+            ("✅ make_vec_env", fixed_tab),
         ],
     )
 

@@ -372,7 +372,7 @@ CLAIMS = [
         "final_observation_key",
         "Where is the last observation of an episode?",
         '`infos["final_observation"]`',
-        'It is kept in infos["final_observation"].',
+        'The ended episode\'s last observation is kept in infos["final_observation"].',
         judge_final_observation_key,
     ),
     Claim(
