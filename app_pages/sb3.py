@@ -339,7 +339,7 @@ frame = ui.PageFrame(
         "How Stable-Baselines3 uses vector envs: its own VecEnv wrapper",
         "make_vec_env builds one from a factory",
         "DummyVecEnv vs SubprocVecEnv",
-        "The lesson's two PPO calls that never worked",
+        "The lesson's two other ways to give PPO several envs",
     ],
     links=["Stable-Baselines3 vectorised envs", "Gymnasium vector API", "Auto-reset modes"],
 )

@@ -24,6 +24,7 @@ from page_apptest import (
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app import sb3_recording
+from burgerbot.app.labels import VERDICTS
 from burgerbot.app.logic.sb3 import ACCEPTS_OPTIONS, INSTALL_COMMAND, side_by_side
 from burgerbot.app.scripts import sb3 as snippets
 
@@ -197,7 +198,9 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip(without_sb3):
         [texts(app.markdown), texts(app.caption), texts(app.info), tabs_text(app, "code")]
     )
     # The deciding fact: PPO refuses a Gymnasium vector env (a ValueError from SB3's checks).
-    for fact in ("ValueError", "refuse", "not a Gymnasium environment", "treats any other env"):
+    facts = ["ValueError", "refuse", "not a Gymnasium environment", "treats any other env"]
+    facts += ["never worked", VERDICTS["never_valid"].badge()]
+    for fact in facts:  # nowhere: not in the sidebar's topics either
         assert fact not in shown, fact
     assert not app.error and not app.success and not app.warning
     assert "Key takeaways" in [s.value for s in app.subheader]  # the heading, no bullets yet
