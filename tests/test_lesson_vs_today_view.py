@@ -259,6 +259,12 @@ def test_the_count_truth_and_explanation_follow_the_verdicts():
     assert count_truth(outcomes("holds", "holds", "holds", "changed")) == "3 or 4"
     assert count_truth(outcomes(*["holds"] * 8)) == "5 or more"
     assert set(COUNT_OPTIONS) >= {count_truth(outcomes(*["holds"] * n)) for n in range(9)}
+    # A claim not run here is never scored against the learner: no truth where it could
+    # change the answer, the same truth where it could not.
+    assert count_truth(outcomes("not_run", "changed")) is None  # none, or 1 or 2
+    assert count_truth(outcomes("holds", "holds", "not_run")) is None  # 2 or 3: two options
+    assert count_truth(outcomes("holds", "changed", "not_run")) == "1 or 2"  # 1 or 2 either way
+    assert count_truth(outcomes(*["holds"] * 5, "not_run")) == "5 or more"
     kinds = ["holds", "changed", "changed", "not_visible", "depends", "never_valid"]
     kinds += ["never_valid", "imprecise"]
     text = count_explanation(CLAIMS, outcomes(*kinds))
