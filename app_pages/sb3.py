@@ -7,7 +7,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from burgerbot.app import learning, ui
+from burgerbot.app import learning, sb3_recording, ui
 from burgerbot.app.caps import CAPS
 from burgerbot.app.glossary import term_link
 from burgerbot.app.labels import VERDICTS
@@ -17,6 +17,8 @@ from burgerbot.app.logic.sb3 import (
     GYM_SAME_STEP,
     INSTALL_COMMAND,
     PPO_N_STEPS,
+    RECORDED_PPO,
+    RECORDED_SIDE,
     SB3,
     SPECS,
     PPOResult,
@@ -32,12 +34,16 @@ from burgerbot.app.logic.sb3 import (
     n_steps_sentence,
     ppo_episode_chart,
     printed,
+    recorded_agreement,
+    recorded_calls,
+    recorded_output,
     sb3_version,
     side_by_side,
     takeaways,
     train_ppo,
 )
 from burgerbot.app.markdown import markdown_table
+from burgerbot.app.sb3_recording import Recording
 from burgerbot.app.script_runner import ScriptRun
 from burgerbot.app.scripts import sb3 as snippets
 
@@ -91,8 +97,8 @@ _CAPTIONS = {
 }
 
 
-def install_status(version: str | None) -> None:
-    """Whether SB3 is here: its version, or how to install it."""
+def install_status(version: str | None, recording: Recording) -> None:
+    """Whether SB3 runs live here, or what the page shows instead: a labelled recording."""
     if version is not None:
         st.caption(
             f"✅ stable-baselines3 **{version}** is installed here: everything on this page runs "
@@ -100,35 +106,41 @@ def install_status(version: str | None) -> None:
         )
     else:
         st.info(
-            "**stable-baselines3 is not installed here**, so the SB3 parts of this page are "
-            "described, not run. The Gymnasium parts still run live. To run everything, install "
-            "the optional extra (CPU-only torch: about 190 MB to download, 900 MB on disk) and "
-            f"restart the app: `{INSTALL_COMMAND}`",
-            icon="📦",
+            "**stable-baselines3 is not installed here**, so what SB3 printed on this page is a "
+            f"**recording**, {recording.label()}. The Gymnasium parts run live. To run it all "
+            f"live: `{INSTALL_COMMAND}` (CPU-only torch, about 190 MB) and restart the app.",
+            icon="📼",
         )
 
 
-def show_outcome(result: ScriptRun) -> None:
-    """What a script did when the page ran it: the error it raised or what it printed."""
+def show_outcome(result: ScriptRun, recorded: str = "") -> None:
+    """What a script did when the page ran it (or, ``recorded``, when it was recorded): the
+    error it raised or what it printed."""
+    when = f" ({recorded})" if recorded else ""
     if result.error is not None:
         error = result.error
-        st.error(f"It raised **{error.type}** at `{error.location}`: `{error.headline}`", icon="🚫")
+        st.error(
+            f"It raised **{error.type}** at `{error.location}`{when}: `{error.headline}`",
+            icon="🚫",
+        )
     else:
-        st.success("It ran without an error and printed:", icon="✅")
-        st.code(result.output, language="text")
+        st.success(f"It ran without an error and printed{when}:", icon="✅")
+        st.code(result.output, language="text", wrap_lines=True)
 
 
-def _call_tab(code: str, name: str, result: ScriptRun | None, without_sb3: str) -> None:
+def _call_tab(code: str, name: str, result: ScriptRun | None, recorded: str) -> None:
     learning.script_block(code, name=name)
     if result is None:
-        st.caption(without_sb3)
+        st.caption(f"Not run here: stable-baselines3 is not installed. `{INSTALL_COMMAND}`")
     else:
-        show_outcome(result)
+        show_outcome(result, recorded)
 
 
-def show_lesson_calls(calls: dict[str, ScriptRun] | None, num_envs: int) -> None:
-    """The lesson's two PPO calls and the fix, in tabs: as they ran, or (without SB3) as
-    scripts with what they do."""
+def show_lesson_calls(
+    calls: dict[str, ScriptRun] | None, num_envs: int, recorded: str = ""
+) -> None:
+    """The lesson's two PPO calls and the fix, in tabs: as they ran live, or (without SB3) as
+    they ran when ``recorded``."""
     never = VERDICTS["never_valid"].badge()
 
     def n_envs_tab() -> None:
@@ -143,7 +155,7 @@ def show_lesson_calls(calls: dict[str, ScriptRun] | None, num_envs: int) -> None
             snippets.n_envs_wrong(num_envs),
             "the lesson's n_envs call",
             calls and calls["n_envs"],
-            "Not run here (stable-baselines3 is not installed).",
+            recorded,
         )
 
     def vector_tab() -> None:
@@ -162,7 +174,7 @@ def show_lesson_calls(calls: dict[str, ScriptRun] | None, num_envs: int) -> None
             snippets.gymnasium_vector_wrong(num_envs),
             "a SyncVectorEnv given to PPO",
             calls and calls["gymnasium_vector"],
-            f"Not run here: stable-baselines3 2.9 stops with {snippets.GYMNASIUM_VECTOR_ERROR}.",
+            recorded,
         )
 
     def fixed_tab() -> None:
@@ -179,15 +191,15 @@ def show_lesson_calls(calls: dict[str, ScriptRun] | None, num_envs: int) -> None
             snippets.ppo_fixed(num_envs),
             "the lesson's PPO call fixed",
             calls and calls["fixed"],
-            "Not run here (stable-baselines3 is not installed).",
+            recorded,
         )
 
     ui.lazy_tabs(
         "sb3_lesson_calls",
         [
-            (f"❌ PPO(..., n_envs={num_envs})", n_envs_tab),
-            ("❌ A Gymnasium SyncVectorEnv given to PPO", vector_tab),
-            ("✅ The fix: make_vec_env", fixed_tab),
+            (f"❌ PPO(n_envs={num_envs})", n_envs_tab),
+            ("❌ PPO(SyncVectorEnv)", vector_tab),
+            ("✅ make_vec_env", fixed_tab),
         ],
     )
 
@@ -246,8 +258,34 @@ def show_around_first_end(
     if not have_sb3:
         st.caption(
             "With stable-baselines3 installed, a third tab shows SB3's `DummyVecEnv` "
-            "on the same actions: it matches the SAME_STEP table row for row."
+            "on the same actions."
         )
+
+
+def recorded_comparison(recording: Recording) -> None:
+    """Without SB3: what the side-by-side script printed when recorded, labelled so."""
+    output = recorded_output(recording, "sb3.side_by_side")
+    if output is None:
+        return
+    n, steps, seed = RECORDED_SIDE
+    st.markdown(
+        f"With SB3 in the comparison ({recording.label()}; {n} BurgerBots, {steps} calls, "
+        f"seed {seed}), the script below printed:"
+    )
+    st.code(output, language="text", wrap_lines=True)
+
+
+def recorded_ppo(recording: Recording) -> None:
+    """Without SB3: how to train live, and what the training script printed when recorded."""
+    st.info(f"Training needs stable-baselines3: `{INSTALL_COMMAND}`.", icon="📦")
+    output = recorded_output(recording, "sb3.ppo_training")
+    if output is not None:
+        n_envs, n_steps, total, seed = RECORDED_PPO
+        st.markdown(
+            f"The training script with {n_envs} envs, `n_steps={n_steps}`, {total:,} env-steps "
+            f"and seed {seed} printed ({recording.label()}):"
+        )
+        st.code(output, language="text", wrap_lines=True)
 
 
 def ppo_outcome(ppo: PPOResult) -> None:
@@ -301,7 +339,7 @@ frame = ui.PageFrame(
         "How Stable-Baselines3 uses vector envs: its own VecEnv wrapper",
         "make_vec_env builds one from a factory",
         "DummyVecEnv vs SubprocVecEnv",
-        "The lesson's two PPO calls that never worked",
+        "The lesson's two other ways to give PPO several envs",
     ],
     links=["Stable-Baselines3 vectorised envs", "Gymnasium vector API", "Auto-reset modes"],
 )
@@ -309,152 +347,178 @@ KEY = frame.key
 
 version = sb3_version()
 have_sb3 = version is not None
-install_status(version)
+recording = sb3_recording.load()
+recorded = "" if have_sb3 else f"recorded on {recording.recorded_on}"
 st.markdown(
-    "SB3 is a library of ready-made algorithms such as PPO; the lesson says you will build its "
-    "vector envs with `make_vec_env` in lessons 12 and 13. PPO always trains on a "
-    f"{term_link('vector-env')}, collecting a {term_link('rollout')} from all copies at once. "
-    "The lesson gives PPO several envs in two ways."
+    "SB3 is a library of ready-made algorithms such as PPO, which always trains on a "
+    f"{term_link('vector-env')}. The lesson's point: SB3 wraps environments in **its own** "
+    f"vector env, a {term_link('vecenv', 'VecEnv')}, and `make_vec_env` builds one from a "
+    "factory (lessons 12 and 13 use it)."
 )
-learning.prediction(PREDICTION, "Does PPO accept a Gymnasium `SyncVectorEnv`?", ACCEPTS_OPTIONS)
-
-# --- 1. The lesson's calls -----------------------------------------------------------------------
-st.header("1. The lesson's PPO calls, run here")
-calls = None
-if have_sb3:
-    with st.spinner("Running the scripts (importing stable-baselines3 and torch)…"):
-        try:
-            calls = lesson_calls(LESSON_ENVS)
-        except Exception as error:  # the page keeps working; the message says what broke
-            st.error(f"Could not run the scripts: {type(error).__name__}: {error}")
-show_lesson_calls(calls, LESSON_ENVS)
-if calls is not None:
-    vector_run = calls["gymnasium_vector"]
-    learning.check(PREDICTION, accepts_truth(vector_run), accepts_explanation(vector_run, version))
-else:
-    st.caption(
-        "🔮 Your prediction cannot be checked here: stable-baselines3 is not installed, so PPO "
-        f"was not tried. `{INSTALL_COMMAND}` and restart the app to check it live."
-    )
-learning.exercise(
-    f"{PAGE}_rewrite_ppo",
-    "rewrite the lesson's PPO call",
-    "The lesson wants each PPO update to learn from **2,048 transitions**, collected by **4** "
-    'BurgerBots in **512** `step()` calls, and writes `PPO("MlpPolicy", env, n_envs=4)`. '
-    "Write a whole script that builds the 4 envs with `make_vec_env`, sets `n_steps` so "
-    "that one update holds 2,048 transitions, trains for exactly one update, and prints the "
-    "rollout buffer's shape and how many `step()` calls it took (an SB3 `BaseCallback`'s "
-    "`_on_step` runs once per call).",
-    snippets.exercise_answer(LESSON_ENVS, 2048),
-    answer_name="the lesson's PPO call rewritten",
-)
-
-# --- 2. How SB3 vectorises -----------------------------------------------------------------------
-st.header("2. How SB3 vectorises")
 how_sb3_vectorises()
-
-# --- 3. The two APIs, side by side ---------------------------------------------------------------
-st.header("3. Two vector-env APIs, side by side")
-(n_spec, steps_spec, seed_spec, ppo_envs_spec, ppo_steps_spec) = SPECS
-c_n, c_steps, c_seed = st.columns(3)
-c_n.slider(n_spec.label, n_spec.low, n_spec.high, key=KEY["n"], help="Copies in each vector env.")
-c_steps.slider(
-    steps_spec.label,
-    steps_spec.low,
-    steps_spec.high,
-    key=KEY["steps"],
-    help="How many step() calls the side-by-side run makes.",
+install_status(version, recording)
+learning.prediction(
+    PREDICTION,
+    "The lesson also hands PPO a Gymnasium `SyncVectorEnv` of 4 BurgerBots. Does PPO accept it?",
+    ACCEPTS_OPTIONS,
 )
-c_seed.number_input(seed_spec.label, seed_spec.low, seed_spec.high, step=1, key=KEY["seed"])
-num_envs = int(st.session_state[KEY["n"]])
-steps = int(st.session_state[KEY["steps"]])
-seed = int(st.session_state[KEY["seed"]])
-frame.settings_done()
 
-with st.expander("The two APIs, question by question (a table)", icon="📋"):
-    st.caption(
-        "Cells marked *✓ live* were read from a run of the installed libraries on "
-        f"{num_envs} BurgerBots on this server; the others come from each library's documentation."
-    )
-    with st.spinner("Importing stable-baselines3 and torch (slow the first time)…"):
-        try:
-            st.markdown(api_table(num_envs, have_sb3))
-        except Exception as error:  # the page keeps working; the message says what broke
-            st.error(f"Could not build the table: {type(error).__name__}: {error}")
-
-runs = "SB3's `DummyVecEnv` and " if have_sb3 else ""
-st.markdown(
-    f"{runs}Gymnasium's `SyncVectorEnv` in two {term_link('autoreset', 'auto-reset')} modes: "
-    f"same random actions, {steps} calls, {num_envs} BurgerBots. {VERDICTS['changed'].badge()} "
-    "NEXT_STEP, Gymnasium's default, came with 1.0; the lesson's 0.29 reset inside the ending "
-    "call, as SB3 does."
-)
-try:
-    result = compared(num_envs, steps, seed, have_sb3)
-except Exception as error:
-    st.error(f"Could not run the comparison: {type(error).__name__}: {error}")
-    result = None
-if result is not None:
+calls = result = None
+if not learning.revealed(PREDICTION):
+    frame.settings_done()
+else:
+    # --- 1. The lesson's calls -------------------------------------------------------------------
+    st.header("1. The lesson's PPO calls, run")
     if have_sb3:
-        agreement(result)
-    show_around_first_end(around_first_end(result, after=1), have_sb3)
+        with st.spinner("Running the scripts (importing stable-baselines3 and torch)…"):
+            try:
+                calls = lesson_calls(LESSON_ENVS)
+            except Exception as error:  # the page keeps working; the message says what broke
+                st.error(f"Could not run the scripts: {type(error).__name__}: {error}")
+    else:
+        calls = recorded_calls(recording)
+    show_lesson_calls(calls, LESSON_ENVS, recorded)
+    if calls is not None:
+        vector_run = calls["gymnasium_vector"]
+        explanation = accepts_explanation(vector_run, version or recording.sb3_version)
+        if recorded:
+            explanation += f" (The run was {recording.label()}.)"
+        source = "the recorded run" if recorded else "the live run"
+        learning.check(PREDICTION, accepts_truth(vector_run), explanation, run=source)
+    learning.exercise(
+        f"{PAGE}_rewrite_ppo",
+        "rewrite the lesson's PPO call",
+        "The lesson wants each PPO update to learn from **2,048 transitions**, collected by **4** "
+        'BurgerBots in **512** `step()` calls, and writes `PPO("MlpPolicy", env, n_envs=4)`. '
+        "Write a whole script that builds the 4 envs with `make_vec_env`, sets `n_steps` so "
+        "that one update holds 2,048 transitions, trains for exactly one update, and prints the "
+        "rollout buffer's shape and how many `step()` calls it took (an SB3 `BaseCallback`'s "
+        "`_on_step` runs once per call).",
+        snippets.exercise_answer(LESSON_ENVS, 2048),
+        answer_name="the lesson's PPO call rewritten",
+    )
 
-    def comparison_script() -> None:
-        st.caption("Needs stable-baselines3, gymnasium and this project's `burgerbot` library.")
-        learning.script_block(
-            snippets.side_by_side_script(num_envs, steps, seed),
-            name="SB3 and Gymnasium side by side",
+    # --- 2. The two APIs, side by side -----------------------------------------------------------
+    st.header("2. Two vector-env APIs, side by side")
+    (n_spec, steps_spec, seed_spec, ppo_envs_spec, ppo_steps_spec) = SPECS
+    c_n, c_steps, c_seed = st.columns(3)
+    c_n.slider(
+        n_spec.label, n_spec.low, n_spec.high, key=KEY["n"], help="Copies in each vector env."
+    )
+    c_steps.slider(
+        steps_spec.label,
+        steps_spec.low,
+        steps_spec.high,
+        key=KEY["steps"],
+        help="How many step() calls the side-by-side run makes.",
+    )
+    c_seed.number_input(seed_spec.label, seed_spec.low, seed_spec.high, step=1, key=KEY["seed"])
+    num_envs = int(st.session_state[KEY["n"]])
+    steps = int(st.session_state[KEY["steps"]])
+    seed = int(st.session_state[KEY["seed"]])
+    frame.settings_done()
+
+    with st.expander("The two APIs, question by question (a table)", icon="📋"):
+        st.caption(
+            "Cells marked *✓ live* were read from a run of the installed libraries on "
+            f"{num_envs} BurgerBots on this server; the others come from each library's "
+            "documentation."
+        )
+        with st.spinner("Importing stable-baselines3 and torch (slow the first time)…"):
+            try:
+                st.markdown(api_table(num_envs, have_sb3))
+            except Exception as error:  # the page keeps working; the message says what broke
+                st.error(f"Could not build the table: {type(error).__name__}: {error}")
+
+    runs = "SB3's `DummyVecEnv` and " if have_sb3 else ""
+    st.markdown(
+        f"{runs}Gymnasium's `SyncVectorEnv` in two {term_link('autoreset', 'auto-reset')} "
+        f"modes: same random actions, {steps} calls, {num_envs} BurgerBots.\n\n"
+        f"{VERDICTS['imprecise'].badge()} SB3's VecEnvs reset an ended env **on the same step**, "
+        'as the lesson describes, but keep the last observation in `infos[i]["terminal_'
+        'observation"]`, not `infos["final_observation"]`. '
+        f"{VERDICTS['changed'].badge()} Gymnasium's default since 1.0, NEXT_STEP, resets on the "
+        "*next* call instead."
+    )
+    try:
+        result = compared(num_envs, steps, seed, have_sb3)
+    except Exception as error:
+        st.error(f"Could not run the comparison: {type(error).__name__}: {error}")
+    if result is not None:
+        if have_sb3:
+            agreement(result)
+        show_around_first_end(around_first_end(result, after=1), have_sb3)
+        if not have_sb3:
+            recorded_comparison(recording)
+
+        def comparison_script() -> None:
+            st.caption("Needs stable-baselines3, gymnasium and this project's `burgerbot` library.")
+            learning.script_block(
+                snippets.side_by_side_script(num_envs, steps, seed),
+                name="SB3 and Gymnasium side by side",
+            )
+
+        ui.lazy_expander(
+            "Code: this comparison as a script you can run", comparison_script, icon="🐍"
         )
 
-    ui.lazy_expander("Code: this comparison as a script you can run", comparison_script, icon="🐍")
-
-# --- 4. Train PPO --------------------------------------------------------------------------------
-st.header("4. Train PPO on BurgerBot")
-st.markdown(
-    f"A short PPO run on the CPU, `n_steps={PPO_N_STEPS}` per env: each update learns from "
-    f"`n_steps x n_envs` {term_link('transition', 'transitions')}. Far too short to master "
-    "BurgerBot."
-)
-p_envs, p_steps = st.columns(2)
-p_envs.slider(ppo_envs_spec.label, ppo_envs_spec.low, ppo_envs_spec.high, key=KEY["ppo_envs"])
-p_steps.number_input(
-    ppo_steps_spec.label,
-    min_value=ppo_steps_spec.low,
-    max_value=ppo_steps_spec.high,
-    step=512,
-    key=KEY["ppo_steps"],
-    help=(
-        f"At most {CAPS.max_ppo_timesteps:,} here: PPO steps about a thousand times slower than "
-        "the numpy examples on the other pages."
-    ),
-)
-ppo_envs = int(st.session_state[KEY["ppo_envs"]])
-ppo_steps = int(st.session_state[KEY["ppo_steps"]])
-if not have_sb3:
-    st.info(f"Training needs stable-baselines3: `{INSTALL_COMMAND}`.", icon="📦")
-else:
-    st.caption(
-        f"{ppo_envs} env{'s' if ppo_envs > 1 else ''} x {PPO_N_STEPS} steps = "
-        f"{ppo_envs * PPO_N_STEPS:,} transitions per update; {ppo_steps:,} env-steps in all "
-        f"(seed {seed}, from section 3)."
+    # --- 3. Train PPO ----------------------------------------------------------------------------
+    st.header("3. Train PPO on BurgerBot")
+    st.markdown(
+        f"A short PPO run on the CPU, `n_steps={PPO_N_STEPS}` per env: each update learns from "
+        f"`n_steps x n_envs` {term_link('transition', 'transitions')}. Far too short to master "
+        "BurgerBot."
     )
-    settings = (ppo_envs, ppo_steps, seed)
-    started: set = st.session_state.setdefault(STARTED, set())
-    if st.button("Train PPO", key=f"{PAGE}_train", type="primary", icon="▶️"):
-        try:
-            ppo_run(*settings)
-            started.add(settings)
-        except Exception as error:  # the page keeps working; the message says what broke
-            st.error(f"Training failed: {type(error).__name__}: {error}")
-    if settings in started:
-        ppo_outcome(ppo_run(*settings))
-ui.lazy_expander(
-    "Code: this training run as a script you can run",
-    lambda: learning.script_block(
-        snippets.ppo_training_script(ppo_envs, PPO_N_STEPS, ppo_steps, seed),
-        name="PPO on BurgerBot",
-    ),
-    icon="🐍",
-)
+    p_envs, p_steps = st.columns(2)
+    p_envs.slider(ppo_envs_spec.label, ppo_envs_spec.low, ppo_envs_spec.high, key=KEY["ppo_envs"])
+    p_steps.number_input(
+        ppo_steps_spec.label,
+        min_value=ppo_steps_spec.low,
+        max_value=ppo_steps_spec.high,
+        step=512,
+        key=KEY["ppo_steps"],
+        help=(
+            f"At most {CAPS.max_ppo_timesteps:,} here: PPO steps about a thousand times slower "
+            "than the numpy examples on the other pages."
+        ),
+    )
+    ppo_envs = int(st.session_state[KEY["ppo_envs"]])
+    ppo_steps = int(st.session_state[KEY["ppo_steps"]])
+    if not have_sb3:
+        recorded_ppo(recording)
+    else:
+        st.caption(
+            f"{ppo_envs} env{'s' if ppo_envs > 1 else ''} x {PPO_N_STEPS} steps = "
+            f"{ppo_envs * PPO_N_STEPS:,} transitions per update; {ppo_steps:,} env-steps in all "
+            f"(seed {seed}, from section 2)."
+        )
+        settings = (ppo_envs, ppo_steps, seed)
+        started: set = st.session_state.setdefault(STARTED, set())
+        if st.button("Train PPO", key=f"{PAGE}_train", type="primary", icon="▶️"):
+            try:
+                ppo_run(*settings)
+                started.add(settings)
+            except Exception as error:  # the page keeps working; the message says what broke
+                st.error(f"Training failed: {type(error).__name__}: {error}")
+        if settings in started:
+            ppo_outcome(ppo_run(*settings))
+    ui.lazy_expander(
+        "Code: this training run as a script you can run",
+        lambda: learning.script_block(
+            snippets.ppo_training_script(ppo_envs, PPO_N_STEPS, ppo_steps, seed),
+            name="PPO on BurgerBot",
+        ),
+        icon="🐍",
+    )
 
-frame.takeaways(takeaways(calls, result, version))
+side_output = None if have_sb3 else recorded_output(recording, "sb3.side_by_side")
+frame.takeaways(
+    takeaways(
+        calls,
+        result,
+        version or recording.sb3_version,
+        recorded_on=recording.recorded_on if recorded else None,
+        recorded_agreement=recorded_agreement(side_output) if side_output else None,
+    ),
+    after=PREDICTION,
+)

@@ -96,7 +96,10 @@ def texts(elements) -> str:
 # (`learning` tally) is read here, once, so that page tests compare what was predicted and what
 # the live run gave instead of each matching the sentences.
 _RIGHT = re.compile(r"\*\*Your prediction was right:\*\* (.+?)\.(?: |$)", re.S)
-_WRONG = re.compile(r"\*\*You predicted (.+?); the live run gave (.+?)\.\*\*", re.S)
+_WRONG = re.compile(
+    r"\*\*You predicted (.+?); (?:the live run|the recorded run|these checks) gave (.+?)\.\*\*",
+    re.S,
+)
 _SCORE = re.compile(r"Predictions: (\d+) made, (\d+) of (\d+) checked right")
 
 

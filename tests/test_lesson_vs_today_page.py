@@ -5,12 +5,12 @@ from __future__ import annotations
 import sys
 
 import pytest
-from page_apptest import open_app_page, prediction_checks, texts
+from page_apptest import open_app_page, open_expanders, prediction_checks, texts
 from streamlit.testing.v1 import AppTest
 
-from burgerbot.app import measured
+from burgerbot.app import measured, sb3_recording
 from burgerbot.app.labels import VERDICTS
-from burgerbot.app.logic.lesson_vs_today import CLAIMS, COUNT_OPTIONS
+from burgerbot.app.logic.lesson_vs_today import CLAIMS, COUNT_OPTIONS, errata, verdict
 from burgerbot.app.versions import installed_version
 
 PAGE_FILE = "app_pages/lesson_vs_today.py"
@@ -19,14 +19,24 @@ PREDICTION = "lesson_vs_today_how_many_hold"
 pytestmark = pytest.mark.slow
 
 
-def open_page() -> AppTest:
-    return open_app_page(PAGE_FILE, None, timeout=600, expanders=True)
+def open_page(skip: bool = True) -> AppTest:
+    """The page, by default past its prediction ("Skip, show me"), where its verdicts are."""
+    app = open_app_page(PAGE_FILE, None, timeout=600, expanders=True)
+    if skip:
+        app.button(key=f"{PREDICTION}_skip").click().run()
+        assert not app.exception, [e.value for e in app.exception]
+        open_expanders(app)  # those drawn since
+    return app
+
+
+def is_erratum(markdown: str) -> bool:
+    return "→ **today:**" in markdown
 
 
 def still_true_count(app: AppTest) -> int:
     """How many claims the page marks as still true (read from what it shows)."""
     badge = VERDICTS["holds"].badge()
-    return sum(m.value.startswith(badge) for m in app.markdown)
+    return sum(m.value.startswith(badge) and not is_erratum(m.value) for m in app.markdown)
 
 
 def expected_option(held: int) -> str:
@@ -45,8 +55,15 @@ def predict(app: AppTest, choice: str) -> AppTest:
 def test_page_shows_every_claim_with_a_verdict_and_its_whole_script():
     app = open_page()
     headings = [h.value for h in app.subheader]
-    assert headings == [claim.topic for claim in CLAIMS] + ["Key takeaways"]
+    assert headings == [
+        "Before you copy the lesson's code",
+        "Every claim, checked by its script",
+        *[claim.topic for claim in CLAIMS],
+        "Key takeaways",
+    ]
     badges = [m.value for m in app.markdown if m.value.startswith(":")]
+    assert len([b for b in badges if is_erratum(b)]) == len(errata())  # one line each
+    badges = [b for b in badges if not is_erratum(b)]
     assert len(badges) == len(CLAIMS)  # one verdict per claim
     scripts = [code.value for code in app.code if code.language == "python"]
     assert [s.strip() for s in scripts] == [claim.script.strip() for claim in CLAIMS]
@@ -60,6 +77,22 @@ def test_page_shows_every_claim_with_a_verdict_and_its_whole_script():
     app.button(key="lesson_rerun").click().run()
     assert not app.exception and app.session_state["_lesson_run"] == 1
     assert [h.value for h in app.subheader] == headings
+
+
+def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
+    app = open_page(skip=False)
+    legend = next(m.value for m in app.markdown if m.value.startswith("Verdicts: "))
+    shown = [m.value for m in app.markdown if m.value != legend]
+    # The deciding facts: each claim's verdict (a badge) and the errata's.
+    assert not any(verdict(kind).badge() in text for kind in VERDICTS for text in shown)
+    assert not any("→ **today:**" in text for text in shown)
+    assert [h.value for h in app.subheader] == ["Key takeaways"]  # its heading, no bullets
+    assert not [m for m in app.markdown if m.value.startswith("- ")]
+    app.button(key=f"{PREDICTION}_skip").click().run()
+    assert still_true_count(app) + len(errata()) <= len(
+        [m for m in app.markdown if m.value.startswith(":")]
+    )
+    assert [m for m in app.markdown if m.value.startswith("- ")]  # the takeaways
 
 
 def test_a_right_and_a_wrong_prediction_are_checked_against_the_live_checks():
@@ -81,15 +114,25 @@ def test_takeaways_end_the_page_and_follow_the_verdicts():
     assert "**True, not visible as set up**: goals doubling in 500 steps" in bullets
 
 
-def test_without_sb3_the_page_runs_and_says_so(monkeypatch):
+def test_without_sb3_the_sb3_claims_are_judged_from_the_recording_and_scored(monkeypatch):
     monkeypatch.setitem(sys.modules, "stable_baselines3", None)
     app = open_page()
     try:
         app.button(key="lesson_rerun").click().run()  # not the cached run with SB3
         assert not app.exception, [e.value for e in app.exception]
-        not_run = [m.value for m in app.markdown if "stable-baselines3 is not installed" in m.value]
-        assert len(not_run) == sum(claim.needs_sb3 for claim in CLAIMS)
-        assert "Not settled by this run:" in texts(app.markdown)
+        recorded = [c.value for c in app.caption if c.value.startswith("From the recorded run")]
+        assert len(recorded) == sum(claim.needs_sb3 for claim in CLAIMS)
+        assert sb3_recording.load().label() in recorded[0]
+        assert "not installed here. Install" not in texts(app.markdown)  # nothing 'not run'
+        badges = texts(app.markdown)
+        assert VERDICTS["never_valid"].badge() + " Here" in badges
+        assert VERDICTS["imprecise"].badge() + " With PPO's default" in badges
+        # The prediction is checked, against these checks, with the recorded ones among them.
+        truth = expected_option(still_true_count(app))
+        wrong = next(option for option in COUNT_OPTIONS if option != truth)
+        app = predict(app, wrong)
+        assert prediction_checks(app) == [(wrong, truth)]
+        assert "SB3 claims were judged from the recorded run" in texts(app.warning)
     finally:
         measured.GENERATIONS.bump("lesson_vs_today")  # later visitors run the checks anew
 

@@ -113,11 +113,17 @@ def test_speed_claim_measures_three_rates_in_rounds():
 
 
 @pytest.mark.parametrize("name", SB3_CLAIMS)
-def test_sb3_claims_say_how_to_install_when_sb3_is_missing(name, monkeypatch):
-    from burgerbot.app import versions
+def test_without_sb3_the_claims_are_judged_from_the_recorded_runs(name, monkeypatch):
+    from burgerbot.app import sb3_recording, versions
 
     monkeypatch.setattr(versions, "sb3_available", lambda: False)
+    recording = sb3_recording.load()
     outcome = run_claim(BY_NAME[name])
+    assert outcome.recorded and outcome.output == recording.run(f"lesson_vs_today.{name}").output
+    assert outcome.kind == {"sb3_n_steps": "imprecise"}.get(name, "never_valid")
+    # Without a recorded run of this very script: not run, and how to install SB3.
+    empty = sb3_recording.Recording(recording.recorded_on, recording.versions, {})
+    outcome = run_claim(BY_NAME[name], empty)
     assert outcome.kind == "not_run" and "requirements-sb3.txt" in outcome.summary
 
 
@@ -253,6 +259,12 @@ def test_the_count_truth_and_explanation_follow_the_verdicts():
     assert count_truth(outcomes("holds", "holds", "holds", "changed")) == "3 or 4"
     assert count_truth(outcomes(*["holds"] * 8)) == "5 or more"
     assert set(COUNT_OPTIONS) >= {count_truth(outcomes(*["holds"] * n)) for n in range(9)}
+    # A claim not run here is never scored against the learner: no truth where it could
+    # change the answer, the same truth where it could not.
+    assert count_truth(outcomes("not_run", "changed")) is None  # none, or 1 or 2
+    assert count_truth(outcomes("holds", "holds", "not_run")) is None  # 2 or 3: two options
+    assert count_truth(outcomes("holds", "changed", "not_run")) == "1 or 2"  # 1 or 2 either way
+    assert count_truth(outcomes(*["holds"] * 5, "not_run")) == "5 or more"
     kinds = ["holds", "changed", "changed", "not_visible", "depends", "never_valid"]
     kinds += ["never_valid", "imprecise"]
     text = count_explanation(CLAIMS, outcomes(*kinds))

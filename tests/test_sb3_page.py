@@ -13,9 +13,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from page_apptest import each_tab, markdown_tables, open_app_page, tabs_text, texts
+from page_apptest import (
+    each_tab,
+    markdown_tables,
+    open_app_page,
+    open_expanders,
+    tabs_text,
+    texts,
+)
 from streamlit.testing.v1 import AppTest
 
+from burgerbot.app import sb3_recording
+from burgerbot.app.labels import VERDICTS
 from burgerbot.app.logic.sb3 import ACCEPTS_OPTIONS, INSTALL_COMMAND, side_by_side
 from burgerbot.app.scripts import sb3 as snippets
 
@@ -23,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/sb3.py"
 KEY = {name: f"sb3_{name}" for name in ("n", "steps", "seed", "ppo_envs", "ppo_steps")}
 TRAIN = "sb3_train"
+RECORDING = sb3_recording.load()
 FIRST_END = "tabs_sb3_first_end"
 
 
@@ -32,8 +42,17 @@ def without_sb3(monkeypatch):
     monkeypatch.setitem(sys.modules, "stable_baselines3", None)
 
 
-def open_page(query: dict[str, str] | None = None) -> AppTest:
-    return open_app_page(PAGE_FILE, query, timeout=600, expanders=True)
+PREDICTION = "sb3_accepts_sync"
+
+
+def open_page(query: dict[str, str] | None = None, skip: bool = True) -> AppTest:
+    """The page, by default past its prediction ("Skip, show me"), where its results are."""
+    app = open_app_page(PAGE_FILE, query, timeout=600, expanders=True)
+    if skip:
+        app.button(key=f"{PREDICTION}_skip").click().run()
+        assert not app.exception, [e.value for e in app.exception]
+        open_expanders(app)  # those drawn since
+    return app
 
 
 def first_end_table(app: AppTest) -> Any:
@@ -55,7 +74,7 @@ def test_without_sb3_the_page_explains_and_runs_the_gymnasium_side(without_sb3):
     assert app.title[0].value == "Stable-Baselines3 and vector environments"
     info = texts(app.info)
     assert "stable-baselines3 is not installed here" in info and INSTALL_COMMAND in info
-    assert not app.success
+    assert RECORDING.label() in info  # when and with which versions
     markdown = texts(app.markdown)
     assert "2 values: obs array (4, 4) int64, infos dict {} ✓ *live*" in markdown
     assert "only obs: array (N, 4) |" in markdown  # from the docs, not measured
@@ -66,7 +85,18 @@ def test_without_sb3_the_page_explains_and_runs_the_gymnasium_side(without_sb3):
     assert 'PPO("MlpPolicy", BurgerBotEnv(), n_envs=4)' in codes
     assert "model.learn(total_timesteps=4096)" in codes
     assert TRAIN not in [button.key for button in app.button]
-    assert not app.error and not app.metric
+    assert not app.metric
+    # The SB3 runs, as recorded and labelled so: the lesson's calls, the comparison, PPO.
+    recorded = f"(recorded on {RECORDING.recorded_on})"
+    errors = tabs_text(app, "error")
+    assert f"**TypeError** at `<script>:7 in <module>` {recorded}" in errors
+    assert "unexpected keyword argument 'n_envs'" in errors
+    assert "**ValueError** at `stable_baselines3/" in errors
+    assert f"It ran without an error and printed {recorded}:" in tabs_text(app, "success")
+    assert RECORDING.run("sb3.ppo_fixed").output.strip() in codes
+    shown = [code.value.strip() for code in app.code]
+    assert RECORDING.run("sb3.side_by_side").output.strip() in shown
+    assert RECORDING.run("sb3.ppo_training").output.strip() in shown
 
 
 def test_without_sb3_every_control_still_works(without_sb3):
@@ -105,8 +135,9 @@ def test_without_sb3_every_control_still_works(without_sb3):
     ],
 )
 def test_bad_query_params_show_a_note(without_sb3, query, note, key, used):
-    app = open_page(query)
-    assert note in texts(app.info)
+    app = open_page(query, skip=False)
+    assert note in texts(app.info)  # said before the prediction, too
+    app.button(key=f"{PREDICTION}_skip").click().run()
     widget = app.number_input(key=KEY[key]) if key == "ppo_steps" else app.slider(key=KEY[key])
     assert widget.value == used
 
@@ -146,8 +177,6 @@ def test_with_sb3_everything_runs_live_and_ppo_trains(sb3):
 
 # --- The learner's path: prediction, exercise, takeaways ------------------------------------------
 
-PREDICTION = "sb3_accepts_sync"
-
 
 def predict(app: AppTest, choice: str) -> AppTest:
     app.radio(key=f"{PREDICTION}_choice").set_value(choice).run()
@@ -163,14 +192,42 @@ def takeaway_bullets(app: AppTest) -> str:
     return bullets
 
 
-def test_without_sb3_the_prediction_is_asked_and_says_it_cannot_be_checked(without_sb3):
-    app = predict(open_page(), ACCEPTS_OPTIONS[1])
-    captions = texts(app.caption)
-    assert f"Locked in: **{ACCEPTS_OPTIONS[1]}**" in captions
-    assert "Your prediction cannot be checked here: stable-baselines3 is not installed" in captions
-    assert "Your prediction was right" not in texts(app.success)
-    assert app.subheader[-1].value == "Key takeaways"
-    assert "(not run here: stable-baselines3 is not installed)" in takeaway_bullets(app)
+def test_nothing_gives_the_answer_away_before_lock_in_or_skip(without_sb3):
+    app = open_page(skip=False)
+    shown = " ".join(
+        [texts(app.markdown), texts(app.caption), texts(app.info), tabs_text(app, "code")]
+    )
+    # The deciding fact: PPO refuses a Gymnasium vector env (a ValueError from SB3's checks).
+    facts = ["ValueError", "refuse", "not a Gymnasium environment", "treats any other env"]
+    facts += ["never worked", VERDICTS["never_valid"].badge()]
+    for fact in facts:  # nowhere: not in the sidebar's topics either
+        assert fact not in shown, fact
+    assert not app.error and not app.success and not app.warning
+    assert "Key takeaways" in [s.value for s in app.subheader]  # the heading, no bullets yet
+    assert not [m for m in app.markdown if m.value.startswith("- SB3 trains")]
+    app.button(key=f"{PREDICTION}_skip").click().run()
+    errors = tabs_text(app, "error")
+    assert "**ValueError**" in errors and "not a Gymnasium environment" in errors
+    assert "SB3 trains on its own `VecEnv`" in takeaway_bullets(app)
+
+
+@pytest.mark.parametrize("right", [True, False])
+def test_without_sb3_the_prediction_is_checked_against_the_recording(without_sb3, right):
+    truth = ACCEPTS_OPTIONS[1 if RECORDING.run("sb3.gymnasium_vector_wrong").raised else 0]
+    choice = truth if right else next(o for o in ACCEPTS_OPTIONS if o != truth)
+    app = predict(open_page(skip=False), choice)
+    if right:
+        assert f"**Your prediction was right:** {truth}." in texts(app.success)
+    else:
+        assert f"**You predicted {choice}; the recorded run gave {truth}.**" in texts(app.warning)
+    assert RECORDING.label() in texts(app.success) + texts(app.warning)
+    bullets = takeaway_bullets(app)
+    assert (
+        f"On stable-baselines3 {RECORDING.sb3_version}: `PPO(..., n_envs=4)` raised TypeError"
+        in (bullets)
+    )
+    assert f"(recorded on {RECORDING.recorded_on})" in bullets
+    assert "like Gymnasium's SAME_STEP (120 of 120 pairs matched in the recorded run)" in bullets
 
 
 def test_the_exercise_answer_is_hidden_until_asked_for(without_sb3):

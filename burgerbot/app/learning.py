@@ -91,11 +91,12 @@ def prediction(
     return None if locked is None else locked.choice
 
 
-def check(pid: str, truth: str, explanation: str) -> bool | None:
+def check(pid: str, truth: str, explanation: str, run: str = "the live run") -> bool | None:
     """Compare the locked-in answer to ``pid`` with ``truth`` from the live run, and explain.
 
     Returns whether the prediction was right, or None when none was made (then it only
-    invites one). The result counts in the sidebar's score.
+    invites one). The result counts in the sidebar's score. ``run`` names where ``truth``
+    came from when it is not a live run ("the recorded run").
     """
     predictions = _predictions()
     locked = predictions.get(pid)
@@ -109,9 +110,7 @@ def check(pid: str, truth: str, explanation: str) -> bool | None:
     if locked.choice == truth:
         st.success(f"**Your prediction was right:** {truth}. {explanation}", icon="🎯")
         return True
-    st.warning(
-        f"**You predicted {locked.choice}; the live run gave {truth}.** {explanation}", icon="🔎"
-    )
+    st.warning(f"**You predicted {locked.choice}; {run} gave {truth}.** {explanation}", icon="🔎")
     return False
 
 

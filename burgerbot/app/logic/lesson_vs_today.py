@@ -11,18 +11,25 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from burgerbot.app import versions
+from burgerbot.app import sb3_recording, versions
 from burgerbot.app.labels import ALL_VERDICTS, OTHER_VERDICTS, Verdict
+from burgerbot.app.sb3_recording import Recording
 from burgerbot.app.script_runner import printed, run_script
 from burgerbot.app.scripts.lesson_vs_today import SCRIPTS
+from burgerbot.random_agent import episode_odds, goal_odds, long_run_goal_rate
 
 __all__ = [
     "CLAIMS",
     "COUNT_OPTIONS",
+    "ERRATA",
     "Claim",
+    "Erratum",
     "Outcome",
     "count_explanation",
     "count_truth",
+    "errata",
+    "goal_erratum",
+    "recorded_scripts",
     "run_claim",
     "takeaways",
     "verdict",
@@ -33,6 +40,7 @@ SB3_MISSING = (
     "(`pip install -r requirements-sb3.txt`) to run this check."
 )
 ONE_MILLION = 1_000_000
+PAGE = "lesson_vs_today"
 
 
 def verdict(kind: str) -> Verdict:
@@ -232,6 +240,8 @@ class Outcome:
     summary: str
     output: str = ""
     error: str | None = None
+    recorded: bool = False
+    """Judged from the recorded run (stable-baselines3 is not installed here)."""
 
 
 def _sb3_available() -> bool:
@@ -239,11 +249,28 @@ def _sb3_available() -> bool:
     return versions.sb3_available()
 
 
-def run_claim(claim: Claim) -> Outcome:
-    """Run a claim's script as shown and judge it; whatever breaks becomes a 'not_run' outcome."""
+def recorded_scripts() -> dict[str, str]:
+    """The claims' scripts that need stable-baselines3, by recording name
+    (`burgerbot.app.sb3_recording`): visitors without SB3 are judged from their recorded run."""
+    return {f"{PAGE}.{claim.name}": claim.script for claim in CLAIMS if claim.needs_sb3}
+
+
+def run_claim(claim: Claim, recording: Recording | None = None) -> Outcome:
+    """Run a claim's script as shown and judge it; whatever breaks becomes a 'not_run' outcome.
+
+    A claim that needs stable-baselines3, where it is not installed, is judged from
+    ``recording`` (the stored run of the same script; by default the repository's) and its
+    outcome says so (``recorded``); without such a run it is 'not_run'.
+    """
+    run = None
     if claim.needs_sb3 and not _sb3_available():
-        return Outcome("not_run", SB3_MISSING)
-    run = run_script(claim.script)
+        recording = recording or sb3_recording.load()
+        name = f"{PAGE}.{claim.name}"
+        if not recording.has(name, claim.script):
+            return Outcome("not_run", SB3_MISSING)
+        run = recording.run(name)
+    recorded = run is not None
+    run = run or run_script(claim.script)
     if run.error is not None:
         return Outcome(
             "not_run", f"The script stopped: {run.error.headline}", run.output, run.error.headline
@@ -254,21 +281,30 @@ def run_claim(claim: Claim) -> Outcome:
         return Outcome(
             "not_run", f"Its output was not what the check expects ({error!r}).", run.output
         )
-    return Outcome(kind, summary, run.output)
+    return Outcome(kind, summary, run.output, recorded=recorded)
 
 
 COUNT_OPTIONS = ("none", "1 or 2", "3 or 4", "5 or more")
 """Answers to "how many of the lesson's claims still hold?"."""
 
 
-def count_truth(outcomes: Sequence[Outcome]) -> str:
-    """Which of `COUNT_OPTIONS` the live checks gave.
+def _count_option(held: int) -> str:
+    return COUNT_OPTIONS[min(3, (held + 1) // 2)]
+
+
+def count_truth(outcomes: Sequence[Outcome]) -> str | None:
+    """Which of `COUNT_OPTIONS` the checks gave, or ``None`` when claims that could not be run
+    here might change the answer (a learner is not marked on what was not run).
 
     >>> count_truth([Outcome("holds", ""), Outcome("changed", ""), Outcome("holds", "")])
     '1 or 2'
+    >>> count_truth([Outcome("holds", ""), Outcome("not_run", "")]) is None
+    True
     """
     held = sum(outcome.kind == "holds" for outcome in outcomes)
-    return COUNT_OPTIONS[min(3, (held + 1) // 2)]
+    not_run = sum(outcome.kind == "not_run" for outcome in outcomes)
+    answer = _count_option(held)
+    return answer if _count_option(held + not_run) == answer else None
 
 
 def _grouped(claims: Sequence[Claim], outcomes: Sequence[Outcome]) -> dict[str, list[str]]:
@@ -336,7 +372,7 @@ CLAIMS = [
         "final_observation_key",
         "Where is the last observation of an episode?",
         '`infos["final_observation"]`',
-        'It is kept in infos["final_observation"].',
+        'The ended episode\'s last observation is kept in infos["final_observation"].',
         judge_final_observation_key,
     ),
     Claim(
@@ -383,3 +419,107 @@ CLAIMS = [
     ),
 ]
 """The lesson's claims, in the lesson's order (the page shows them so)."""
+
+
+# --- The errata: the lesson's code that does not work as written today, each in a line -------
+
+SB3_FIX = "make_vec_env(make_env(), n_envs=4)"
+TARGET_GOALS = 20
+"""Goals expected per setting before a doubling stands out from the noise."""
+LESSON_CALLS = 500
+"""The lesson's experiment: 500 `step()` calls with 4 envs, then with 8."""
+
+
+@dataclass(frozen=True)
+class Erratum:
+    """One place where the lesson does not hold as written today, the fix, and the page that
+    runs it."""
+
+    kind: str
+    """A key of `burgerbot.app.labels.VERDICTS`."""
+    problem: str
+    fix: str
+    page: str
+    """The file in app_pages/ that runs it."""
+    link: str
+    detail: str = ""
+    """More on it, for a tooltip."""
+
+
+def goal_erratum() -> Erratum:
+    """The goal experiment's line, its counts exact from the world's rules (`random_agent`)."""
+    odds = episode_odds()
+    per_goal = 1 / long_run_goal_rate()
+    needed = float(f"{TARGET_GOALS * per_goal:.2g}")
+    return Erratum(
+        "not_visible",
+        f"{LESSON_CALLS} steps with 4 envs, then 8: the goal count roughly doubles",
+        f"true on average, but with 4 envs: {goal_odds(LESSON_CALLS, 4).describe()}; with 8: "
+        f"{goal_odds(LESSON_CALLS, 8).describe()}",
+        "goal_scaling.py",
+        "Goal scaling",
+        f"A random BurgerBot reaches the goal in 1 episode of {1 / odds.goal_chance:,.0f}. An "
+        f"episode takes {odds.mean_rows:.1f} rows of a vector env on average ("
+        f"{odds.mean_length:.1f} steps and its auto-reset row), so the long-run rate is one "
+        f"goal per {per_goal:,.0f} env-steps (all exact, from the world's rules). Seeing the "
+        f"doubling takes about {needed:,.0f} env-steps per setting ({TARGET_GOALS} goals "
+        "expected), or many seeds.",
+    )
+
+
+ERRATA = (
+    Erratum(
+        "changed",
+        "the call that ends an episode returns the next episode's first observation",
+        "it returns the final one; the *next* call resets that env (NEXT_STEP)",
+        "autoreset.py",
+        "Auto-reset",
+        "Since gymnasium 1.0 the default is `AutoresetMode.NEXT_STEP`: the reset call ignores "
+        "that env's action and returns reward 0 with both flags False.",
+    ),
+    Erratum(
+        "changed",
+        '`infos["final_observation"]`',
+        'gone: `obs` of the ending call (NEXT_STEP), or `infos["final_obs"]` (SAME_STEP)',
+        "autoreset.py",
+        "Auto-reset",
+        "`gym.vector.SyncVectorEnv(fns, autoreset_mode=AutoresetMode.SAME_STEP)` behaves as the "
+        "lesson says, with the keys `final_obs` and `final_info` (and masks `_final_obs`, "
+        "`_final_info`).",
+    ),
+    Erratum(
+        "never_valid",
+        '`PPO("MlpPolicy", env, n_envs=4)`',
+        f"`{SB3_FIX}`, then pass that to PPO",
+        "sb3.py",
+        "SB3",
+        "No Stable-Baselines3 release had an `n_envs` argument on PPO: a mistake in the "
+        "lesson's text, not a change in the library.",
+    ),
+    Erratum(
+        "never_valid",
+        "a Gymnasium `SyncVectorEnv` given to PPO",
+        "SB3's own VecEnv (`make_vec_env` builds a `DummyVecEnv`)",
+        "sb3.py",
+        "SB3",
+        "No Stable-Baselines3 release ever trained on a Gymnasium vector env as N envs (older "
+        "releases took it for one env with a batched observation and failed in training); "
+        "SB3's own VecEnvs reset on the same step and keep the last observation in "
+        '`infos[i]["terminal_observation"]`.',
+    ),
+    Erratum(
+        "imprecise",
+        "PPO's 2048 steps per update take 512 `step()` calls with 4 envs",
+        "only with `n_steps=512`: `n_steps` counts calls *per env* (the default 2048 gives "
+        "8,192 transitions)",
+        "sb3.py",
+        "SB3",
+        "An update holds `n_steps x n_envs` transitions, as it always has in SB3.",
+    ),
+)
+"""The lines whose wording is fixed; `goal_erratum` gives the goal experiment's line."""
+
+
+def errata() -> list[Erratum]:
+    """Every erratum, in the lesson's order (the goal experiment before SB3)."""
+    return [*ERRATA[:2], goal_erratum(), *ERRATA[2:]]

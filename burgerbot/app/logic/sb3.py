@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from burgerbot import world
 from burgerbot.app.caps import CAPS
 from burgerbot.app.palette import OKABE_ITO
+from burgerbot.app.sb3_recording import Recording
 from burgerbot.app.script_runner import ScriptRun, printed, run_script
 from burgerbot.app.scripts import sb3 as snippets
 from burgerbot.app.settings import IntSetting
@@ -58,6 +60,10 @@ __all__ = [
     "n_envs_sentence",
     "n_steps_sentence",
     "ppo_episode_chart",
+    "recorded_agreement",
+    "recorded_calls",
+    "recorded_output",
+    "recorded_scripts",
     "sb3_version",
     "side_by_side",
     "takeaways",
@@ -102,6 +108,49 @@ def load_sb3() -> ModuleType:
             f"stable-baselines3 is not installed ({error}). Install the optional extra with "
             f"`{INSTALL_COMMAND}`."
         ) from error
+
+
+RECORDED_ENVS = 4
+"""NUM_ENVS of the recorded runs (the lesson's 4)."""
+RECORDED_SIDE = (RECORDED_ENVS, 30, 0)
+"""NUM_ENVS, step() calls and seed of the recorded side-by-side run (the page's defaults)."""
+RECORDED_PPO = (RECORDED_ENVS, PPO_N_STEPS, 4096, 0)
+"""n_envs, n_steps, total env-steps and seed of the recorded PPO run (the page's defaults)."""
+_CALLS = {
+    "n_envs": "sb3.n_envs_wrong",
+    "gymnasium_vector": "sb3.gymnasium_vector_wrong",
+    "fixed": "sb3.ppo_fixed",
+}
+
+
+def recorded_scripts() -> dict[str, str]:
+    """The page's SB3 scripts whose output is recorded for visitors without SB3, by name
+    (`burgerbot.app.sb3_recording`)."""
+    return {
+        _CALLS["n_envs"]: snippets.n_envs_wrong(RECORDED_ENVS),
+        _CALLS["gymnasium_vector"]: snippets.gymnasium_vector_wrong(RECORDED_ENVS),
+        _CALLS["fixed"]: snippets.ppo_fixed(RECORDED_ENVS),
+        "sb3.make_vec_env": snippets.make_vec_env_script(RECORDED_ENVS),
+        "sb3.side_by_side": snippets.side_by_side_script(*RECORDED_SIDE),
+        "sb3.exercise_answer": snippets.exercise_answer(RECORDED_ENVS, 2048),
+        "sb3.ppo_training": snippets.ppo_training_script(*RECORDED_PPO),
+    }
+
+
+def recorded_calls(recording: Recording) -> dict[str, ScriptRun] | None:
+    """The lesson's calls as `invalid_calls` would give them, from ``recording``; ``None``
+    when a script changed since it was recorded (its old output would not be this script's)."""
+    scripts = recorded_scripts()
+    if not all(recording.has(name, scripts[name]) for name in _CALLS.values()):
+        return None
+    return {key: recording.run(name) for key, name in _CALLS.items()}
+
+
+def recorded_output(recording: Recording, name: str) -> str | None:
+    """What script ``name`` of `recorded_scripts` printed when recorded (``None`` if it has
+    changed since)."""
+    code = recorded_scripts()[name]
+    return recording.run(name).output if recording.has(name, code) else None
 
 
 def invalid_calls(num_envs: int = 4) -> dict[str, ScriptRun]:
@@ -672,13 +721,33 @@ def n_steps_sentence(values: Mapping[str, str], lesson_transitions: int = 2048) 
     )
 
 
+def recorded_agreement(output: str) -> dict[str, tuple[int, int]]:
+    """From the side-by-side script's output: ``{mode: (pairs matching SB3, pairs)}``.
+
+    >>> recorded_agreement("SAME_STEP: same as SB3 on 120 of 120 (step, env) pairs; ...")
+    {'SAME_STEP': (120, 120)}
+    """
+    found = {}
+    for mode, value in printed(output).items():
+        match = re.match(r"same as SB3 on (\d+) of (\d+)", value)
+        if match:
+            found[mode] = (int(match[1]), int(match[2]))
+    return found
+
+
 def takeaways(
-    calls: Mapping[str, ScriptRun] | None, side: SideBySide | None, version: str | None
+    calls: Mapping[str, ScriptRun] | None,
+    side: SideBySide | None,
+    version: str | None,
+    recorded_on: str | None = None,
+    recorded_agreement: Mapping[str, tuple[int, int]] | None = None,
 ) -> list[str]:
-    """The page's "Key takeaways": those about SB3's behaviour come from this visit's runs."""
+    """The page's "Key takeaways": those about SB3's behaviour come from this visit's runs, or
+    (without SB3, ``recorded_on`` a date) from the recorded ones."""
     bullets = [
         "SB3 trains on its own `VecEnv`: build one with `make_vec_env(make_env(), n_envs=N)`.",
     ]
+    when = f" (recorded on {recorded_on})" if recorded_on else ", just now"
     if calls is None:
         bullets.append(
             "`PPO(..., n_envs=4)` and a Gymnasium `SyncVectorEnv` given to PPO never worked in "
@@ -691,7 +760,7 @@ def takeaways(
             "a Gymnasium `SyncVectorEnv` "
             + (f"raised {vector.error.type}" if vector.raised else "was accepted"),
         ]
-        bullets.append(f"On stable-baselines3 {version}: {' and '.join(said)}, just now.")
+        bullets.append(f"On stable-baselines3 {version}: {' and '.join(said)}{when}.")
         values = printed(calls["fixed"].output)
         if "transitions per update" in values:
             bullets.append(
@@ -705,6 +774,13 @@ def takeaways(
         bullets.append(
             f"SB3 resets like Gymnasium's {like} ({max(same, nxt)} of {side.pairs} pairs matched "
             'here), keeping the last observation in `infos[i]["terminal_observation"]`.'
+        )
+    elif recorded_agreement and {"SAME_STEP", "NEXT_STEP"} <= set(recorded_agreement):
+        like = max(("SAME_STEP", "NEXT_STEP"), key=lambda mode: recorded_agreement[mode][0])
+        same, pairs = recorded_agreement[like]
+        bullets.append(
+            f"SB3 resets like Gymnasium's {like} ({same} of {pairs} pairs matched in the "
+            f'recorded run), keeping the last observation in `infos[i]["terminal_observation"]`.'
         )
     bullets.append(
         "`SubprocVecEnv` starts worker processes that import your script again: put the "
