@@ -619,8 +619,11 @@ def episode_timeline(
                 "segment:N",
                 title="cell colour",
                 scale=alt.Scale(domain=present, range=[SEGMENT_COLOURS[s] for s in present]),
+                # Two columns, and the markers' legend below: side by side on one row the
+                # legends ran past a phone's screen (390 px) and were cut.
                 legend=alt.Legend(
                     orient="top",
+                    columns=2,
                     symbolStrokeColor="#525252",
                     symbolType="square",
                     labelLimit=_LABEL_LIMIT,
@@ -642,13 +645,13 @@ def episode_timeline(
                 "marker:N",
                 title="marker",
                 scale=alt.Scale(domain=order, range=[_MARKER_STYLE[m][0] for m in order]),
-                legend=alt.Legend(orient="top", labelLimit=_LABEL_LIMIT),
+                legend=alt.Legend(orient="bottom", columns=2, labelLimit=_LABEL_LIMIT),
             ),
             color=alt.Color(
                 "marker:N",
                 title="marker",
                 scale=alt.Scale(domain=order, range=[_MARKER_STYLE[m][1] for m in order]),
-                legend=alt.Legend(orient="top", labelLimit=_LABEL_LIMIT),
+                legend=alt.Legend(orient="bottom", columns=2, labelLimit=_LABEL_LIMIT),
             ),
             tooltip=[alt.Tooltip("marker:N", title="marker"), *_TOOLTIP],
         )
