@@ -8,12 +8,15 @@ import streamlit as st
 from burgerbot.app import learning, ui
 from burgerbot.app.glossary import term_link
 from burgerbot.app.logic.disabled_mode import (
+    COUNT_STEPS,
     OPTIONS,
     SPECS,
     START_OBS,
     DisabledDemo,
+    by_hand_sentence,
     disabled_demo,
     disabled_demo_table,
+    finished_by_hand_and_same_step,
     obs_text,
     prediction_truth,
     resolve_settings,
@@ -24,6 +27,11 @@ from burgerbot.app.scripts.disabled_mode import disabled_fix_fragment, disabled_
 PAGE = "disabled_mode"
 PREDICTION = "disabled_mode_step_again"
 HIGH = {spec.key: spec.high for spec in SPECS}
+
+
+@st.cache_data(max_entries=16, show_spinner="Counting finished episodes live…")
+def by_hand_counts(num_envs: int, seed: int):
+    return finished_by_hand_and_same_step(num_envs, seed)
 
 
 @st.cache_data(max_entries=16, show_spinner="Running the DISABLED demo live…")
@@ -119,4 +127,13 @@ if learning.revealed(PREDICTION):
         learning.script_block(
             disabled_fix_script(demo.num_envs, demo.seed), name="disabled reset with a mask"
         )
+    st.header("3. Reset by hand against SAME_STEP")
+    st.markdown(
+        f"The lesson's count ({COUNT_STEPS} random steps): finished episodes per env, "
+        "`terminated | truncated` added up, in DISABLED mode with a masked reset right after "
+        "each end, and in SAME_STEP mode, with the same actions."
+    )
+    counts = by_hand_counts(values["n"], values["seed"])
+    st.dataframe(counts, hide_index=True)
+    st.write(by_hand_sentence(counts))
 frame.takeaways(takeaway_bullets(demo), after=PREDICTION)

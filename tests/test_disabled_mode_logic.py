@@ -4,14 +4,17 @@ the settings and the prediction's truth."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from gymnasium.vector import AutoresetMode
 
 from burgerbot.app.logic.disabled_mode import (
     OPTIONS,
     RAISES,
     START_OBS,
+    by_hand_sentence,
     disabled_demo,
     disabled_demo_table,
+    finished_by_hand_and_same_step,
     prediction_truth,
     resolve_settings,
     takeaway_bullets,
@@ -75,3 +78,20 @@ def test_resolve_settings_clamps_with_notes():
     assert resolve_settings({"n": "3", "seed": "7"}) == ({"n": 3, "seed": 7}, [])
     values, notes = resolve_settings({"n": "-1", "seed": "x"})
     assert values == {"n": 1, "seed": 0} and len(notes) == 2
+
+
+def test_resetting_by_hand_finishes_what_same_step_finishes():
+    table = finished_by_hand_and_same_step(3, 4)
+    live = run("SAME_STEP", 3, 200, 4)
+    ended = (live["terminated"] | live["truncated"]).groupby(live["env"]).sum()
+    assert table["SAME_STEP"].tolist() == ended.tolist() and ended.sum() > 0
+    assert table["DISABLED (reset by hand)"].tolist() == ended.tolist()
+    assert "the very same episodes" in by_hand_sentence(table)
+
+
+def test_the_by_hand_sentence_follows_the_counts_both_ways():
+    same = pd.DataFrame({"env": [0, 1], "DISABLED (reset by hand)": [2, 3], "SAME_STEP": [2, 3]})
+    assert "very same episodes" in by_hand_sentence(same) and "(5 in all)" in by_hand_sentence(same)
+    other = same.assign(SAME_STEP=[2, 4])
+    text = by_hand_sentence(other)
+    assert "not the same episodes" in text and "finished 5 episodes against SAME_STEP's 6" in text

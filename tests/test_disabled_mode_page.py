@@ -3,11 +3,17 @@ in or skips; then both captured errors, the check, the masked reset and the take
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 from page_apptest import open_app_page, prediction_checks, texts
 from sentence_facts import quotes
 
-from burgerbot.app.logic.disabled_mode import OPTIONS, RAISES, disabled_demo
+from burgerbot.app.logic.disabled_mode import (
+    OPTIONS,
+    RAISES,
+    disabled_demo,
+    finished_by_hand_and_same_step,
+)
 from burgerbot.app.scripts.disabled_mode import disabled_fix_fragment
 
 PAGE = "app_pages/disabled_mode.py"
@@ -25,6 +31,9 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     assert not app.exception, [e.value for e in app.exception]
     assert "AssertionError" in texts(app.code) and app.dataframe
     assert "Key takeaways" in [s.value for s in app.subheader]
+    # Section 3: the counts per env, by hand and in SAME_STEP, as the library counts them.
+    counts = next(d.value for d in app.dataframe if "SAME_STEP" in d.value)
+    pd.testing.assert_frame_equal(counts, finished_by_hand_and_same_step(4, 0))
 
 
 @pytest.mark.parametrize("right", [True, False])
@@ -46,7 +55,7 @@ def test_disabled_demo_shows_the_captured_errors_and_the_fix(right):
     assert disabled_fix_fragment() in code
     # envs 0, 1, 2 had taken their step-3 action before SyncVectorEnv raised
     assert quotes(texts(app.warning), 0, 1, 2, 3)
-    table = app.dataframe[0].value
+    table = next(d.value for d in app.dataframe if "in reset_mask" in d.value)
     assert table["in reset_mask"].tolist() == [False, False, False, True]
     assert table["obs returned by reset(reset_mask)"].iloc[3] == "[0, 0, 1, 1]"
     assert quotes(texts(app.success), run.end_step + 1, 3)  # step 3 worked; env 3 went back

@@ -15,18 +15,21 @@ from burgerbot import world
 from burgerbot.app.caps import CAPS
 from burgerbot.app.settings import IntSetting
 from burgerbot.checks import MAX_SEED
-from burgerbot.experiments import random_actions
+from burgerbot.experiments import random_actions, rollout
 from burgerbot.factories import make_env
 from burgerbot.vector import BurgerBotVectorEnv
 
 __all__ = [
+    "COUNT_STEPS",
     "OPTIONS",
     "RAISES",
     "SPECS",
     "START_OBS",
     "DisabledDemo",
+    "by_hand_sentence",
     "disabled_demo",
     "disabled_demo_table",
+    "finished_by_hand_and_same_step",
     "obs_text",
     "prediction_truth",
     "resolve_settings",
@@ -239,3 +242,54 @@ def takeaway_bullets(demo: DisabledDemo) -> list[str]:
             "error, reset every env rather than go on."
         )
     return bullets
+
+
+# --- Reset by hand against SAME_STEP: the lesson's count --------------------------------------
+
+COUNT_STEPS = 200
+"""The lesson's example: 200 random steps."""
+
+
+def finished_by_hand_and_same_step(num_envs: int, seed: int, steps: int = COUNT_STEPS):
+    """Finished episodes per env in DISABLED mode (reset by hand with a mask right after each
+    end, as ``experiments.rollout`` does) and in SAME_STEP mode, with the same actions.
+
+    Example:
+        >>> table = finished_by_hand_and_same_step(2, 0)
+        >>> list(table.columns)
+        ['env', 'DISABLED (reset by hand)', 'SAME_STEP']
+    """
+    counts = {}
+    for mode in (AutoresetMode.DISABLED, AutoresetMode.SAME_STEP):
+        frame = rollout("native", num_envs, steps, seed, mode)
+        ended = frame["terminated"] | frame["truncated"]
+        per_env = ended.groupby(frame["env"]).sum().reindex(range(num_envs), fill_value=0)
+        counts[mode] = per_env.astype(int).tolist()
+    return pd.DataFrame(
+        {
+            "env": range(num_envs),
+            "DISABLED (reset by hand)": counts[AutoresetMode.DISABLED],
+            "SAME_STEP": counts[AutoresetMode.SAME_STEP],
+        }
+    )
+
+
+def by_hand_sentence(table: pd.DataFrame, steps: int = COUNT_STEPS) -> str:
+    """What the count shows: whether resetting by hand finished the same episodes as SAME_STEP.
+
+    Example:
+        >>> by_hand_sentence(pd.DataFrame({"env": [0], "DISABLED (reset by hand)": [3],
+        ...                                "SAME_STEP": [3]}))[:43]
+        'In 200 calls, resetting by hand right after'
+    """
+    by_hand, same = table["DISABLED (reset by hand)"], table["SAME_STEP"]
+    if by_hand.equals(same):
+        return (
+            f"In {steps:,} calls, resetting by hand right after each end finished the very same "
+            f"episodes as SAME_STEP in every env ({int(same.sum()):,} in all): no call is "
+            "spent on a reset, as in SAME_STEP."
+        )
+    return (
+        f"In {steps:,} calls, resetting by hand finished {int(by_hand.sum()):,} episodes "
+        f"against SAME_STEP's {int(same.sum()):,}: not the same episodes."
+    )
