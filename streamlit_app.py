@@ -41,7 +41,9 @@ def main() -> None:
     for section, file, title, icon in PAGES:
         page = st.Page(f"app_pages/{file}", title=title, icon=icon, default=file == "home.py")
         sections.setdefault(section, []).append(page)
-    st.navigation(sections).run()
+    # expanded: past a dozen pages Streamlit folds the list behind 'View N more' (the Going
+    # further pages would be hidden, and the sidebar links to them missing).
+    st.navigation(sections, expanded=True).run()
 
 
 # Streamlit runs this file as __main__. AsyncVectorEnv's "spawn" workers re-import the
