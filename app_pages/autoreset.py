@@ -349,7 +349,8 @@ def lesson_verdict_line(kind: str, why: str) -> None:
 
 
 def _installed_text(mode: str, end: Mapping[str, Any], check: InfosCheck) -> str:
-    """What the installed gymnasium handed back at the episode end, in ``mode``."""
+    """What the installed gymnasium handed back at the episode end, in ``mode`` (one of
+    `PAGE_MODES`)."""
     step, env, final = int(end["step"]), int(end["env"]), end["final obs"]
     if mode == "NEXT_STEP":
         return (
@@ -358,16 +359,10 @@ def _installed_text(mode: str, end: Mapping[str, Any], check: InfosCheck) -> str
             f"extra key in `infos`. The start `{obs_text(START_OBS)}` only came at step "
             f"{step + 1}, with reward 0.0."
         )
-    if mode == "SAME_STEP":
-        return (
-            f"SAME_STEP gives the lesson's timing: step {step} handed back `obs[{env}] = "
-            f"{obs_text(START_OBS)}`. But the final observation `{final}` is under a new name, "
-            f'`infos["final_obs"][{env}]`. (The default mode here is `{check.default_mode}`.)'
-        )
     return (
-        f"DISABLED never restarts: step {step} handed back `obs[{env}] = {final}`, the final "
-        "observation, and the robot stays ended until you reset it. (The default mode here "
-        f"is `{check.default_mode}`.)"
+        f"SAME_STEP gives the lesson's timing: step {step} handed back `obs[{env}] = "
+        f"{obs_text(START_OBS)}`. But the final observation `{final}` is under a new name, "
+        f'`infos["final_obs"][{env}]`. (The default mode here is `{check.default_mode}`.)'
     )
 
 
