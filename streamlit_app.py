@@ -26,6 +26,7 @@ PAGES = [
     ("Going further", "training_data.py", "From batches to training data", "🧺"),
     ("Going further", "vector_wrappers.py", "Wrapping a vector env", "🧩"),
     ("Going further", "speed_breakdown.py", "Speed breakdown", "🔬"),
+    ("Going further", "disabled_mode.py", "DISABLED mode and reset_mask", "🛑"),
     ("Going further", "learning_speed.py", "Does batching make learning faster?", "🏃"),
     ("Reference", "glossary.py", "Glossary", "📖"),
 ]
@@ -43,7 +44,8 @@ def main() -> None:
     for section, file, title, icon in PAGES:
         page = st.Page(f"app_pages/{file}", title=title, icon=icon, default=file == "home.py")
         sections.setdefault(section, []).append(page)
-    # expanded: every page listed, not the first ten and a "View more" button.
+    # expanded: past a dozen pages Streamlit folds the list behind 'View N more' (the Going
+    # further pages would be hidden, and the sidebar links to them missing).
     st.navigation(sections, expanded=True).run()
 
 

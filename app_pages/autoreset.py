@@ -1,4 +1,5 @@
-"""Auto-reset: what a vector env does when one sub-environment's episode ends, mode by mode."""
+"""Auto-reset: what a vector env does when one sub-environment's episode ends, in the two
+modes that restart it by themselves (NEXT_STEP, SAME_STEP)."""
 
 from __future__ import annotations
 
@@ -16,23 +17,20 @@ from burgerbot.app.glossary import term_link
 from burgerbot.app.labels import BACKEND_CLASSES, VERDICTS
 from burgerbot.app.logic.autoreset import (
     BACKEND_CHOICES,
-    MODES,
     OPTIONS,
+    PAGE_MODES,
     READABLE_ENVS,
     SPECS,
     START_OBS,
     TABLE_COLUMNS,
     TIMELINE_MAX_CELLS,
     AutoresetSettings,
-    DisabledDemo,
     InfosCheck,
     causes_sentence,
     check_infos_live,
     count_finished_by_mode,
     counting_sentence,
     default_autoreset_mode,
-    disabled_demo,
-    disabled_demo_table,
     ending_calls,
     episode_ends,
     episode_timeline,
@@ -57,8 +55,6 @@ from burgerbot.app.logic.autoreset import (
 from burgerbot.app.markdown import markdown_table
 from burgerbot.app.result_cache import ResultCache
 from burgerbot.app.scripts.autoreset import (
-    disabled_fix_fragment,
-    disabled_fix_script,
     final_obs_script,
     infos_check_output,
     infos_check_script,
@@ -93,12 +89,6 @@ _READING = {
         '`[0, 0, 1, 1]`, and the final observation moves to `infos["final_obs"]`. No call is '
         "lost: the next call is an ordinary step of the new episode."
     ),
-    "DISABLED": (
-        "**Look for the black squares ◼ between an ending cell and the next one.** Nothing "
-        "restarts by itself. Between the ending call and the next one, this page calls "
-        "`envs.reset(options={'reset_mask': ended})` for just the robots that ended (section "
-        "2 shows what happens if you forget). The next call is an ordinary step."
-    ),
 }
 
 _WHERE = {
@@ -110,11 +100,6 @@ _WHERE = {
         "In SAME_STEP mode `obs[i]` on the ending call is already the next episode's start; "
         'the final observation is in `infos["final_obs"][i]` (and `infos["_final_obs"][i]` '
         "is True)."
-    ),
-    "DISABLED": (
-        "In DISABLED mode the final observation is `obs[i]` on the ending call; the next "
-        "episode's first observation is what your own `reset(options={'reset_mask': ...})` "
-        "call returns."
     ),
 }
 
@@ -175,11 +160,6 @@ def infos_check(num_envs: int, seed: int, mode: str, step: int, env: int) -> Inf
     return check_infos_live(num_envs, seed, mode, step, env)
 
 
-@st.cache_data(max_entries=16, show_spinner="Running the DISABLED demo live…")
-def disabled_run(num_envs: int, seed: int) -> DisabledDemo:
-    return disabled_demo(num_envs, seed)
-
-
 def run_key(settings: AutoresetSettings, backend: str) -> tuple:
     return ("rollout", backend, settings.num_envs, settings.steps, settings.seed, settings.mode)
 
@@ -200,13 +180,14 @@ frame = ui.PageFrame(
     SPECS,
     title="Auto-reset: when one robot's episode ends",
     intro=(
-        f"You will learn on which `step()` call a {term_link('vector-env')} restarts a robot "
-        f"whose episode ended ({term_link('autoreset')}), where each `autoreset_mode` puts the "
-        "episode's final observation, and what changed since the lesson's gymnasium 0.29."
+        f"The lesson's third point: when one sub-environment's episode ends, the "
+        f"{term_link('vector-env')} resets it by itself ({term_link('autoreset')}). You will "
+        "learn on which `step()` call that happens, where the episode's final observation goes, "
+        "and what changed since the lesson's gymnasium 0.29."
     ),
     topics=[
         "Auto-reset of sub-environments",
-        "NEXT_STEP, SAME_STEP and DISABLED modes",
+        "NEXT_STEP and SAME_STEP modes",
         'infos["final_observation"] (gymnasium 0.29) vs today',
         "Counting finished episodes per environment",
     ],
@@ -214,9 +195,16 @@ frame = ui.PageFrame(
 )
 settings = frame.resolve(resolve_settings, widget_values)
 default_mode, same_step_keys = lesson_facts()
+st.markdown(
+    "Since gymnasium 1.0, `autoreset_mode` says *when* a sub-environment whose episode ended "
+    "restarts: in **NEXT_STEP** mode on the call after the ending one, in **SAME_STEP** mode "
+    "inside the ending call itself (the lesson's behaviour: gymnasium 0.29 had only this one). "
+    "A third mode, DISABLED, never restarts by itself: it has "
+    "[its own page](disabled_mode) under Going further."
+)
 st.radio(
     "Auto-reset mode",
-    MODES,
+    PAGE_MODES,
     key=frame.key["mode"],
     horizontal=True,
     captions=mode_captions(default_mode),
@@ -238,10 +226,7 @@ col_steps.number_input(
     max_value=HIGH["steps"],
     step=10,
     key=frame.key["steps"],
-    help=(
-        f"At most {CAPS.max_steps_per_run:,} per run on this app (raise with "
-        "BURGERBOT_MAX_STEPS_PER_RUN when running locally)."
-    ),
+    help=f"At most {CAPS.max_steps_per_run:,} per run on this app.",
 )
 col_seed.number_input(
     "Seed",
@@ -258,35 +243,14 @@ col_backend.selectbox(
     "Backend",
     BACKEND_CHOICES,
     key=frame.key["backend"],
-    format_func=BACKEND_LABELS.get,
-    help="Both must give the very same run; the page checks that the other one agrees.",
+    format_func=BACKEND_CLASSES.get,
+    help=(
+        "SyncVectorEnv is the lesson's; BurgerBotVectorEnv is this project's natively batched "
+        "env (not Gymnasium's). Both must give the very same run: the other one is run too, "
+        "and compared."
+    ),
 )
 frame.settings_done()
-
-mode = settings.mode
-version = gymnasium_version()
-other_backend = "native" if settings.backend == "sync" else "sync"
-run = page_run(settings)
-# Only the verdict is kept: a second copy of the run would double the memory.
-backends_agree = computed(
-    ("agree", *run_key(settings, settings.backend)),
-    f"Checking the same run on {other_backend}",
-    lambda progress: run.equals(run_page_rollout(settings, other_backend, progress)),
-    env_steps=settings.num_envs * settings.steps,
-)
-events = computed(
-    ("events", *run_key(settings, settings.backend)),
-    "Listing every episode end",
-    lambda _: episode_ends(run, mode),
-)
-# The prediction is about NEXT_STEP: its answer comes from a NEXT_STEP run of these settings.
-next_settings = replace(settings, mode="NEXT_STEP")
-next_run = page_run(next_settings)
-calls = computed(
-    ("calls", *run_key(next_settings, settings.backend)),
-    "Reading the episode ends",
-    lambda _: ending_calls(next_run),
-)
 learning.prediction(PREDICTION, question(default_mode), OPTIONS)
 
 # --- 1. Timeline ---------------------------------------------------------------------------
@@ -353,45 +317,6 @@ def timeline(
     st.caption(" ".join(captions))
 
 
-st.header("1. Every step of every robot")
-timeline_reading(mode)
-end = pick_episode_end(events, settings.steps)
-cells, shown_steps = computed(
-    ("cells", *run_key(settings, settings.backend)),
-    "Drawing the timeline",
-    lambda _: timeline_cells(run, mode),
-)
-timeline(
-    cells,
-    shown_steps,
-    timeline_highlight(end, mode, settings.steps),
-    settings,
-    results=len(run),
-    backends_agree=backends_agree,
-)
-if calls.truth is None:
-    st.info(prediction_explanation(calls, mode))
-else:
-    learning.check(PREDICTION, calls.truth, prediction_explanation(calls, mode))
-
-st.subheader("Step through it, one call at a time")
-st.markdown(
-    "The same run, call by call: what each `step()` call returned for each robot, and which "
-    "robots it restarted. Watch an episode end, then press **Step once** again. The whole run "
-    "is already in your browser, so each click answers at once."
-)
-shown_run = run_key(settings, settings.backend)
-call_stepper(
-    computed(
-        ("stepper", *shown_run),
-        "Writing out each call",
-        lambda _: stepper_views(run, mode, settings.num_envs, settings.steps),
-    ),
-    run=repr(shown_run),
-    key=f"{PAGE}_stepper",
-    helps={"reset": "Back to the state after reset()"},
-)
-
 # --- 2. Episode ends -----------------------------------------------------------------------
 
 
@@ -415,98 +340,6 @@ def episode_ends_table(events: pd.DataFrame, mode: str, steps: int) -> None:
     )
 
 
-st.header("2. Every episode end, and where to find its observations")
-episode_ends_table(events, mode, settings.steps)
-learning.exercise(
-    "autoreset_final_obs",
-    "collect the final observations in NEXT_STEP mode",
-    f"Write a script that steps {settings.num_envs} BurgerBots in NEXT_STEP mode for "
-    f"{settings.steps} calls with the page's random actions "
-    f"(`np.random.default_rng({settings.seed}).integers(0, 4, size=(STEPS, NUM_ENVS))`) and "
-    "collects every episode's final observation, with the step and the env it came from. "
-    "Which call returns it, and does `infos` hold it? Compare your list with the table above "
-    "(in NEXT_STEP mode).",
-    final_obs_script(settings.num_envs, settings.steps, settings.seed),
-    answer_name="collect final observations",
-)
-
-
-# --- panels/autoreset_lesson.py -------------------------------------------------------------------
-# The "Auto-reset" page's lesson panels: the lesson vs the installed gymnasium, and DISABLED.
-
-
-def _envs_text(envs: tuple[int, ...]) -> str:
-    return ("envs " if len(envs) > 1 else "env ") + ", ".join(str(i) for i in envs)
-
-
-def disabled_demo_panel(demo: DisabledDemo, expanded: bool) -> None:
-    """The DISABLED demo in an expander: both errors, what the failed call did, the fix.
-
-    Drawn only while open (`ui.lazy_expander`); it opens by itself in DISABLED mode.
-    """
-    label = "DISABLED, where nothing restarts: step an ended robot again, and see the fix (live)"
-
-    def draw() -> None:
-        if demo.end_step == 0:
-            st.info("No episode ended within the steps this demo may take; try another seed.")
-            return
-        ended = _envs_text(demo.ended)
-        st.markdown(
-            f"A fresh `SyncVectorEnv` with `autoreset_mode=AutoresetMode.DISABLED`, the same "
-            f"{demo.num_envs} robots and the same random actions. At step {demo.end_step}, "
-            f"{ended} ended. The page then called `envs.step(actions)` once more, without "
-            "resetting. This is what came back:"
-        )
-        st.markdown("**SyncVectorEnv over BurgerBotEnv raised:**")
-        st.code(
-            demo.sync_error or "no error (was Python started with -O?)",
-            language="text",
-            wrap_lines=True,
-        )
-        st.markdown(
-            "It is an `assert` inside gymnasium: it shows its internal flags (True for each "
-            "env waiting for a reset), not what to do. This project's natively batched "
-            "`BurgerBotVectorEnv` (not part of Gymnasium), given the same actions, says it in "
-            "words:"
-        )
-        st.code(demo.native_error or "no error", language="text", wrap_lines=True)
-        if demo.stepped_before_error:
-            several = len(demo.stepped_before_error) > 1
-            st.warning(
-                "**The failed call was not harmless.** SyncVectorEnv checks the envs one by "
-                f"one while it steps them, so before it raised, "
-                f"{_envs_text(demo.stepped_before_error)} had already taken "
-                f"{'their' if several else 'its'} step-{demo.end_step + 1} action (measured "
-                f"live: {'their step counters' if several else 'its step counter'} moved). "
-                "You never saw those results. "
-                + (
-                    "BurgerBotVectorEnv checks first: none of its robots moved."
-                    if not demo.native_stepped_before_error
-                    else "BurgerBotVectorEnv's robots moved too."
-                )
-            )
-        st.markdown(
-            f"**The fix:** reset only the envs that ended, with a {term_link('mask')} (one "
-            "True/False per env), *before* the next step:"
-        )
-        learning.fragment_block(disabled_fix_fragment(), of="the DISABLED script below")
-        st.dataframe(disabled_demo_table(demo), hide_index=True)
-        st.success(
-            f"After the masked reset, step {demo.end_step + 1} worked. Only {ended} went "
-            f"back to `{obs_text(START_OBS)}`; the others kept their place."
-        )
-        st.markdown("**The DISABLED script** (same robots, seed and actions):")
-        learning.script_block(
-            disabled_fix_script(demo.num_envs, demo.seed), name="disabled reset with a mask"
-        )
-
-    # One key per starting state: a keyed expander keeps its first `expanded`.
-    ui.lazy_expander(label, draw, key=f"autoreset_disabled_{int(expanded)}", expanded=expanded)
-
-
-demo = disabled_run(settings.num_envs, settings.seed)
-disabled_demo_panel(demo, expanded=mode == "DISABLED")
-
 # --- 3. The lesson vs the installed gymnasium ----------------------------------------------
 
 
@@ -516,7 +349,8 @@ def lesson_verdict_line(kind: str, why: str) -> None:
 
 
 def _installed_text(mode: str, end: Mapping[str, Any], check: InfosCheck) -> str:
-    """What the installed gymnasium handed back at the episode end, in ``mode``."""
+    """What the installed gymnasium handed back at the episode end, in ``mode`` (one of
+    `PAGE_MODES`)."""
     step, env, final = int(end["step"]), int(end["env"]), end["final obs"]
     if mode == "NEXT_STEP":
         return (
@@ -525,16 +359,10 @@ def _installed_text(mode: str, end: Mapping[str, Any], check: InfosCheck) -> str
             f"extra key in `infos`. The start `{obs_text(START_OBS)}` only came at step "
             f"{step + 1}, with reward 0.0."
         )
-    if mode == "SAME_STEP":
-        return (
-            f"SAME_STEP gives the lesson's timing: step {step} handed back `obs[{env}] = "
-            f"{obs_text(START_OBS)}`. But the final observation `{final}` is under a new name, "
-            f'`infos["final_obs"][{env}]`. (The default mode here is `{check.default_mode}`.)'
-        )
     return (
-        f"DISABLED never restarts: step {step} handed back `obs[{env}] = {final}`, the final "
-        "observation, and the robot stays ended until you reset it. (The default mode here "
-        f"is `{check.default_mode}`.)"
+        f"SAME_STEP gives the lesson's timing: step {step} handed back `obs[{env}] = "
+        f"{obs_text(START_OBS)}`. But the final observation `{final}` is under a new name, "
+        f'`infos["final_obs"][{env}]`. (The default mode here is `{check.default_mode}`.)'
     )
 
 
@@ -609,15 +437,6 @@ def lesson_comparison(
     )
 
 
-st.header(f"3. The lesson vs gymnasium {version}")
-lesson_verdict_line(*lesson_verdict(default_mode, same_step_keys))
-if end is None:
-    st.info("No episode ended in this run, so there is nothing to compare: try more steps.")
-else:
-    check = infos_check(settings.num_envs, settings.seed, mode, int(end["step"]), int(end["env"]))
-    table = lesson_vs_installed(run, end, mode, check, version)
-    lesson_comparison(end, mode, check, version, table, settings.num_envs, settings.seed)
-
 # --- 4. Counting finished episodes ---------------------------------------------------------
 
 
@@ -645,15 +464,20 @@ def counting_section(frame: ui.PageFrame, high: Mapping[str, int]) -> None:
         max_value=high["ck"],
         step=50,
         key=frame.key["ck"],
-        help=f"At most {CAPS.max_steps_per_run:,} (BURGERBOT_MAX_STEPS_PER_RUN).",
+        help=f"At most {CAPS.max_steps_per_run:,} per run on this app.",
     )
     counts = computed(
         ("counts", settings.backend, settings.count_envs, settings.count_steps, settings.seed),
-        f"Counting {settings.count_envs} envs × {settings.count_steps:,} steps in every mode",
+        f"Counting {settings.count_envs} envs × {settings.count_steps:,} steps in both modes",
         lambda progress: count_finished_by_mode(
-            settings.backend, settings.count_envs, settings.count_steps, settings.seed, progress
+            settings.backend,
+            settings.count_envs,
+            settings.count_steps,
+            settings.seed,
+            progress,
+            modes=PAGE_MODES,
         ),
-        env_steps=len(MODES) * settings.count_envs * settings.count_steps,  # a run per mode
+        env_steps=len(PAGE_MODES) * settings.count_envs * settings.count_steps,  # a run per mode
     )
     counting_results(counts, settings.count_steps)
     ui.sync_query_params(frame.page, frame.specs)
@@ -670,19 +494,6 @@ def counting_results(counts: pd.DataFrame, count_steps: int) -> None:
     st.write(counting_sentence(counts, count_steps) + " " + causes_sentence(counts))
 
 
-st.header("4. Counting finished episodes")
-st.write(
-    "The lesson's second example (on 2 CartPoles, 200 steps; here on BurgerBots): episodes "
-    "finished per env, `terminated | truncated` added up, in every mode with the same actions."
-)
-st.page_link(
-    "app_pages/vector_wrappers.py",
-    label="To log each episode's return and length with a wrapper, right in every mode, "
-    "see Wrapping a vector env.",
-    icon="🧩",
-)
-
-
 @st.fragment
 def counting() -> None:
     """Section 4's controls, its counts and the script: a change here reruns only this part.
@@ -692,5 +503,111 @@ def counting() -> None:
     counting_section(frame, HIGH)
 
 
-counting()
-frame.takeaways(takeaway_bullets(default_mode, calls.truth, same_step_keys, demo.sync_error or ""))
+def revealed_sections(settings: AutoresetSettings) -> str | None:
+    """Sections 1 to 4, once the prediction is answered or skipped; the NEXT_STEP truth."""
+    mode = settings.mode
+    version = gymnasium_version()
+    other_backend = "native" if settings.backend == "sync" else "sync"
+    run = page_run(settings)
+    # Only the verdict is kept: a second copy of the run would double the memory.
+    backends_agree = computed(
+        ("agree", *run_key(settings, settings.backend)),
+        f"Checking the same run on {other_backend}",
+        lambda progress: run.equals(run_page_rollout(settings, other_backend, progress)),
+        env_steps=settings.num_envs * settings.steps,
+    )
+    events = computed(
+        ("events", *run_key(settings, settings.backend)),
+        "Listing every episode end",
+        lambda _: episode_ends(run, mode),
+    )
+    # The prediction is about NEXT_STEP: its answer comes from a NEXT_STEP run of these settings.
+    next_settings = replace(settings, mode="NEXT_STEP")
+    next_run = page_run(next_settings)
+    calls = computed(
+        ("calls", *run_key(next_settings, settings.backend)),
+        "Reading the episode ends",
+        lambda _: ending_calls(next_run),
+    )
+
+    st.header("1. Every step of every robot")
+    timeline_reading(mode)
+    end = pick_episode_end(events, settings.steps)
+    cells, shown_steps = computed(
+        ("cells", *run_key(settings, settings.backend)),
+        "Drawing the timeline",
+        lambda _: timeline_cells(run, mode),
+    )
+    timeline(
+        cells,
+        shown_steps,
+        timeline_highlight(end, mode, settings.steps),
+        settings,
+        results=len(run),
+        backends_agree=backends_agree,
+    )
+    if calls.truth is None:
+        st.info(prediction_explanation(calls, mode))
+    else:
+        learning.check(PREDICTION, calls.truth, prediction_explanation(calls, mode))
+
+    st.subheader("Step through it, one call at a time")
+    st.markdown(
+        "The same run, call by call: what each `step()` call returned for each robot, and "
+        "which robots it restarted. Watch an episode end, then press **Step once** again."
+    )
+    shown_run = run_key(settings, settings.backend)
+    call_stepper(
+        computed(
+            ("stepper", *shown_run),
+            "Writing out each call",
+            lambda _: stepper_views(run, mode, settings.num_envs, settings.steps),
+        ),
+        run=repr(shown_run),
+        key=f"{PAGE}_stepper",
+        helps={"reset": "Back to the state after reset()"},
+    )
+
+    st.header("2. Every episode end, and where to find its observations")
+    episode_ends_table(events, mode, settings.steps)
+    learning.exercise(
+        "autoreset_final_obs",
+        "collect the final observations in NEXT_STEP mode",
+        f"Write a script that steps {settings.num_envs} BurgerBots in NEXT_STEP mode for "
+        f"{settings.steps} calls with the page's random actions "
+        f"(`np.random.default_rng({settings.seed}).integers(0, 4, size=(STEPS, NUM_ENVS))`) "
+        "and collects every episode's final observation, with the step and the env it came "
+        "from. Which call returns it, and does `infos` hold it? Compare your list with the "
+        "table above (in NEXT_STEP mode).",
+        final_obs_script(settings.num_envs, settings.steps, settings.seed),
+        answer_name="collect final observations",
+    )
+
+    st.header(f"3. The lesson vs gymnasium {version}")
+    lesson_verdict_line(*lesson_verdict(default_mode, same_step_keys))
+    if end is None:
+        st.info("No episode ended in this run, so there is nothing to compare: try more steps.")
+    else:
+        check = infos_check(
+            settings.num_envs, settings.seed, mode, int(end["step"]), int(end["env"])
+        )
+        table = lesson_vs_installed(run, end, mode, check, version)
+        lesson_comparison(end, mode, check, version, table, settings.num_envs, settings.seed)
+
+    st.header("4. Counting finished episodes")
+    st.write(
+        "The lesson's example (2 CartPoles, 200 random steps; here on BurgerBots): episodes "
+        "finished per env, `terminated | truncated` added up, in both modes with the same "
+        "actions."
+    )
+    st.page_link(
+        "app_pages/vector_wrappers.py",
+        label="To log each episode's return and length with a wrapper, see Wrapping a vector env.",
+        icon="🧩",
+    )
+    counting()
+    return calls.truth
+
+
+next_step_truth = revealed_sections(settings) if learning.revealed(PREDICTION) else None
+frame.takeaways(takeaway_bullets(default_mode, next_step_truth, same_step_keys), after=PREDICTION)

@@ -8,41 +8,38 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from page_apptest import open_expanders, open_tab, tab_texts
-from sentence_facts import bold, quotes
+from sentence_facts import bold
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.caps import CAPS
 from burgerbot.app.logic.autoreset import (
-    MODES,
+    PAGE_MODES,
     TABLE_COLUMNS,
     count_finished_by_mode,
     counting_sentence,
-    disabled_demo,
     episode_ends,
     gymnasium_version,
     resolve_settings,
     run_page_rollout,
     timeline_cells,
 )
-from burgerbot.app.scripts.autoreset import (
-    disabled_fix_fragment,
-    infos_check_output,
-    snippet_for,
-)
+from burgerbot.app.scripts.autoreset import infos_check_output, snippet_for
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/autoreset.py"
+PREDICTION = "autoreset_next_step"
 KEY = {name: f"autoreset_{name}" for name in ("n", "mode", "seed", "steps", "backend", "cn", "ck")}
 # Small runs keep every rerun quick.
 SMALL = {"n": "3", "steps": "20", "ck": "60"}
 
 
-def open_page(query: dict[str, str] | None = None) -> AppTest:
+def open_page(query: dict[str, str] | None = None, *, reveal: bool = True) -> AppTest:
     """Open the page as if its URL (with ``query``) was typed into the browser.
 
     The router's first run shows the home page, which writes its own settings into the
     URL; a browser drops them when the learner changes page, AppTest keeps them. So the
-    URL is set after switching, just before the page's first run.
+    URL is set after switching, just before the page's first run. With ``reveal`` the
+    learner then clicks "Skip, show me" (the results appear only after the prediction).
     """
     app = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
     app.run()
@@ -52,6 +49,9 @@ def open_page(query: dict[str, str] | None = None) -> AppTest:
         app.query_params[key] = value
     app.run()
     assert not app.exception, [e.value for e in app.exception]
+    if reveal:
+        app.button(key=f"{PREDICTION}_skip").click().run()
+        assert not app.exception, [e.value for e in app.exception]
     return open_expanders(app)  # the scripts are drawn once their expander is open
 
 
@@ -155,7 +155,7 @@ def test_page_renders_every_section_with_the_defaults():
 
 def test_mode_switch_changes_the_table_the_comparison_and_the_script(page):
     seen = {}
-    for mode in ("SAME_STEP", "DISABLED", "NEXT_STEP"):
+    for mode in ("SAME_STEP", "NEXT_STEP"):
         page.radio(key=KEY["mode"]).set_value(mode)
         rerun(page)
         events = events_table(page)
@@ -172,11 +172,10 @@ def test_mode_switch_changes_the_table_the_comparison_and_the_script(page):
     inside = next_step["step"] < page_values(page)["steps"]
     assert next_step.loc[inside, "returned by"].str.endswith("(the reset step)").all()
     assert next_step.loc[~inside, "returned by"].str.endswith("after this run").all()
-    assert seen["DISABLED"]["returned by"].str.startswith("reset(reset_mask)").all()
-    # SAME_STEP and DISABLED walk alike; NEXT_STEP spends a call on each reset.
-    same = seen["SAME_STEP"][["env", "step", "final obs"]].reset_index(drop=True)
-    disabled = seen["DISABLED"][["env", "step", "final obs"]].reset_index(drop=True)
-    pd.testing.assert_frame_equal(same, disabled)
+    # The same actions up to the first end: both modes see it at the same step, env and obs.
+    columns = ["env", "step", "final obs"]
+    first = [seen[m].sort_values(["step", "env"])[columns].iloc[0].tolist() for m in seen]
+    assert first[0] == first[1]
 
 
 def test_live_infos_check_is_shown_for_each_mode(page):
@@ -226,38 +225,14 @@ def test_counting_controls_change_the_counts(page):
     page.number_input(key=KEY["ck"]).set_value(90)
     rerun(page)
     values = page_values(page)
-    expected = count_finished_by_mode(values["backend"], 3, 90, values["seed"])
+    expected = count_finished_by_mode(values["backend"], 3, 90, values["seed"], modes=PAGE_MODES)
     pd.testing.assert_frame_equal(table_with(page, "finished episodes"), expected)
-    assert table_with(page, "finished episodes")["mode"].unique().tolist() == list(MODES)
+    assert table_with(page, "finished episodes")["mode"].unique().tolist() == list(PAGE_MODES)
     sums = expected.groupby("mode", sort=False)["finished episodes"].sum()
     sentence = counting_sentence(expected, 90)
     assert sentence in texts(page.markdown)
-    assert bold(sentence)[:3] == [f"{sums[m]:,}" for m in ("NEXT_STEP", "SAME_STEP", "DISABLED")]
+    assert bold(sentence)[:2] == [f"{sums[m]:,}" for m in PAGE_MODES]
     shows_the_script(page)
-
-
-def test_disabled_demo_shows_the_captured_errors_and_the_fix():
-    app = open_page({"mode": "DISABLED", "n": "4", "steps": "20", "ck": "50"})
-    run = disabled_demo(4, 0)  # the library's own run of the demo for these settings
-    assert run.end_step == 2 and run.ended == (3,) and run.stepped_before_error == (0, 1, 2)
-    demo = expander(app, "see the fix")
-    code = texts(demo.code)
-    # both vector envs raise on stepping the ended env 3 again; the page shows their errors
-    assert run.sync_error.startswith("AssertionError") and run.sync_error in code
-    assert run.native_error.startswith("AssertionError") and run.native_error in code
-    # gymnasium's shows its internal flags (env 3's True), this project's names env [3]
-    assert "_autoreset_envs" in run.sync_error and "[3]" in run.native_error
-    assert disabled_fix_fragment() in code
-    # envs 0, 1, 2 had taken their step-3 action before SyncVectorEnv raised
-    assert quotes(texts(demo.warning), 0, 1, 2, 3)
-    table = demo.dataframe[0].value
-    assert table["in reset_mask"].tolist() == [False, False, False, True]
-    assert table["obs returned by reset(reset_mask)"].iloc[3] == "[0, 0, 1, 1]"
-    assert quotes(texts(demo.success), run.end_step + 1, 3)  # step 3 worked; env 3 went back
-    # The fix is shown as a labelled fragment of the whole DISABLED script beside it.
-    fragment, script = [c.value for c in demo.code if c.language == "python"]
-    assert fragment.startswith("# Fragment of the DISABLED script below")
-    assert fragment.split("\n", 1)[1] in script
 
 
 @pytest.mark.parametrize(
@@ -298,3 +273,20 @@ def test_good_query_params_set_the_widgets_without_notes():
     assert app.number_input(key=KEY["steps"]).value == 25
     assert app.slider(key=KEY["cn"]).value == 4
     pd.testing.assert_frame_equal(events_table(app), expected_events(app))
+
+
+def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
+    app = open_page(SMALL, reveal=False)
+    # The deciding fact: the call after an end returns the start with reward 0.0. Neither the
+    # timeline, the stepper, the episode ends, the verdict nor the takeaways are drawn yet.
+    assert not app.get("vega_lite_chart") and not app.dataframe and not app.header
+    assert "Key takeaways" in [s.value for s in app.subheader]
+    shown = texts(app.markdown) + texts(app.caption)
+    assert "reward 0.0" not in shown  # (the options say it, as every option's guess)
+    assert "Changed since" not in shown and "Latest call" not in shown
+    app.button(key=f"{PREDICTION}_skip").click().run()
+    assert not app.exception, [e.value for e in app.exception]
+    assert len(app.get("vega_lite_chart")) == 2 and len(app.header) == 4
+    assert "Changed since" in texts(app.markdown)
+    takeaways = texts(app.markdown)
+    assert "the next call only resets (obs [0, 0, 1, 1], reward 0.0)" in takeaways

@@ -1,12 +1,11 @@
 """The "Auto-reset" page's scripts, each run from a file as a learner would run it.
 
 The counting script (same actions, same episode ends, same counts), the exercise's answer, the
-script that checks ``infos`` at an episode end, and the DISABLED script with its fix.
+script that checks ``infos`` at an episode end.
 """
 
 from __future__ import annotations
 
-import ast
 import re
 
 import numpy as np
@@ -14,11 +13,10 @@ import pytest
 from shown_scripts import assert_script_behaves, run_notebook
 
 from burgerbot.app.logic.autoreset import (
-    MODES,
+    PAGE_MODES,
     AutoresetSettings,
     check_infos_live,
     count_finished_by_mode,
-    disabled_demo,
     episode_ends,
     finished_per_env,
     gymnasium_version,
@@ -26,12 +24,8 @@ from burgerbot.app.logic.autoreset import (
     run_page_rollout,
 )
 from burgerbot.app.notebook import script_notebook
-from burgerbot.app.scripts import is_fragment
 from burgerbot.app.scripts.autoreset import (
-    DISABLED_FIX,
     FINAL_OBS_LINE,
-    disabled_fix_fragment,
-    disabled_fix_script,
     final_obs_script,
     infos_check_output,
     infos_check_script,
@@ -58,7 +52,7 @@ END = re.compile(r"end step=(\d+) env=(\d+) cause=(\w+) final_obs=(\[.*\])")
 COUNT = re.compile(r"finished episodes per env \((\d+) envs, (\d+) steps\): (\[.*\])")
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", PAGE_MODES)
 @pytest.mark.parametrize("seed", [0, 11])
 def test_snippet_prints_the_pages_episode_ends_and_counts(mode, seed, tmp_path):
     settings = settings_for(mode, seed=seed, n=4, steps=50, cn=3, ck=120)
@@ -113,28 +107,6 @@ def test_the_infos_check_script_prints_what_the_page_shows(mode, step, tmp_path)
     # A SAME_STEP end has the final observation under its new key; no mode has the lesson's.
     assert check.has_final_obs == (mode == "SAME_STEP")
     assert not check.has_final_observation
-
-
-@pytest.mark.parametrize(("num_envs", "seed"), [(4, 0), (3, 7)])
-def test_the_disabled_script_resets_with_a_mask_as_the_demo_did(num_envs, seed, tmp_path):
-    demo = disabled_demo(num_envs, seed)
-    out = assert_script_behaves(disabled_fix_script(num_envs, seed), tmp_path / "disabled")
-    lines = out.splitlines()
-    assert lines[0] == f"step {demo.end_step}: envs {list(demo.ended)} ended"
-    assert lines[1] == f"obs: {demo.obs_at_end.tolist()}"
-    assert lines[2] == f"after reset(reset_mask): {demo.obs_after_reset.tolist()}"
-    fix = demo.step_after_fix
-    assert lines[3] == (
-        f"step {demo.end_step + 1} worked: obs {fix['obs'].tolist()}, "
-        f"rewards {fix['rewards'].tolist()}"
-    )
-
-
-def test_the_fix_fragment_is_labelled_and_is_part_of_the_whole_script():
-    fragment = disabled_fix_fragment()
-    assert is_fragment(fragment) and "the DISABLED script below" in fragment.splitlines()[0]
-    assert DISABLED_FIX in disabled_fix_script(4, 0)
-    ast.parse(DISABLED_FIX)  # the fragment alone is valid Python, just not a whole script
 
 
 def test_the_exercise_answer_runs_as_a_notebook(tmp_path):

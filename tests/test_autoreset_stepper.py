@@ -96,6 +96,7 @@ def test_a_long_run_with_many_envs_is_cut_to_a_bounded_size():
 
 def test_the_page_hands_the_browser_its_own_run_call_by_call():
     app = open_app_page(PAGE, SMALL, timeout=300)
+    app.button(key="autoreset_next_step_skip").click().run()
     data = component_data(app, "autoreset_stepper")
     run = rollout("sync", 3, 20, 0, "NEXT_STEP")  # the page's defaults: sync, seed 0
     assert len(data["calls"]) == 21

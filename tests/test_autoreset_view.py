@@ -1,4 +1,4 @@
-"""The "Auto-reset" logic: settings, episode ends, counts, timeline, lesson, DISABLED demo."""
+"""The "Auto-reset" logic: settings, episode ends, counts, timeline, lesson."""
 
 from __future__ import annotations
 
@@ -10,14 +10,13 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from burgerbot.app.caps import CAPS
 from burgerbot.app.logic.autoreset import (
     MODES,
+    PAGE_MODES,
     RESET_MARKERS,
     SPECS,
     START_OBS,
     AutoresetSettings,
     check_infos_live,
     count_finished_by_mode,
-    disabled_demo,
-    disabled_demo_table,
     episode_ends,
     finished_per_env,
     gymnasium_version,
@@ -71,7 +70,8 @@ def live_steps(mode: str, num_envs: int, steps: int, seed: int) -> list[tuple]:
 def test_specs_use_the_url_keys_of_the_issue_and_the_caps():
     by_key = {spec.key: spec for spec in SPECS}
     assert {"n", "mode", "seed", "steps"} <= set(by_key)
-    assert by_key["mode"].choices == MODES and by_key["mode"].default == "NEXT_STEP"
+    assert by_key["mode"].choices == PAGE_MODES and by_key["mode"].default == "NEXT_STEP"
+    assert set(PAGE_MODES) < set(MODES)  # DISABLED has its own page
     assert by_key["steps"].default == 40 and by_key["steps"].high == CAPS.max_steps_per_run
     assert by_key["backend"].default == "sync"
     assert by_key["cn"].default == 2 and by_key["ck"].default == 200
@@ -85,7 +85,10 @@ def test_resolve_settings_clamps_with_notes_and_maps_the_mode():
     assert settings.steps == CAPS.max_steps_per_run and settings.backend == "native"
     assert settings.count_envs == 2 and settings.count_steps == 200  # defaults when missing
     assert len(notes) == 3 and any("weird" in note for note in notes)
-    assert settings_for("DISABLED").autoreset_mode is AutoresetMode.DISABLED
+    assert settings_for("SAME_STEP").autoreset_mode is AutoresetMode.SAME_STEP
+    # DISABLED has its own page: here it is not one of the choices.
+    settings, notes = resolve_settings({"mode": "DISABLED"})
+    assert settings.mode == "NEXT_STEP" and "DISABLED" in notes[0]
     with pytest.raises(ValueError, match="`mode` must be one of"):
         mode_of("NextStep")
 
@@ -99,7 +102,7 @@ def test_resolve_settings_keeps_runs_within_what_rollout_records():
 
 
 def test_widget_values_give_back_the_same_settings():
-    settings = settings_for("DISABLED", n=5, seed=9)
+    settings = settings_for("SAME_STEP", n=5, seed=9)
     assert resolve_settings(widget_values(settings)) == (settings, [])
 
 
@@ -284,41 +287,3 @@ def test_gymnasium_version_is_read_from_the_installed_package():
     import gymnasium
 
     assert gymnasium_version() == gymnasium.__version__
-
-
-# --- DISABLED -------------------------------------------------------------------------------
-
-
-def test_disabled_demo_captures_both_errors_and_the_fix():
-    demo = disabled_demo(4, 0)
-    frame = run("DISABLED", num_envs=4, steps=demo.end_step + 1)
-    first_end = frame[frame["terminated"] | frame["truncated"]]["step"].min()
-    assert demo.end_step == first_end
-    assert demo.sync_error.startswith("AssertionError: self._autoreset_envs=")
-    assert demo.native_error.startswith("AssertionError: Sub-environments")
-    assert "reset_mask" in demo.native_error
-    # SyncVectorEnv had already stepped the envs before the ended one; the native env none.
-    assert demo.ended == (3,) and demo.stepped_before_error == (0, 1, 2)
-    assert demo.native_stepped_before_error is False
-    for i in range(4):
-        reset = demo.obs_after_reset[i].tolist()
-        assert reset == (START if i in demo.ended else demo.obs_at_end[i].tolist())
-    # The retried step is the rollout's next step (which resets by hand in the same way).
-    after = frame[frame["step"] == demo.end_step + 1]
-    np.testing.assert_array_equal(demo.step_after_fix["obs"], after[OBS].to_numpy())
-    np.testing.assert_array_equal(demo.step_after_fix["rewards"], after["reward"].to_numpy())
-    table = disabled_demo_table(demo)
-    assert table["in reset_mask"].tolist() == [i in demo.ended for i in range(4)]
-    assert len(table.columns) == 6
-
-
-def test_disabled_demo_at_the_edge_of_its_budget():
-    full = disabled_demo(2, 5)
-    edge = disabled_demo(2, 5, max_calls=full.end_step)
-    assert edge.end_step == full.end_step and edge.sync_error == full.sync_error
-    np.testing.assert_array_equal(edge.step_after_fix["obs"], full.step_after_fix["obs"])
-    nothing = disabled_demo(2, 5, max_calls=1)  # no episode can end on the first step
-    assert nothing.end_step == 0 and nothing.sync_error is None
-    first = disabled_demo(1, 0)  # a single env: nothing is stepped before the check fails
-    assert first.ended == (0,) and first.stepped_before_error == ()
-    assert disabled_demo_table(nothing).empty

@@ -16,7 +16,7 @@ from page_apptest import (
     unrendered_markdown,
 )
 
-from burgerbot.app.logic.autoreset import MODES
+from burgerbot.app.logic.autoreset import PAGE_MODES
 from burgerbot.app.logic.batch_shapes import ENV_NAMES
 
 CALLS = 40
@@ -51,9 +51,10 @@ def test_every_call_of_a_batch_shapes_run_is_rendered(env):
         app.session_state["_batch_shapes_env_slot"].close()
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", PAGE_MODES)
 def test_every_call_of_the_autoreset_stepper_is_rendered(mode):
     app = open_app_page("app_pages/autoreset.py", {"mode": mode, "steps": str(CALLS)}, timeout=120)
+    app.button(key="autoreset_next_step_skip").click().run()  # the run shows after the reveal
     views = component_texts(app)
     assert sum(text.count("Latest call:") for text in views) >= CALLS + 1
     assert any("episode ends" in text for text in views)

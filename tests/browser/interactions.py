@@ -16,6 +16,7 @@ from typing import Any
 from app_driver import RUN_TIMEOUT_S, AppView, wait_until
 
 from burgerbot.app.logic.autoreset import ENDS_AS_IN_NEXT_STEP
+from burgerbot.app.logic.disabled_mode import RAISES
 from burgerbot.app.logic.mistakes import MISTAKES
 
 
@@ -107,15 +108,18 @@ def batch_shapes(view: AppView) -> float:
 
 
 def autoreset(view: AppView) -> float:
-    """Step through the run (three steps and one back, each answered in the page without a
-    script run); a rerun of the page keeps the call reached; then switch the auto-reset mode:
-    the timeline's reading guide and the URL follow, and the stepper starts again from the
-    reset."""
+    """Skip the prediction (nothing of the run is shown before), step through the run (three
+    steps and one back, each answered in the page without a script run); a rerun of the page
+    keeps the call reached; then switch the auto-reset mode: the timeline's reading guide and
+    the URL follow, and the stepper starts again from the reset."""
 
     def shows(step: int) -> Callable[[], bool]:
         return lambda: f"Latest call: step {step} since the reset" in view.main_text()
 
-    seconds = 0.0
+    assert "Latest call" not in view.main_text(), "the run is shown before the prediction"
+    seconds = view.click(
+        "autoreset_next_step_skip", until=lambda: "Latest call: reset" in view.main_text()
+    )
     for step in (1, 2, 3):
         seconds += view.press("autoreset_stepper", "step", until=shows(step))
     seconds += view.press("autoreset_stepper", "back", until=shows(2))
@@ -125,11 +129,20 @@ def autoreset(view: AppView) -> float:
         "autoreset_mode", "SAME_STEP", until=lambda: "black bar" in view.main_text()
     )
     assert view.query().get("mode") == ["SAME_STEP"], view.page.url
-    seconds += view.choose(
-        "autoreset_mode", "DISABLED", until=lambda: "black squares" in view.main_text()
-    )
-    assert view.query().get("mode") == ["DISABLED"], view.page.url
     assert "Latest call: reset" in view.main_text()
+    return seconds
+
+
+def disabled_mode(view: AppView) -> float:
+    """Lock in "step() raises an error": the demo's captured errors and the fix appear, and the
+    page says the prediction was right."""
+    assert "AssertionError" not in view.main_text(), "the answer is shown before the prediction"
+    seconds = view.choose("disabled_mode_step_again_choice", RAISES)
+    seconds += view.click(
+        "disabled_mode_step_again_lock", until=lambda: "AssertionError" in view.main_text()
+    )
+    text = view.main_text()
+    assert "Your prediction was right" in text and "reset_mask" in text
     return seconds
 
 
@@ -310,6 +323,7 @@ MAIN_INTERACTIONS: dict[str, Callable[[AppView], float]] = {
     "glossary.py": glossary,
     "batch_shapes.py": batch_shapes,
     "autoreset.py": autoreset,
+    "disabled_mode.py": disabled_mode,
     "why_batches.py": why_batches,
     "learning_speed.py": learning_speed,
     "sb3.py": sb3,

@@ -22,7 +22,6 @@ from burgerbot.app.versions import installed_version
 from burgerbot.checks import MAX_SEED
 from burgerbot.experiments import MAX_ROLLOUT_ROWS, Progress, random_actions, rollout
 from burgerbot.factories import make_env
-from burgerbot.vector import BurgerBotVectorEnv
 
 __all__ = [
     "BACKEND_CHOICES",
@@ -41,6 +40,7 @@ __all__ = [
     "MODE_SHAPES",
     "OBS_COLUMNS",
     "OPTIONS",
+    "PAGE_MODES",
     "READABLE_ENVS",
     "RESET_MARKERS",
     "SEGMENT_COLOURS",
@@ -50,7 +50,6 @@ __all__ = [
     "TABLE_COLUMNS",
     "TIMELINE_MAX_CELLS",
     "AutoresetSettings",
-    "DisabledDemo",
     "EndingCalls",
     "InfosCheck",
     "call_markdown",
@@ -61,8 +60,6 @@ __all__ = [
     "count_finished_by_mode",
     "counting_sentence",
     "default_autoreset_mode",
-    "disabled_demo",
-    "disabled_demo_table",
     "end_cause",
     "ending_calls",
     "episode_ends",
@@ -96,6 +93,9 @@ __all__ = [
 MODES = ("NEXT_STEP", "SAME_STEP", "DISABLED")
 """The auto-reset modes by their ``AutoresetMode`` member names, the default first."""
 
+PAGE_MODES = MODES[:2]
+"""The modes the page offers: the two that reset by themselves (DISABLED has its own page)."""
+
 BACKEND_CHOICES = ("sync", "native")
 """Sync is what the lesson uses; native (BurgerBotVectorEnv) must give the very same run."""
 
@@ -115,7 +115,7 @@ _N_HIGH = min(MAX_TIMELINE_ENVS, CAPS.max_envs)
 
 SPECS = (
     IntSetting("n", "NUM_ENVS", 4, 1, _N_HIGH),
-    ChoiceSetting("mode", "Auto-reset mode", "NEXT_STEP", MODES),
+    ChoiceSetting("mode", "Auto-reset mode", "NEXT_STEP", PAGE_MODES),
     IntSetting("seed", "Seed", 0, 0, MAX_SEED),
     IntSetting("steps", "step() calls", 40, 1, CAPS.max_steps_per_run),
     ChoiceSetting("backend", "Backend", "sync", BACKEND_CHOICES),
@@ -619,8 +619,11 @@ def episode_timeline(
                 "segment:N",
                 title="cell colour",
                 scale=alt.Scale(domain=present, range=[SEGMENT_COLOURS[s] for s in present]),
+                # Two columns, and the markers' legend below: side by side on one row the
+                # legends ran past a phone's screen (390 px) and were cut.
                 legend=alt.Legend(
                     orient="top",
+                    columns=2,
                     symbolStrokeColor="#525252",
                     symbolType="square",
                     labelLimit=_LABEL_LIMIT,
@@ -642,13 +645,13 @@ def episode_timeline(
                 "marker:N",
                 title="marker",
                 scale=alt.Scale(domain=order, range=[_MARKER_STYLE[m][0] for m in order]),
-                legend=alt.Legend(orient="top", labelLimit=_LABEL_LIMIT),
+                legend=alt.Legend(orient="bottom", columns=2, labelLimit=_LABEL_LIMIT),
             ),
             color=alt.Color(
                 "marker:N",
                 title="marker",
                 scale=alt.Scale(domain=order, range=[_MARKER_STYLE[m][1] for m in order]),
-                legend=alt.Legend(orient="top", labelLimit=_LABEL_LIMIT),
+                legend=alt.Legend(orient="bottom", columns=2, labelLimit=_LABEL_LIMIT),
             ),
             tooltip=[alt.Tooltip("marker:N", title="marker"), *_TOOLTIP],
         )
@@ -951,142 +954,6 @@ def episode_ends(frame: pd.DataFrame, mode: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(END_COLUMNS))
 
 
-# --- views/autoreset_disabled.py ------------------------------------------------------------------
-# The "Auto-reset" page's DISABLED demo: an ended robot stepped again, the error, and the fix.
-
-
-@dataclass(frozen=True)
-class DisabledDemo:
-    """A live DISABLED-mode run: an episode ends, the next step fails, reset_mask fixes it."""
-
-    num_envs: int
-    seed: int
-    end_step: int
-    """The step on which the first episode(s) ended (0 if none ended within the budget)."""
-    ended: tuple[int, ...]
-    obs_at_end: np.ndarray
-    sync_error: str | None
-    """``"AssertionError: ..."`` from SyncVectorEnv over BurgerBotEnv (None: no error)."""
-    stepped_before_error: tuple[int, ...]
-    """Envs that SyncVectorEnv had already stepped when its check failed (measured)."""
-    native_error: str | None
-    """The same step on ``BurgerBotVectorEnv`` (its message says what to do)."""
-    native_stepped_before_error: bool
-    """Whether BurgerBotVectorEnv's robots moved in its failed call (they should not)."""
-    obs_after_reset: np.ndarray | None
-    step_after_fix: dict[str, np.ndarray] | None
-    """obs, rewards, terminated, truncated of the step after the fix."""
-
-
-def _error_text(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
-
-
-def _disabled_sync(num_envs: int) -> SyncVectorEnv:
-    return SyncVectorEnv(
-        [make_env() for _ in range(num_envs)], autoreset_mode=AutoresetMode.DISABLED
-    )
-
-
-def _episode_steps(envs: SyncVectorEnv) -> list[int]:
-    """Each BurgerBot's step count in its current episode (it grows on every real step)."""
-    return [env.unwrapped._steps for env in envs.envs]
-
-
-def _try_step(envs: Any, actions: np.ndarray) -> str | None:
-    try:
-        envs.step(actions)
-    except Exception as exc:  # the point of the demo: show what is raised
-        return _error_text(exc)
-    return None
-
-
-def disabled_demo(
-    num_envs: int, seed: int, max_calls: int = CAPS.max_steps_per_run
-) -> DisabledDemo:
-    """Step the page's random actions in DISABLED mode until an episode ends, then go on.
-
-    The step after the end is tried, without a reset, on ``SyncVectorEnv`` (over
-    ``BurgerBotEnv``) and on ``BurgerBotVectorEnv``; both raise. SyncVectorEnv checks
-    env by env, so the envs before the ended one have already taken that step when it
-    raises: the demo measures which. The fix then runs on a fresh SyncVectorEnv with the
-    same actions: ``reset(options={"reset_mask": ended})`` right after the end, then the
-    next step.
-    """
-    actions = np.concatenate(list(random_actions(seed, num_envs, max_calls + 1)))
-    sync, native, fixed = _disabled_sync(num_envs), None, None
-    try:
-        native = BurgerBotVectorEnv(num_envs, autoreset_mode=AutoresetMode.DISABLED)
-        sync.reset(seed=seed)
-        native.reset(seed=seed)
-        end_step = 0
-        for t in range(1, max_calls + 1):
-            obs, _, terminated, truncated, _ = sync.step(actions[t - 1])
-            native.step(actions[t - 1])
-            ended = terminated | truncated
-            if ended.any():
-                end_step = t
-                break
-        if end_step == 0:
-            return DisabledDemo(num_envs, seed, 0, (), obs, None, (), None, False, None, None)
-        retry = actions[end_step]
-
-        before = _episode_steps(sync)
-        sync_error = _try_step(sync, retry)
-        after = _episode_steps(sync)
-        stepped = tuple(i for i in range(num_envs) if after[i] != before[i])
-        robots = native.robots.copy()
-        native_error = _try_step(native, retry)
-        native_moved = not np.array_equal(robots, native.robots)
-
-        # The failed call changed some of `sync`'s envs: show the fix on a clean replay.
-        fixed = _disabled_sync(num_envs)
-        fixed.reset(seed=seed)
-        for t in range(1, end_step + 1):
-            fixed.step(actions[t - 1])
-        obs_after, _ = fixed.reset(options={"reset_mask": ended})
-        obs_next, rewards, terminated_next, truncated_next, _ = fixed.step(retry)
-        return DisabledDemo(
-            num_envs=num_envs,
-            seed=seed,
-            end_step=end_step,
-            ended=tuple(int(i) for i in np.flatnonzero(ended)),
-            obs_at_end=obs.copy(),
-            sync_error=sync_error,
-            stepped_before_error=stepped,
-            native_error=native_error,
-            native_stepped_before_error=native_moved,
-            obs_after_reset=obs_after.copy(),
-            step_after_fix={
-                "obs": obs_next.copy(),
-                "rewards": rewards.copy(),
-                "terminated": terminated_next.copy(),
-                "truncated": truncated_next.copy(),
-            },
-        )
-    finally:
-        for envs in (sync, native, fixed):
-            if envs is not None:
-                envs.close()
-
-
-def disabled_demo_table(demo: DisabledDemo) -> pd.DataFrame:
-    """Per env: obs at the end step, in the mask?, obs from the masked reset, the retried step."""
-    if demo.obs_after_reset is None or demo.step_after_fix is None:
-        return pd.DataFrame()
-    fix = demo.step_after_fix
-    return pd.DataFrame(
-        {
-            "env": range(demo.num_envs),
-            f"obs after step {demo.end_step}": [obs_text(v) for v in demo.obs_at_end],
-            "in reset_mask": [i in demo.ended for i in range(demo.num_envs)],
-            "obs returned by reset(reset_mask)": [obs_text(v) for v in demo.obs_after_reset],
-            f"step {demo.end_step + 1} obs": [obs_text(v) for v in fix["obs"]],
-            f"step {demo.end_step + 1} reward": fix["rewards"],
-        }
-    )
-
-
 # --- views/autoreset_lesson.py --------------------------------------------------------------------
 # The "Auto-reset" page's comparison: one episode end in gymnasium 0.29 and today.
 
@@ -1290,18 +1157,20 @@ def count_finished_by_mode(
     steps: int,
     seed: int,
     progress: Progress | None = None,
+    modes: Sequence[str] = MODES,
 ) -> pd.DataFrame:
-    """The lesson's counting experiment in every mode: finished episodes per env after K calls.
+    """The lesson's counting experiment in each of ``modes``: finished episodes per env after
+    K calls.
 
     Long form, one row per (mode, env): ``mode``, ``env``, ``finished episodes``,
     ``goals``, ``hits``, ``truncations``. Every mode sees the same random actions.
     """
     parts = []
-    for index, mode in enumerate(MODES):
+    for index, mode in enumerate(modes):
 
         def report(fraction: float, message: str, index: int = index, mode: str = mode) -> None:
             if progress is not None:
-                progress((index + fraction) / len(MODES), f"{mode}: {message}")
+                progress((index + fraction) / len(modes), f"{mode}: {message}")
 
         frame = rollout(backend, num_envs, steps, seed, mode_of(mode), progress=report)
         counts = finished_per_env(frame, num_envs)
@@ -1322,7 +1191,7 @@ def _plural(count: int, word: str) -> str:
 
 
 def mode_captions(default_mode: str) -> list[str]:
-    """One caption per mode of `MODES`; the installed default (read live) is marked so.
+    """One caption per mode of `PAGE_MODES`; the installed default (read live) is marked so.
 
     Example:
         >>> mode_captions("NEXT_STEP")[0]
@@ -1331,9 +1200,8 @@ def mode_captions(default_mode: str) -> list[str]:
     what = {
         "NEXT_STEP": "restarts on the next call",
         "SAME_STEP": "restarts inside the ending call (the lesson)",
-        "DISABLED": "never restarts by itself: you reset it",
     }
-    return [(f"the default here: {what[m]}" if m == default_mode else what[m]) for m in MODES]
+    return [(f"the default here: {what[m]}" if m == default_mode else what[m]) for m in PAGE_MODES]
 
 
 def _observation_keys(keys: Sequence[str]) -> list[str]:
@@ -1373,7 +1241,8 @@ def lesson_verdict(default_mode: str, same_step_keys: Sequence[str]) -> tuple[st
             "The installed gymnasium behaves as the lesson says: SAME_STEP by default, with "
             '`infos["final_observation"]`.'
         )
-    return "changed", "Changed since gymnasium 1.0: " + "; and ".join(changes) + "."
+    # Read after the badge "Changed since": one sentence, with no words doubled.
+    return "changed", "gymnasium 1.0 (the lesson used 0.29): " + "; and ".join(changes) + "."
 
 
 def _totals(counts: pd.DataFrame) -> pd.DataFrame:
@@ -1397,13 +1266,16 @@ def counting_sentence(counts: pd.DataFrame, count_steps: int) -> str:
         'This time NEXT_STEP finished **more** episodes than SAME_S'
     """
     totals = _totals(counts)["finished episodes"]
-    nxt, same, disabled = (int(totals[m]) for m in ("NEXT_STEP", "SAME_STEP", "DISABLED"))
+    nxt, same = int(totals["NEXT_STEP"]), int(totals["SAME_STEP"])
+    has_disabled = "DISABLED" in totals.index
+    disabled = int(totals["DISABLED"]) if has_disabled else 0
     per_env = counts.pivot(index="env", columns="mode", values="finished episodes")
     num_envs = len(per_env)
     fewer_envs = int((per_env["NEXT_STEP"] < per_env["SAME_STEP"]).sum())
-    text = (
-        f"In {count_steps:,} calls, NEXT_STEP finished **{nxt:,}** episodes in total, "
+    text = f"In {count_steps:,} calls, NEXT_STEP finished **{nxt:,}** episodes in total, " + (
         f"SAME_STEP **{same:,}** and DISABLED **{disabled:,}**. "
+        if has_disabled
+        else f"and SAME_STEP **{same:,}**. "
     )
     envs = f"in {fewer_envs} of {_plural(num_envs, 'env')}"
     if nxt < same:
@@ -1421,6 +1293,8 @@ def counting_sentence(counts: pd.DataFrame, count_steps: int) -> str:
             "the same random actions fall on other moments of the episode, and here its "
             "episodes were shorter by luck. "
         )
+    if not has_disabled:
+        return text.rstrip()
     if per_env["DISABLED"].equals(per_env["SAME_STEP"]):
         text += "DISABLED, reset by hand after each end, matched SAME_STEP in every env."
     else:
@@ -1446,16 +1320,16 @@ def causes_sentence(counts: pd.DataFrame) -> str:
     if goals == 0:
         return (
             "No goals: a robot moving at random almost never finds its way to the burger. "
-            f"Over the three modes: {_plural(hits, 'hit')}{limit}."
+            f"Over the modes together: {_plural(hits, 'hit')}{limit}."
         )
     return (
-        f"Over the three modes: {_plural(goals, 'goal')} (reward 50.0), "
+        f"Over the modes together: {_plural(goals, 'goal')} (reward 50.0), "
         f"{_plural(hits, 'hit')}{limit}."
     )
 
 
 def takeaway_bullets(
-    default_mode: str, next_step_truth: str | None, same_step_keys: Sequence[str], error: str
+    default_mode: str, next_step_truth: str | None, same_step_keys: Sequence[str]
 ) -> list[str]:
     """The page's key takeaways, each from what the installed gymnasium did.
 
@@ -1463,10 +1337,11 @@ def takeaway_bullets(
         default_mode: The mode a new ``SyncVectorEnv`` gets.
         next_step_truth: ``EndingCalls.truth`` of a NEXT_STEP run (None: not seen).
         same_step_keys: The ``infos`` keys of an episode end in SAME_STEP mode.
-        error: What stepping an ended env raised in DISABLED mode (``"AssertionError: ..."``),
-            or "" if it was not seen.
     """
-    bullets = []
+    bullets = [
+        "A vector env restarts each sub-environment whose episode ended by itself: you never "
+        "call `reset()` for one robot."
+    ]
     if next_step_truth == ENDS_AS_IN_NEXT_STEP:
         default = " (the default)" if default_mode == "NEXT_STEP" else ""
         bullets.append(
@@ -1484,13 +1359,8 @@ def takeaway_bullets(
             f"SAME_STEP gives the lesson's timing, but the final observation is in {keys}, "
             'not `infos["final_observation"]`.'
         )
-    raised = error.split(":")[0] if error else ""
     bullets.append(
-        'DISABLED: call `envs.reset(options={"reset_mask": ended})` before the next step, '
-        + (f"or `step()` raises {raised}." if raised else "or stepping an ended env fails.")
-    )
-    bullets.append(
-        "`terminated | truncated` counts finished episodes in every mode; in NEXT_STEP, keep "
+        "`terminated | truncated` counts finished episodes in both modes; in NEXT_STEP, keep "
         "the reset calls out of your [training data](training_data)."
     )
     return bullets
