@@ -49,6 +49,7 @@ from burgerbot.app.logic.batch_shapes import (
     pole_angles,
     prediction_ids,
     resolve_settings,
+    reveal_id,
     robot_picture,
     shape_explanation,
     shape_truth,
@@ -90,16 +91,18 @@ frame = ui.PageFrame(
     title="Batch shapes: one call, N environments",
     intro=(
         f"You will learn what one `reset()` or `step()` call of a {term_link('vector-env')} "
-        f"returns: NUM_ENVS {term_link('sub-environment', 'sub-environments')} answer at once, "
-        "and every array has the **env index on axis 0** (`infos` is a dict of such arrays). "
-        "Pick an environment, predict the shape and dtype, then step and look."
+        "returns. `SyncVectorEnv` takes a list of "
+        f"{term_link('factory', 'factory functions')}, each building one env when called with "
+        f"no arguments, and answers for all NUM_ENVS "
+        f"{term_link('sub-environment', 'sub-environments')} at once. Pick an environment, "
+        "predict the shape and dtype of its `observations`, then step and look."
     ),
     topics=[
         "SyncVectorEnv built from zero-argument factory functions",
         "Batched observations, actions, rewards and flags",
         "observation_space vs single_observation_space",
-        "(N,) batches from scalar observations",
-        "dtypes: int64 vs float32",
+        "Batches of scalar observations",
+        "Exercise 3: the batched dtype",
     ],
     links=["Gymnasium vector API", "Gymnasium spaces and batching", "Auto-reset modes"],
 )
@@ -226,9 +229,8 @@ def play_one_step(slot: EnvSlot, run: BatchRun, caps: Caps) -> None:
     if slot.state.get("play_steps", 0) >= caps.max_steps_per_run:
         slot.state["playing"] = False
         slot.state["play_note"] = (
-            f"Paused after {caps.max_steps_per_run} steps, this app's limit per click "
-            "(raise with BURGERBOT_MAX_STEPS_PER_RUN when running locally). Press Play again "
-            "to go on."
+            f"Paused after {caps.max_steps_per_run} steps, the most Play takes in a row. "
+            "Press Play again to go on."
         )
         st.rerun(scope="app")
     slot.state["play_steps"] = slot.state.get("play_steps", 0) + 1
@@ -268,35 +270,44 @@ if run is None:
 SHAPE_HELP = "k: how many numbers one env's observation holds."
 
 
-def guess_panel(page: str, run: BatchRun, envs: VectorEnv, env: str) -> None:
-    """Ask for the observation batch's shape and dtype before the live view shows them.
+def guess_panel(run: BatchRun, envs: VectorEnv, env: str) -> bool:
+    """Ask for the observation batch's shape and dtype before anything shows them; returns
+    whether the page may show the batch (both answered, or the learner skipped).
 
     Each answer is checked against the batch this run's env returned (shape and dtype are
     the same for every call of one env, so the reset's batch will do), outside the live view:
-    a step click does not redo it.
+    a step click does not redo it. Each check waits for both answers: the shape's explanation
+    names the single space, whose repr tells its dtype.
     """
     observations = run.latest.observations
     single = envs.single_observation_space
     shape_id, dtype_id = prediction_ids(env)
     st.markdown(
         f"**{len(observations)} {env} envs; one observation is "
-        f"{one_observation(env, single)}.** Predict, then see the batch below."
+        f"{one_observation(env, single)}.** Predict both, then see the batch."
     )
     left, right = st.columns(2)
     with left:
         learning.prediction(
             shape_id, "What is `observations.shape`?", SHAPE_OPTIONS, help=SHAPE_HELP
         )
+    with right:
+        learning.prediction(dtype_id, "What is `observations.dtype`?", DTYPE_OPTIONS)
+    answered = learning.is_revealed(shape_id) and learning.is_revealed(dtype_id)
+    if not (answered or learning.revealed(reveal_id(env))):
+        return False
+    left, right = st.columns(2)
+    with left:
         truth = shape_truth(observations.shape, len(observations))
         if truth is not None:
             learning.check(shape_id, truth, shape_explanation(observations, single, env))
     with right:
-        learning.prediction(dtype_id, "What is `observations.dtype`?", DTYPE_OPTIONS)
         learning.check(dtype_id, str(observations.dtype), dtype_explanation(observations, single))
+    return True
 
 
 # --- Predict, then step ------------------------------------------------------------------------
-guess_panel(PAGE, run, envs, settings.env)
+shown = guess_panel(run, envs, settings.env)
 playing = bool(slot.state.get("playing"))
 
 
@@ -381,9 +392,8 @@ def _step_arrays(call: BatchCall, n: int) -> str:
     if ended := ended_envs(call.terminated, call.truncated):
         text += "\n\n" + small(
             f"Episodes ended in env {ended}. With gymnasium's default "
-            f"{term_link('autoreset')} (NEXT_STEP), the next `step()` resets those envs: it "
-            "ignores their action and returns reward 0, both flags False and their first "
-            "observation."
+            f"{term_link('autoreset')}, the next `step()` resets those envs: it ignores their "
+            "action and returns reward 0, both flags False and their first observation."
         )
     return text
 
@@ -394,9 +404,8 @@ def _infos(call: BatchCall, settings: BatchSettings) -> str:
         return (
             "**`infos`**\n\n"
             f"`infos` is `{{}}`, an empty dict: {settings.env} reports no extra information, "
-            "and in gymnasium's default auto-reset mode (NEXT_STEP) the vector env adds none "
-            "when an episode ends either. (Gymnasium 0.29, the lesson's, put "
-            "`final_observation` there; see the Auto-reset page.)"
+            "and in gymnasium's default auto-reset mode the vector env adds none when an "
+            "episode ends either (the Auto-reset page shows what changed since the lesson)."
         )
     about = ENVS[settings.env].infos_about
     text = (
@@ -527,8 +536,9 @@ def live_view() -> None:
     )
 
 
-actions_note()
-live_view()
+if shown:
+    actions_note()
+    live_view()
 
 
 # --- The latest call -----------------------------------------------------------------------------
@@ -554,8 +564,9 @@ def spaces_panel(envs: VectorEnv, n: int) -> None:
 
 
 script_panel(settings)
-spaces_panel(envs, settings.num_envs)
-if settings.env == "FrozenLake-v1":
+if shown:
+    spaces_panel(envs, settings.num_envs)
+if shown and settings.env == "FrozenLake-v1":
     ui.code_expander(
         PROB_PITFALL,
         "Code: the `prob` dtype pitfall, and a safe way to read such infos",
@@ -564,5 +575,7 @@ if settings.env == "FrozenLake-v1":
 frame.takeaways(
     takeaways(
         settings.env, run.latest.observations, envs.single_observation_space, envs.observation_space
-    )
+    ),
+    # Both questions answered (or skipped): nothing to wait for; else the skip's question.
+    after=None if shown else reveal_id(settings.env),
 )

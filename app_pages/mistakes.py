@@ -17,19 +17,20 @@ from burgerbot.app.glossary import term_link
 from burgerbot.app.labels import VERDICTS
 from burgerbot.app.logic.mistakes import (
     ASYNC_NUM_ENVS,
+    FACTORY_OPTIONS,
     MISTAKES,
-    SHAPE_OPTIONS,
+    MORE_MISTAKES,
     SPECS,
     SYNC_MISTAKES,
     Demo,
     SpaceRow,
     changed_lines,
+    factory_explanation,
+    factory_outcome,
     leak_sentences,
     line_ranges,
     returns_frame,
-    shape_explanation,
     shape_mentioned,
-    shape_truth,
     spaces_bullets,
     spaces_frame,
     spaces_table,
@@ -45,6 +46,7 @@ from burgerbot.app.settings import clamp_num_envs
 from burgerbot.app.slots import WORKER_BUDGET, BudgetExceeded, WorkerBudget
 
 PAGE = "mistakes"
+PREDICTION = "mistakes_factory"
 PACKAGES = ("gymnasium", "numpy")
 Versions = measured.Versions
 
@@ -377,18 +379,18 @@ visit = measured.Visit.begin(st.session_state)
 frame = ui.PageFrame(
     PAGE,
     SPECS,
-    title="Shapes, dtypes and common mistakes",
+    title="Common mistakes with vector envs",
     intro=(
-        "You will learn which shape and dtype each batch of a vector env has, and how to "
-        "recognise and fix six common mistakes. The tables and the mistakes below ran on this "
-        "server with the installed libraries: each mistake is a whole script shown with the "
-        "exact error it raised, and its fixed version in the next tab."
+        "You will learn to recognise and fix the lesson's two common issues: giving a vector "
+        "env the factory instead of the function it returns, and code written for `(N, k)` "
+        "batches meeting a scalar observation. Each is a whole script run on this server, "
+        "shown with the exact error it raised, and its fixed version in the next tab."
     ),
     topics=[
-        "What shape a batch has: (N, ...) and why",
-        "Exercise 3: the batched dtype, int64 vs float32",
-        "Common issues: the factory instead of its thunk; (N,) instead of (N, k)",
-        "Actions of shape (N, 1); `final_observation` in gymnasium 1.x; closing Async; spawn",
+        "Common issue 1: the factory instead of the function it returns",
+        "Common issue 2: a scalar observation's batch",
+        "Actions of shape (N, 1); closing Async; spawn; the lesson's `final_observation`",
+        "Reference: the shapes and dtypes of five vector envs",
     ],
     links=["Gymnasium spaces and batching", "Gymnasium vector API", "Auto-reset modes"],
 )
@@ -404,108 +406,140 @@ num_envs, cap_note = clamp_num_envs("sync", int(st.session_state[frame.key[n_spe
 frame.settings_done([cap_note] if cap_note else [])
 versions = measured.library_versions(PACKAGES)
 
-# --- 1. What a batch looks like -------------------------------------------------------------
-st.header("1. What a batch looks like")
-st.write(
-    f"A {term_link('vector-env')} with N = {num_envs} copies stacks their observations along "
-    f"a new first axis: row *i* belongs to {term_link('sub-environment')} *i*. The tables show "
-    "what real vector envs returned after `reset` and one `step`: Gymnasium's `SyncVectorEnv` "
-    "and its own batched `CartPoleVectorEnv`, and `BurgerBotVectorEnv`, this project's "
-    f"{term_link('native', 'native vector env')} (not part of Gymnasium)."
-)
-learning.prediction(
-    "mistakes_shape",
-    "FrozenLake's observation is one whole number: which of its 16 squares the agent is on. "
-    f"Stack N = {num_envs} FrozenLakes in a `SyncVectorEnv`: which shape does `reset` return?",
-    SHAPE_OPTIONS,
-)
-try:
-    rows, spaces_record = spaces_rows(num_envs, versions, visit.visitor)
-except Exception as error:  # the page keeps working; the message says what broke
-    st.error(f"Could not build the spaces table: {type(error).__name__}: {error}")
-    st.stop()
-spaces_section(rows, num_envs)
-st.caption(
-    spaces_record.caption("These tables were made", visit=visit), help=spaces_record.detail()
-)
-learning.check(
-    "mistakes_shape",
-    shape_truth(rows, num_envs),
-    shape_explanation(rows, num_envs),
-)
-learning.exercise(
-    "mistakes_dtype",
-    "which dtype? (the lesson's exercise 3)",
-    f"Build a `SyncVectorEnv` of {num_envs} BurgerBots and one of {num_envs} CartPoles, reset "
-    "both, and print each batched observation's `shape` and "
-    f"{term_link('dtype')}. Is BurgerBot's `int64`? What does CartPole give, whose "
-    "observation space is a `float32` `Box`? (The table above has the answer too; the script "
-    "is how you would check it on your own machine.)",
-    dtype_exercise(num_envs),
-    answer_name="batched dtypes",
-)
 
-# --- 2. Mistakes, one at a time --------------------------------------------------------------
-st.header("2. Six common mistakes, reproduced live")
-st.write(
-    "Pick one. ❌ is a whole script with the mistake, ✅ the fixed one; the errors are the "
-    "real messages the installed libraries raised. Mistakes 1 and 2 are the lesson's own "
-    "*common issues*."
-)
-chosen = st.segmented_control(
-    "Mistake",
-    list(MISTAKES),
-    format_func=MISTAKES.get,
-    key=frame.key["mistake"],
-    required=True,
-    label_visibility="collapsed",
-)
-st.subheader(f"Mistake {MISTAKES[chosen]}")
-if chosen in SYNC_MISTAKES:
+def sync_mistake(key: str) -> tuple[Demo, measured.Measured] | None:
+    """The runs of mistake ``key`` (1-4), or None after saying why they could not run."""
     try:
-        demo, record = sync_demo(chosen, num_envs, versions, visit.visitor)
-    except Exception as error:
+        return sync_demo(key, num_envs, versions, visit.visitor)
+    except Exception as error:  # the page keeps working; the message says what broke
         st.error(f"Could not run the scripts: {type(error).__name__}: {error}")
-    else:
-        if chosen == "factory":
-            factory_mistake(demo)
-        elif chosen == "scalar":
-            scalar_mistake(demo)
-        elif chosen == "actions":
-            actions_mistake(demo, num_envs)
-        else:
-            final_obs_mistake(demo, gymnasium.__version__)
+        return None
+
+
+# --- Predict: the lesson's first common issue ------------------------------------------------
+learning.prediction(
+    PREDICTION,
+    f"`make_env(seed)` is a {term_link('factory')}: it returns a function with no arguments "
+    "that builds one env. This line gives the vector env the factory itself: "
+    "`SyncVectorEnv([make_env for _ in range(N)])`. What happens when the script runs?",
+    FACTORY_OPTIONS,
+)
+shown = learning.revealed(PREDICTION)
+factory = scalar = None
+if shown:
+    factory = sync_mistake("factory")
+    if factory is not None:
+        demo, record = factory
+        wrong = demo.runs["wrong"]
+        learning.check(PREDICTION, factory_outcome(wrong), factory_explanation(wrong))
+        st.subheader(f"Mistake {MISTAKES['factory']}")
+        factory_mistake(demo)
         st.caption(
             record.caption(f"These scripts (N = {num_envs}) ran", visit=visit),
             help=record.detail(),
         )
-else:
-    run_demo, draw, button = ASYNC_DEMOS[chosen]
-    result = None
-    with st.spinner("Running the scripts as files, with their worker processes..."):
-        try:
-            result = run_demo(
-                versions, measured.GENERATIONS.get((PAGE, chosen)), WORKER_BUDGET, visit.visitor
-            )
-        except BudgetExceeded as error:
-            st.warning(str(error))
-        except Exception as error:
-            st.error(f"Could not run the Async scripts: {type(error).__name__}: {error}")
-    if result is not None:
-        demo, record = result
-        draw(demo)
+    scalar = sync_mistake("scalar")
+    if scalar is not None:
+        st.subheader(f"Mistake {MISTAKES['scalar']}")
+        scalar_mistake(scalar[0])
         st.caption(
-            record.caption("These scripts ran", visit=visit)
-            + " Every visitor sees this run until someone runs it again.",
-            help=record.detail(),
+            scalar[1].caption(f"These scripts (N = {num_envs}) ran", visit=visit),
+            help=scalar[1].detail(),
         )
-        if st.button("Run these scripts again", key=f"{PAGE}_{button}"):
-            measured.GENERATIONS.bump((PAGE, chosen))
-            st.rerun()
 
-ui.code_expander(
-    spaces_script(num_envs),
-    label="Code: the tables of section 1 as a script you can run",
-    name="batched spaces",
-)
-frame.takeaways(takeaways(rows, num_envs))
+    # --- More mistakes, one at a time ----------------------------------------------------------
+    st.header("More mistakes, reproduced live")
+    st.write(
+        "Pick one. ❌ is a whole script with the mistake, ✅ the fixed one; the errors are the "
+        "real messages the installed libraries raised."
+    )
+    chosen = st.segmented_control(
+        "Mistake",
+        list(MORE_MISTAKES),
+        format_func=MISTAKES.get,
+        key=frame.key["mistake"],
+        required=True,
+        label_visibility="collapsed",
+    )
+    st.subheader(f"Mistake {MISTAKES[chosen]}")
+    if chosen in SYNC_MISTAKES:
+        result = sync_mistake(chosen)
+        if result is not None:
+            demo, record = result
+            if chosen == "actions":
+                actions_mistake(demo, num_envs)
+            else:
+                final_obs_mistake(demo, gymnasium.__version__)
+            st.caption(
+                record.caption(f"These scripts (N = {num_envs}) ran", visit=visit),
+                help=record.detail(),
+            )
+    else:
+        run_demo, draw, button = ASYNC_DEMOS[chosen]
+        result = None
+        with st.spinner("Running the scripts as files, with their worker processes..."):
+            try:
+                result = run_demo(
+                    versions,
+                    measured.GENERATIONS.get((PAGE, chosen)),
+                    WORKER_BUDGET,
+                    visit.visitor,
+                )
+            except BudgetExceeded as error:
+                st.warning(str(error))
+            except Exception as error:
+                st.error(f"Could not run the Async scripts: {type(error).__name__}: {error}")
+        if result is not None:
+            demo, record = result
+            draw(demo)
+            st.caption(
+                record.caption("These scripts ran", visit=visit)
+                + " Every visitor sees this run until someone runs it again.",
+                help=record.detail(),
+            )
+            if st.button("Run these scripts again", key=f"{PAGE}_{button}"):
+                measured.GENERATIONS.bump((PAGE, chosen))
+                st.rerun()
+
+    # --- Reference: what five vector envs return ----------------------------------------------
+    st.header("Reference: the batches of five vector envs")
+    if st.toggle(
+        "Show the shapes and dtypes they returned, and exercise 3 as a script",
+        key=f"{PAGE}_reference",
+    ):
+        st.write(
+            f"A {term_link('vector-env')} with N = {num_envs} copies stacks their observations "
+            f"along a new first axis: row *i* belongs to {term_link('sub-environment')} *i*. "
+            "The tables show what real vector envs returned after `reset` and one `step`: "
+            "Gymnasium's `SyncVectorEnv` and its own batched `CartPoleVectorEnv`, and "
+            f"`BurgerBotVectorEnv`, this project's {term_link('native', 'native vector env')} "
+            "(not part of Gymnasium)."
+        )
+        try:
+            rows, spaces_record = spaces_rows(num_envs, versions, visit.visitor)
+        except Exception as error:  # the page keeps working; the message says what broke
+            st.error(f"Could not build the spaces table: {type(error).__name__}: {error}")
+        else:
+            spaces_section(rows, num_envs)
+            st.caption(
+                spaces_record.caption("These tables were made", visit=visit),
+                help=spaces_record.detail(),
+            )
+        learning.exercise(
+            "mistakes_dtype",
+            "which dtype? (the lesson's exercise 3)",
+            f"Build a `SyncVectorEnv` of {num_envs} BurgerBots and one of {num_envs} CartPoles, "
+            "reset both, and print each batched observation's `shape` and "
+            f"{term_link('dtype')}. Is BurgerBot's `int64`? What does CartPole give, whose "
+            "observation space is a `float32` `Box`? (The table above has the answer too; the "
+            "script is how you would check it on your own machine.)",
+            dtype_exercise(num_envs),
+            answer_name="batched dtypes",
+        )
+        ui.code_expander(
+            spaces_script(num_envs),
+            label="Code: the tables above as a script you can run",
+            name="batched spaces",
+        )
+lesson_runs = {key: got[0] for key, got in (("factory", factory), ("scalar", scalar)) if got}
+frame.takeaways(takeaways(lesson_runs) if shown else [], after=PREDICTION)

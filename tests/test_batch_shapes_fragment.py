@@ -26,6 +26,7 @@ from page_apptest import (
     open_lazy_expander,
     page_calls,
     rerun_fragment,
+    skip_predictions,
     stepper_request,
     texts,
 )
@@ -52,7 +53,10 @@ def calls() -> Iterator[Counter]:
 
 @pytest.fixture
 def app(calls) -> Iterator[AppTest]:
-    app = open_app_page(PAGE, {}, timeout=120)
+    # A learner who skips the questions: the live view is drawn once they are answered.
+    app = skip_predictions(open_app_page(PAGE, {}, timeout=120))
+    calls.clear()
+    calls.update(dict.fromkeys(OUTSIDE + INSIDE, 1))  # counted from the run that shows it all
     yield app
     app.session_state[SLOT].close()
 
@@ -152,7 +156,7 @@ def charted(env: str, view: str, observations: np.ndarray) -> None:
     ("env", "n"), [("FrozenLake-v1", 4), ("CartPole-v1", 4), ("BurgerBot", 64)]
 )
 def test_a_chart_view_is_paged_in_the_browser_too(calls, env, n):
-    app = open_app_page(PAGE, {"env": env, "n": str(n)}, timeout=120)
+    app = skip_predictions(open_app_page(PAGE, {"env": env, "n": str(n)}, timeout=120))
     try:
         data = component_data(app, KEY)
         run = app.session_state[SLOT].state["run"]

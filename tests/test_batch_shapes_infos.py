@@ -12,6 +12,7 @@ from page_apptest import (
     live_view_html,
     open_app_page,
     open_expanders,
+    skip_predictions,
     stepper_request,
 )
 from shown_scripts import assert_script_behaves
@@ -70,6 +71,7 @@ def test_the_page_explains_the_cut_values_and_its_script_shows_the_pitfall_and_t
     monkeypatch, tmp_path
 ):
     app = open_app_page("app_pages/batch_shapes.py", {"env": "FrozenLake-v1"}, timeout=120)
+    skip_predictions(app)  # the live view waits for the questions to be answered or skipped
     try:
         for step in range(1, 4):
             stepper_request(app, "batch_shapes_live", "go", target=step)

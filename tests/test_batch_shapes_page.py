@@ -22,6 +22,8 @@ from page_apptest import (
     markdown_tables,
     open_expanders,
     page_function,
+    prediction_checks,
+    skip_predictions,
     stepper_request,
     texts,
 )
@@ -30,7 +32,7 @@ from streamlit.testing.v1 import AppTest
 from burgerbot import BurgerBotVectorEnv
 from burgerbot.app import caps
 from burgerbot.app.caps import Caps
-from burgerbot.app.logic.batch_shapes import BatchRun, BatchSettings
+from burgerbot.app.logic.batch_shapes import BatchRun, BatchSettings, prediction_ids
 from burgerbot.app.markdown import markdown_html
 from burgerbot.app.slots import WORKER_BUDGET, reaper_paused
 from burgerbot.factories import make_env
@@ -41,8 +43,9 @@ SLOT = "_batch_shapes_env_slot"
 LIVE = "batch_shapes_live"
 
 
-def open_page(**query: str) -> AppTest:
-    """Open the page as a browser does for ``/batch_shapes?<query>``.
+def open_page(*, skip: bool = True, **query: str) -> AppTest:
+    """Open the page as a browser does for ``/batch_shapes?<query>``; with ``skip``, as a
+    learner who skips the questions (the batch is shown once they are answered or skipped).
 
     The home page writes its own settings into the URL; a browser drops them when it moves
     to another page, AppTest keeps them: so the query is set just before the switch.
@@ -54,13 +57,16 @@ def open_page(**query: str) -> AppTest:
     app.switch_page(PAGE)
     app.run()
     assert not app.exception, [e.value for e in app.exception]
+    if skip:
+        skip_predictions(app)
     return open_expanders(app)  # the scripts are drawn once their expander is open
 
 
 def rerun(app: AppTest) -> AppTest:
+    """Run the page again; a new env's questions (its own pair) are skipped as they come."""
     app.run()
     assert not app.exception, [e.value for e in app.exception]
-    return app
+    return skip_predictions(app)
 
 
 def click(app: AppTest, button: str) -> AppTest:
@@ -286,7 +292,8 @@ def test_play_pauses_itself_at_the_step_cap(app, monkeypatch):
     rerun(app)  # the third automatic step would pass the cap: it pauses instead
     assert slot(app).state.get("playing") is False
     assert slot(app).state["run"].steps == 2
-    assert "BURGERBOT_MAX_STEPS_PER_RUN" in infos_text(app)
+    assert "Paused after 2 steps" in infos_text(app)
+    assert "BURGERBOT" not in infos_text(app)  # no internals in the learner's text
 
 
 def lock_in(app: AppTest, pid: str, choice: str) -> AppTest:
@@ -491,3 +498,66 @@ def test_a_killed_async_worker_gives_one_message_and_a_working_env_after(app):
     assert not app.error and slot(app).env is not envs and not slot(app).env.closed
     assert latest_heading(app).startswith("Latest call: step")
     assert WORKER_BUDGET.in_use == len(worker_pids()) == 3
+
+
+def shown_text(app: AppTest) -> str:
+    """What the page shows in words and tables (the questions' options aside)."""
+    tables = [d.value.to_string() for d in app.dataframe]
+    elements = (app.title, app.markdown, app.caption, app.info, app.success, app.warning)
+    return "\n".join([*(texts(e) for e in elements), *tables])
+
+
+def has_live_view(app: AppTest) -> bool:
+    try:
+        component_data(app, LIVE)
+    except AssertionError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("env", ["BurgerBot", "FrozenLake-v1"])
+def test_nothing_gives_the_shape_or_dtype_away_before_both_answers(env):
+    """Predict, then reveal: the batch's shape and dtype (the arrays table, the spaces table,
+    the live view, the takeaways) wait for both answers; one answer is not enough."""
+    batch = library_batch(env, 4)
+    shape, dtype = str(batch.shape), str(batch.dtype)  # the deciding facts, from gymnasium
+    shape_id, dtype_id = prediction_ids(env)
+    app = open_page(skip=False, env=env)
+    try:
+        for answer in (None, (shape_id, option_for(batch.shape, 4))):
+            if answer is not None:  # the shape alone is locked in
+                app.radio(key=f"{answer[0]}_choice").set_value(answer[1]).run()
+                app.button(key=f"{answer[0]}_lock").click().run()
+            text = shown_text(app)
+            assert f"`{shape}`" not in text and shape not in text, text
+            assert dtype not in text, text
+            assert not has_live_view(app) and not app.dataframe
+            assert not app.success and not app.warning
+            assert "Key takeaways" in [s.value for s in app.subheader]
+            assert not [m for m in app.markdown if m.value.startswith("- Axis 0")]
+        app.radio(key=f"{dtype_id}_choice").set_value(dtype).run()
+        app.button(key=f"{dtype_id}_lock").click().run()
+        assert not app.exception
+        assert prediction_checks(app) == [(option_for(batch.shape, 4),) * 2, (dtype, dtype)]
+        assert has_live_view(app) and f"shape `{shape}`, dtype `{dtype}`" in markdown_text(app)
+        assert shape in shown_text(app)  # the spaces table
+        assert [m for m in app.markdown if m.value.startswith("- Axis 0")]
+    finally:
+        slot(app).close()
+
+
+def test_skip_shows_the_batch_with_no_verdict():
+    app = open_page(skip=False)
+    try:
+        assert not has_live_view(app)
+        app.button(key="batch_shapes_batch_burgerbot_skip").click().run()
+        assert not app.exception
+        assert has_live_view(app) and "shape `(4, 4)`, dtype `int64`" in markdown_text(app)
+        assert app.dataframe and not prediction_checks(app)
+        assert [m for m in app.markdown if m.value.startswith("- Axis 0")]
+        # Another env asks its own questions again, with its own skip.
+        app.selectbox(key="batch_shapes_env").set_value("CartPole-v1").run()
+        assert not has_live_view(app) and "float32" not in shown_text(app)
+        assert app.button(key="batch_shapes_batch_cartpole_v1_skip")
+    finally:
+        slot(app).close()

@@ -9,15 +9,24 @@ from pathlib import Path
 import gymnasium as gym
 import pytest
 from child_processes import worker_pids
-from page_apptest import across_tabs, open_app_page, prediction_checks, tabs_text, texts
+from page_apptest import (
+    across_tabs,
+    open_app_page,
+    prediction_checks,
+    skip_predictions,
+    tabs_text,
+    texts,
+)
 from sentence_facts import code_spans, quotes
 from shown_scripts import assert_script_behaves
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.logic.mistakes import (
+    FACTORY_OPTIONS,
     MISTAKES,
-    SHAPE_OPTIONS,
-    shape_pattern,
+    MORE_MISTAKES,
+    factory_mistake,
+    scalar_obs_mistake,
     spaces_bullets,
     spaces_table,
     takeaways,
@@ -27,7 +36,8 @@ from burgerbot.app.scripts.mistakes import dtype_exercise
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/mistakes.py"
 N_KEY, PICK_KEY = "mistakes_n", "mistakes_mistake"
-PREDICTION = "mistakes_shape"
+PREDICTION = "mistakes_factory"
+REFERENCE = "mistakes_reference"
 
 # Each mistake's captured errors: the type shown in st.error, a phrase of the message in st.code.
 EXPECTED_ERRORS = {
@@ -47,12 +57,21 @@ EXPECTED_ERRORS = {
 }
 
 
-def open_page(query: dict[str, str] | None = None) -> AppTest:
-    return open_app_page(PAGE_FILE, query, timeout=300)
+def open_page(query: dict[str, str] | None = None, *, skip: bool = True) -> AppTest:
+    """The page as a learner who skips its prediction sees it (``skip``), or before that."""
+    app = open_app_page(PAGE_FILE, query, timeout=300)
+    return skip_predictions(app) if skip else app
+
+
+def reference(app: AppTest) -> AppTest:
+    """Show the reference section (the five vector envs' batches, exercise 3)."""
+    app.toggle(key=REFERENCE).set_value(True).run()
+    assert not app.exception, [e.value for e in app.exception]
+    return app
 
 
 def obs_shapes(app: AppTest) -> list[str]:
-    return app.dataframe[0].value["obs shape (real reset)"].tolist()
+    return reference(app).dataframe[0].value["obs shape (real reset)"].tolist()
 
 
 def choose(app: AppTest, mistake: str) -> AppTest:
@@ -66,12 +85,23 @@ def python_blocks(app: AppTest) -> list[str]:
     return [block.value.rstrip("\n") + "\n" for block in app.code if block.language == "python"]
 
 
-def frozenlake_truth(n: int) -> str:
-    """What N FrozenLakes' reset returns, from gymnasium itself, as the prediction writes it."""
-    envs = gym.vector.SyncVectorEnv([lambda: gym.make("FrozenLake-v1")] * n)
-    obs, _ = envs.reset(seed=0)
-    envs.close()
-    return shape_pattern(obs.shape, n)
+def factory_truth() -> str:
+    """What giving SyncVectorEnv a factory that needs a seed does, from gymnasium itself."""
+
+    def make_env(seed):
+        return lambda: gym.make("CartPole-v1")
+
+    try:
+        envs = gym.vector.SyncVectorEnv([make_env, make_env])
+    except TypeError:
+        return "TypeError when SyncVectorEnv is built"
+    try:
+        envs.reset(seed=0)
+    except TypeError:
+        return "TypeError at the first envs.reset()"
+    finally:
+        envs.close()
+    return FACTORY_OPTIONS[0]
 
 
 @pytest.fixture(scope="module")
@@ -79,12 +109,50 @@ def page() -> AppTest:
     return open_page()
 
 
-def test_default_view_shows_the_tables_and_only_the_first_mistake(page):
-    assert page.title[0].value == "Shapes, dtypes and common mistakes"
+def shown_text(app: AppTest) -> str:
+    """What the page shows in words (the question's options aside) and its Python blocks."""
+    elements = (app.markdown, app.caption, app.info, app.success, app.warning, app.error)
+    return "\n".join([*(texts(e) for e in elements), texts(app.code)])
+
+
+def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
+    """Predict, then reveal: the factory's error, the scripts and the scalar batch's shape wait
+    for the learner's answer; the (N,) question itself is Batch shapes' and is not asked."""
+    app = open_page(skip=False)
+    truth = factory_truth()
+    text = shown_text(app)
+    assert "TypeError" not in text and "missing 1 required" not in text
+    assert "(4,)" not in text and not app.code and not app.error
+    assert [s.value for s in app.subheader] == ["Key takeaways"]
+    assert [r.key for r in app.radio] == [f"{PREDICTION}_choice"]  # one question, this one
+    app.radio(key=f"{PREDICTION}_choice").set_value(truth).run()
+    app.button(key=f"{PREDICTION}_lock").click().run()
+    assert not app.exception
+    assert prediction_checks(app) == [(truth, truth)]
+    assert "missing 1 required positional argument" in texts(app.success)
+    assert "**TypeError**" in texts(app.error) and "(4,)" in shown_text(app)
+    assert app.main.markdown[-1].value.startswith("- Give a vector env")  # the takeaways
+
+
+def test_default_view_shows_the_lesson_mistakes_and_the_first_other_one(page):
+    assert page.title[0].value == "Common mistakes with vector envs"
     assert "You will learn" in texts(page.markdown)
     assert page.slider(key=N_KEY).value == 4
-    assert page.segmented_control(key=PICK_KEY).value == "factory"
-    assert dict(page.query_params) == {"n": "4", "mistake": "factory"}
+    assert page.segmented_control(key=PICK_KEY).value == "actions"
+    assert page.segmented_control(key=PICK_KEY).options == [MISTAKES[k] for k in MORE_MISTAKES]
+    assert dict(page.query_params) == {"n": "4", "mistake": "actions"}
+    subheaders = [s.value for s in page.subheader]
+    assert subheaders == [
+        *(f"Mistake {MISTAKES[k]}" for k in ("factory", "scalar", "actions")),
+        "Key takeaways",
+    ]
+    errors = tabs_text(page, "error")
+    for mistake in ("factory", "scalar"):
+        for error_type, phrase in EXPECTED_ERRORS[mistake]:
+            assert f"**{error_type}**" in errors and phrase in errors
+    assert "mistakes_rerun_async" not in [b.key for b in page.button]  # no Async run
+    assert "adjusted" not in texts(page.info)  # no settings note
+    assert not page.dataframe  # the reference tables: on demand
     assert obs_shapes(page) == [
         "(4, 4)",
         "(4, 4)",
@@ -94,18 +162,11 @@ def test_default_view_shows_the_tables_and_only_the_first_mistake(page):
         "(4, 4)",
     ]
     assert page.dataframe[0].value["obs dtype"].tolist()[:3] == ["int64", "float32", "int64"]
-    subheaders = [s.value for s in page.subheader]
-    assert subheaders == [f"Mistake {MISTAKES['factory']}", "Key takeaways"]
-    errors = texts(page.error)
-    for error_type, phrase in EXPECTED_ERRORS["factory"]:
-        assert f"**{error_type}**" in errors and phrase in errors
-    assert "mistakes_rerun_async" not in [b.key for b in page.button]  # no Async run
-    assert "adjusted" not in texts(page.info)  # no settings note
     assert not page.warning
 
 
 def test_the_reward_sentence_follows_the_live_dtypes(page):
-    markdown = texts(page.markdown)
+    markdown = texts(reference(page).markdown)
     cartpole = gym.make_vec("CartPole-v1", num_envs=4, vectorization_mode="vector_entry_point")
     cartpole.reset(seed=0)
     rewards = cartpole.step(cartpole.action_space.sample())[1]
@@ -118,11 +179,11 @@ def test_the_reward_sentence_follows_the_live_dtypes(page):
     assert spans[spans.index("CartPoleVectorEnv") - 1] == str(rewards.dtype)
 
 
-@pytest.mark.parametrize("mistake", ["scalar", "actions", "final_obs"])
+@pytest.mark.parametrize("mistake", ["actions", "final_obs"])
 def test_each_sync_mistake_opens_on_demand(mistake):
     app = choose(open_page(), mistake)
     subheaders = [s.value for s in app.subheader]
-    assert subheaders == [f"Mistake {MISTAKES[mistake]}", "Key takeaways"]
+    assert subheaders[2:] == [f"Mistake {MISTAKES[mistake]}", "Key takeaways"]
     assert app.query_params["mistake"] == mistake
     errors = tabs_text(app, "error")  # each script is in a tab, drawn once opened
     for error_type, phrase in EXPECTED_ERRORS[mistake]:
@@ -133,9 +194,9 @@ def test_each_sync_mistake_opens_on_demand(mistake):
 @pytest.mark.slow
 def test_every_python_block_of_every_mistake_runs_from_a_file(tmp_path):
     """The blocks a learner sees only after picking a mistake, each run as a file."""
-    app = open_page()
+    app = reference(open_page())
     blocks: dict[str, str] = {}
-    for mistake in MISTAKES:
+    for mistake in MORE_MISTAKES:  # mistakes 1 and 2 are on the page under each choice
         for tab_blocks in across_tabs(choose(app, mistake), python_blocks):
             for code in tab_blocks:
                 blocks.setdefault(hashlib.sha1(code.encode()).hexdigest()[:10], code)
@@ -148,7 +209,7 @@ def test_every_python_block_of_every_mistake_runs_from_a_file(tmp_path):
 def test_the_async_mistake_runs_its_scripts_as_files_and_leaves_nothing():
     before = worker_pids()
     app = open_page({"mistake": "async"})
-    assert app.subheader[0].value == f"Mistake {MISTAKES['async']}"
+    assert app.subheader[2].value == f"Mistake {MISTAKES['async']}"
     errors = tabs_text(app, "error")
     for error_type, phrase in EXPECTED_ERRORS["async"]:
         assert f"**{error_type}**" in errors and phrase in errors
@@ -181,18 +242,27 @@ def test_the_main_guard_mistake_shows_the_workers_errors():
 
 
 @pytest.mark.parametrize("right", [True, False])
-def test_the_shape_prediction_is_checked_against_the_live_run(right):
-    app = open_page({"n": "5"})
-    truth = frozenlake_truth(5)
-    choice = truth if right else next(o for o in SHAPE_OPTIONS if o != truth)
+def test_the_factory_prediction_is_checked_against_the_live_run(right):
+    app = open_page({"n": "5"}, skip=False)
+    truth = factory_truth()
+    choice = truth if right else next(o for o in FACTORY_OPTIONS if o != truth)
     app.radio(key=f"{PREDICTION}_choice").set_value(choice).run()
     app.button(key=f"{PREDICTION}_lock").click().run()
     assert not app.exception
     assert prediction_checks(app) == [(choice, truth)]
-    assert "no second axis" in texts(app.success if right else app.warning)
+    assert "missing 1 required positional argument" in texts(app.success if right else app.warning)
+
+
+def test_skip_shows_the_mistakes_without_a_verdict():
+    app = open_page(skip=False)
+    app.button(key=f"{PREDICTION}_skip").click().run()
+    assert not app.exception
+    assert "**TypeError**" in texts(app.error) and not prediction_checks(app)
+    assert app.main.markdown[-1].value.startswith("- Give a vector env")
 
 
 def test_the_exercise_answer_is_hidden_until_asked_and_runs_from_a_file(page, tmp_path):
+    reference(page)
     n = page.slider(key=N_KEY).value
     assert dtype_exercise(n) not in python_blocks(page)
     page.toggle(key="mistakes_dtype_answer").set_value(True).run()
@@ -207,10 +277,10 @@ def test_takeaways_end_the_page_and_follow_the_run(page):
     assert page.subheader[-1].value == "Key takeaways"
     bullets = page.main.markdown[-1].value
     assert 3 <= bullets.count("\n- ") + 1 <= 5
-    cartpole = gym.make("CartPole-v1").observation_space.dtype
-    assert bullets == "\n".join(f"- {b}" for b in takeaways(spaces_table(4), 4))
-    # the live dtypes and shapes: CartPole's observation dtype, FrozenLake's batch shape
-    assert f"CartPole `{cartpole}`" in bullets and f"`{frozenlake_truth(4)}`" in bullets
+    demos = {"factory": factory_mistake(4), "scalar": scalar_obs_mistake(4)}
+    assert bullets == "\n".join(f"- {b}" for b in takeaways(demos))
+    # the errors the lesson's two scripts raised, as gymnasium and numpy raise them
+    assert f"raised {factory_truth().split()[0]}" in bullets and "raised IndexError" in bullets
 
 
 def test_changing_n_updates_the_table_the_scripts_and_the_url(page):
@@ -234,9 +304,8 @@ def test_results_are_shared_between_visitors_and_say_when_they_ran():
     first = record_captions(open_page())
     second = record_captions(open_page())
     assert [text.split(" on this server")[0] for text, _ in second] == [
-        "These tables were made",
-        "These scripts (N = 4) ran",
-    ]
+        "These scripts (N = 4) ran"  # mistakes 1, 2 and 3
+    ] * 3
     assert [when for _, when in second] == [when for _, when in first]
     for text, _ in second:
         assert "just now" not in text and " ago, with Python " in text, text
@@ -247,7 +316,7 @@ def test_results_are_shared_between_visitors_and_say_when_they_ran():
     [
         ({"n": "abc"}, "`n=abc` is not a whole number: using 4."),
         ({"n": "10000"}, "`n=10000` is outside 1..64: using 64."),
-        ({"mistake": "typo"}, "`mistake=typo` is not one of factory, scalar"),
+        ({"mistake": "typo"}, "`mistake=typo` is not one of actions, final_obs"),
     ],
 )
 def test_bad_query_params_show_a_note(query, note):
@@ -258,8 +327,8 @@ def test_bad_query_params_show_a_note(query, note):
 
 
 def test_a_good_query_param_is_used_silently():
-    app = open_page({"n": "9", "mistake": "SCALAR"})
+    app = open_page({"n": "9", "mistake": "FINAL_OBS"})
     assert app.slider(key=N_KEY).value == 9
-    assert app.segmented_control(key=PICK_KEY).value == "scalar"
+    assert app.segmented_control(key=PICK_KEY).value == "final_obs"
     assert obs_shapes(app)[2] == "(9,)"
     assert "adjusted" not in texts(app.info)

@@ -86,20 +86,34 @@ def test_the_live_table_says_the_batched_cartpole_differs():
     assert f"`{by_env[('CartPole-v1', 'CartPoleVectorEnv')]}` from" in text
 
 
+FACTORY_CODE = "envs = SyncVectorEnv([make_env for _ in range(N)])\nobs, infos = envs.reset()\n"
+
+
+def raised(kind: str, line: int | None) -> CapturedError:
+    path = (f"script line {line}",) if line else ()
+    return CapturedError(
+        kind, "make_env() missing 1 required positional argument: 'seed'", "", path, ""
+    )
+
+
 @pytest.mark.parametrize(
-    ("lake_shape", "truth"), [((N,), "(N,)"), ((N, 1), "(N, 1)"), ((N, 16), "(N, 16)")]
+    ("error", "truth"),
+    [
+        (raised("TypeError", 1), "TypeError when SyncVectorEnv is built"),
+        (raised("TypeError", 2), "TypeError at the first envs.reset()"),
+        (raised("AttributeError", 1), "AttributeError when SyncVectorEnv is built"),
+        (None, "It works: SyncVectorEnv calls make_env once per env"),
+    ],
 )
-def test_the_predictions_truth_is_read_from_the_frozenlake_row(lake_shape, truth):
-    table = rows(**{"FrozenLake-v1|SyncVectorEnv": {"obs_shape": lake_shape}})
-    assert s.shape_truth(table, N) == truth
-    assert truth in s.SHAPE_OPTIONS
-    explanation = s.shape_explanation(table, N)
-    assert f"`{lake_shape}`" in explanation
-    assert ("no second axis" in explanation) == (lake_shape == (N,))
+def test_the_factory_predictions_truth_is_where_the_script_raised(error, truth):
+    run = ScriptRun(FACTORY_CODE, "", error)
+    assert s.factory_outcome(run) == truth
+    explanation = s.factory_explanation(run)
+    assert ("missing 1 required positional argument" in explanation) == (error is not None)
 
 
-def test_the_live_frozenlake_batch_is_one_of_the_options():
-    assert s.shape_truth(spaces_table(3), 3) == "(N,)"
+def test_the_live_factory_mistake_is_one_of_the_options():
+    assert s.factory_outcome(s.factory_mistake(2).runs["wrong"]) in s.FACTORY_OPTIONS
 
 
 def test_bullets_follow_shapes_kinds_and_agreement():
@@ -120,17 +134,19 @@ def test_bullets_follow_shapes_kinds_and_agreement():
     assert "**disagree**" in bullets[-1]
 
 
-def test_takeaways_read_shapes_and_dtypes_from_the_rows():
-    bullets = s.takeaways(rows(**{"CartPole-v1|SyncVectorEnv": {"obs_dtype": "float64"}}), N)
+def test_takeaways_name_the_errors_the_lesson_scripts_raised():
+    def demo(kind: str | None, line: int = 1) -> s.Demo:
+        error = raised(kind, line) if kind else None
+        return s.Demo(runs={"wrong": ScriptRun(FACTORY_CODE, "", error)})
+
+    bullets = s.takeaways({"factory": demo("TypeError"), "scalar": demo("IndexError")})
     assert 3 <= len(bullets) <= 5
-    # shapes as patterns of N: BurgerBot's, then FrozenLake's scalar
-    assert code_spans(bullets[0]) == ["(N, 4)", "(N,)"]
-    # BurgerBot's and CartPole's observation dtypes, then the rewards'
-    assert code_spans(bullets[1]) == ["int64", "float64", "float64"]
-    mixed = rows(**{"CartPole-v1|CartPoleVectorEnv": {"reward_dtype": "float32"}})
-    mixed_bullet = s.takeaways(mixed, N)[1]
-    assert code_spans(mixed_bullet) == ["int64", "float32", "float32", "float64"]
-    assert "by vector env" in mixed_bullet
+    assert "raised TypeError (when SyncVectorEnv is built)" in bullets[0]
+    assert "raised IndexError" in bullets[1]
+    other = s.takeaways({"factory": demo("AttributeError", 2), "scalar": demo(None)})
+    assert "raised AttributeError (at the first envs.reset())" in other[0]
+    assert "raised" not in other[1] and "fails" in other[1]
+    assert "raised" not in s.takeaways({})[0]  # the scripts could not run: no claim
 
 
 def test_shape_helpers():

@@ -17,7 +17,7 @@ from app_driver import RUN_TIMEOUT_S, AppView, wait_until
 
 from burgerbot.app.logic.autoreset import ENDS_AS_IN_NEXT_STEP
 from burgerbot.app.logic.disabled_mode import RAISES
-from burgerbot.app.logic.mistakes import MISTAKES
+from burgerbot.app.logic.mistakes import FACTORY_OPTIONS, MISTAKES
 
 
 def metric_values(view: AppView) -> list[str]:
@@ -64,6 +64,15 @@ def batch_shape(view: AppView) -> tuple[int, ...] | None:
     return tuple(int(x) for x in match.group(1).split(",") if x.strip()) if match else None
 
 
+def batch_reveal(view: AppView) -> float:
+    """Click Batch shapes' "Skip, show me" (its two questions wait for it, or for both
+    answers): the live view appears at its reset. No-op once it is shown."""
+    skip = view.page.locator('[class*="st-key-batch_shapes_batch_"] button').first
+    if not skip.count():
+        return 0.0
+    return view.act(skip.click, lambda: "Latest call: reset" in view.main_text())
+
+
 LIVE = "batch_shapes_live"
 """Batch shapes' stepper (`call_stepper`): Reset, Step once, Step ×10, Play/Pause."""
 
@@ -86,11 +95,13 @@ def batch_pause(view: AppView) -> float:
 
 
 def batch_shapes(view: AppView) -> float:
-    """Step once and step x10 in the page (the calls are held ahead), step x10 past them
-    (one script run takes the steps), play until it has stepped on its own, pause, step
-    again."""
+    """Skip the prediction (nothing shows the shape before), step once and step x10 in the
+    page (the calls are held ahead), step x10 past them (one script run takes the steps), play
+    until it has stepped on its own, pause, step again."""
+    assert batch_shape(view) is None  # the shape waits for the prediction
+    seconds = batch_reveal(view)
     assert batch_step(view) == 0
-    seconds = batch_press(view, "step", lambda: batch_step(view) == 1)
+    seconds += batch_press(view, "step", lambda: batch_step(view) == 1)
     seconds += batch_press(view, "steps", lambda: batch_step(view) == 11)
     assert batch_shape(view) == (4, 4)
     seconds += batch_press(view, "steps", lambda: batch_step(view) == 21, script=None)
@@ -228,13 +239,22 @@ def sync_vs_async(view: AppView) -> float:
     return seconds
 
 
-# --- Shapes, dtypes and common mistakes -----------------------------------------------------
+# --- Common mistakes ---------------------------------------------------------------------
 
 
 def mistakes(view: AppView) -> float:
-    """Pick the unclosed-Async mistake and run it again: it starts workers, crashes, and the
-    page closes them all."""
-    seconds = view.choose(
+    """Lock in the factory prediction (no error shown before; the check after), pick the
+    unclosed-Async mistake and run it again: it starts workers, crashes, and the page closes
+    them all."""
+    assert "TypeError" not in view.main_text().replace("TypeError when", "").replace(
+        "TypeError at", ""
+    )  # only the question's options name it before the answer
+    seconds = view.choose("mistakes_factory_choice", FACTORY_OPTIONS[1])
+    seconds += view.click(
+        "mistakes_factory_lock", until=lambda: view.has_widget("mistakes_mistake")
+    )
+    assert "missing 1 required positional argument" in view.main_text()
+    seconds += view.choose(
         "mistakes_mistake",
         MISTAKES["async"],
         until=lambda: view.has_widget("mistakes_rerun_async"),

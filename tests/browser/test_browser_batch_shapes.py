@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from app_driver import RUN_TIMEOUT_S, AppView, wait_until
-from interactions import batch_press, batch_step
+from interactions import batch_press, batch_reveal, batch_step
 from page_apptest import unrendered_markdown
 
 pytestmark = pytest.mark.browser
@@ -39,6 +39,7 @@ def _overlap(a: dict, b: dict) -> float:
 def test_the_live_views_columns_never_draw_over_each_other(view: AppView, env, width):
     view.page.set_viewport_size({"width": width, "height": 900})
     view.goto("batch_shapes", {"env": env})
+    batch_reveal(view)
     _assert_apart(_columns(view))  # the reset
     batch_press(view, "step", lambda: batch_step(view) == 1, script=None)
     _assert_apart(_columns(view))
@@ -72,6 +73,7 @@ def test_the_live_view_shows_no_unrendered_markdown(view: AppView):
     """What Chromium shows in the live view, call by call through episode ends: no ``**``,
     no backtick pair, no ``](`` left as text (a link that did not render)."""
     view.goto("batch_shapes", {"env": "burgerbot"})
+    batch_reveal(view)
     links = 0
     for step in range(RENDER_STEPS + 1):
         if step:
@@ -105,6 +107,7 @@ def test_cartpoles_chart_steps_in_the_page_and_keeps_its_open_table(view: AppVie
     and the data table follow the call, an open table stays open, and the chart fits."""
     view.page.set_viewport_size({"width": width, "height": 900})
     view.goto("batch_shapes", {"env": "cartpole-v1"})
+    batch_reveal(view)
     wait_until(lambda: view.page.evaluate(_POLES_JS), RUN_TIMEOUT_S, "the pole chart")
     first = view.page.evaluate(_POLES_JS)
     assert len(first["bars"]) == 4 and len(first["rows"]) == 4 and not first["open"]

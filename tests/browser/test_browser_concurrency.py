@@ -13,7 +13,15 @@ from dataclasses import dataclass
 
 import pytest
 from app_driver import IN_CI, RUN_TIMEOUT_S, AppView, RssSampler, megabytes, new_context, wait_until
-from interactions import LIVE, batch_pause, batch_play, batch_press, batch_shape, batch_step
+from interactions import (
+    LIVE,
+    batch_pause,
+    batch_play,
+    batch_press,
+    batch_reveal,
+    batch_shape,
+    batch_step,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -84,6 +92,7 @@ def test_eight_visitors_step_and_play_at_once(browser, report, request):
                 )
             for visitor in visitors:
                 visitor.view.wait_for_run(0)
+                batch_reveal(visitor.view)  # the live view waits for a prediction or a skip
                 visitor.check_own_state()
                 assert batch_step(visitor.view) == 0
             for visitor in visitors:

@@ -76,6 +76,7 @@ __all__ = [
     "pole_angles",
     "prediction_ids",
     "resolve_settings",
+    "reveal_id",
     "robot_picture",
     "run_calls",
     "scrolling",
@@ -136,7 +137,7 @@ ENVS: dict[str, EnvChoice] = {
         native_class="CartPoleVectorEnv",
         about=(
             "A cart balancing a pole, the lesson's first example. Each observation is 4 "
-            "decimal numbers (float32). Actions: 0 push left, 1 push right."
+            "decimal numbers. Actions: 0 push left, 1 push right."
         ),
     ),
     "FrozenLake-v1": EnvChoice(
@@ -741,6 +742,15 @@ def prediction_ids(env: str) -> tuple[str, str]:
     """
     slug = re.sub(r"[^a-z0-9]+", "_", env.lower()).strip("_")
     return f"batch_shapes_shape_{slug}", f"batch_shapes_dtype_{slug}"
+
+
+def reveal_id(env: str) -> str:
+    """The id of "Skip, show me" for ``env``'s two questions: one skip shows the batch.
+
+    >>> reveal_id("FrozenLake-v1")
+    'batch_shapes_batch_frozenlake_v1'
+    """
+    return prediction_ids(env)[0].replace("_shape_", "_batch_", 1)
 
 
 def one_observation(env: str, single: Space) -> str:

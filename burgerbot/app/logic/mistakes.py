@@ -31,7 +31,6 @@ from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 import burgerbot
-from burgerbot.app.glossary import term_link
 from burgerbot.app.processes import session_members
 from burgerbot.app.script_runner import CapturedError, ScriptRun, run_script, short_file
 from burgerbot.app.scripts import mistakes as snippets
@@ -45,9 +44,11 @@ __all__ = [
     "ASYNC_NUM_ENVS",
     "ASYNC_SCRIPTS",
     "ENV_MAKERS",
+    "FACTORY_OPTIONS",
+    "LESSON_MISTAKES",
     "MISTAKES",
+    "MORE_MISTAKES",
     "NATIVE_MAKERS",
-    "SHAPE_OPTIONS",
     "SPECS",
     "SYNC_MISTAKES",
     "VECTOR_ENV_NOTES",
@@ -57,7 +58,9 @@ __all__ = [
     "changed_lines",
     "dtype_exercise",
     "errors_in_stderr",
+    "factory_explanation",
     "factory_mistake",
+    "factory_outcome",
     "final_obs_mistake",
     "leak_sentences",
     "line_ranges",
@@ -68,10 +71,8 @@ __all__ = [
     "row_for",
     "run_as_file",
     "scalar_obs_mistake",
-    "shape_explanation",
     "shape_mentioned",
     "shape_pattern",
-    "shape_truth",
     "short_space",
     "spaces_bullets",
     "spaces_frame",
@@ -103,10 +104,67 @@ MISTAKES = {
 }
 """Key (as in the URL: ``?mistake=async``) -> the label the page's selector shows."""
 
+LESSON_MISTAKES = ("factory", "scalar")
+"""The lesson's two common issues: shown one under the other once the prediction is answered."""
+
+MORE_MISTAKES = tuple(key for key in MISTAKES if key not in LESSON_MISTAKES)
+"""The other mistakes, one at a time behind a selector."""
+
 SPECS = (
     IntSetting("n", "N: number of sub-environments", default=4, low=1, high=64),
-    ChoiceSetting("mistake", "Mistake", "factory", tuple(MISTAKES)),
+    ChoiceSetting("mistake", "Mistake", MORE_MISTAKES[0], MORE_MISTAKES),
 )
+
+FACTORY_OPTIONS = (
+    "It works: SyncVectorEnv calls make_env once per env",
+    "TypeError when SyncVectorEnv is built",
+    "TypeError at the first envs.reset()",
+    "It works, but every env gets the same seed",
+)
+"""The factory prediction's choices: what passing ``make_env`` itself to SyncVectorEnv does."""
+
+
+def factory_outcome(run: ScriptRun) -> str:
+    """What the factory mistake's script did, as the prediction's options write it: its error
+    and the script line that raised it (the vector env's construction or the first reset).
+
+    Example:
+        >>> def raised(line):
+        ...     return CapturedError("TypeError", "no seed", "", (f"script line {line}",), "")
+        >>> code = "envs = SyncVectorEnv(fns)\\nenvs.reset(seed=0)\\n"
+        >>> factory_outcome(ScriptRun(code, "", raised(1)))
+        'TypeError when SyncVectorEnv is built'
+        >>> factory_outcome(ScriptRun(code, "", raised(2)))
+        'TypeError at the first envs.reset()'
+        >>> factory_outcome(ScriptRun(code, "", None))
+        'It works: SyncVectorEnv calls make_env once per env'
+    """
+    if run.error is None:
+        return FACTORY_OPTIONS[0]
+    lines = run.code.splitlines()
+    numbers = [
+        int(match.group(1))
+        for frame in run.error.path
+        if (match := re.fullmatch(r"script line (\d+)", frame))
+    ]
+    line = lines[numbers[0] - 1] if numbers and 0 < numbers[0] <= len(lines) else ""
+    if "SyncVectorEnv(" in line:
+        return f"{run.error.type} when SyncVectorEnv is built"
+    if ".reset(" in line:
+        return f"{run.error.type} at the first envs.reset()"
+    return f"{run.error.type} at {run.error.where or 'an unknown place'}"
+
+
+def factory_explanation(run: ScriptRun) -> str:
+    """Why passing the factory itself fails (or not), from the script's own error (Markdown)."""
+    if run.error is None:
+        return "The script ran without an error here."
+    return (
+        "`SyncVectorEnv` calls each item of its list with no arguments to build one env. "
+        f"`make_env` needs its `seed`, so the first call fails: `{run.error.headline}`. "
+        "Put what the factory returns in the list, `make_env(seed)`: a function with no "
+        "arguments (the ✅ tab below)."
+    )
 
 
 def shape_pattern(shape: tuple[int, ...], num_envs: int) -> str:
@@ -444,9 +502,6 @@ VECTOR_ENV_NOTES = {
     "BurgerBotVectorEnv": "this project's, not Gymnasium's",
 }
 
-SHAPE_OPTIONS = ("(N,)", "(N, 1)", "(N, 16)")
-"""The prediction's choices for N FrozenLakes: one number each, one column, or one-hot."""
-
 
 def vector_env_label(name: str) -> str:
     """``"BurgerBotVectorEnv"`` -> ``"BurgerBotVectorEnv (this project's, not Gymnasium's)"``."""
@@ -460,31 +515,6 @@ def row_for(rows: Sequence[SpaceRow], env: str, vector_env: str = "SyncVectorEnv
         if (row.env, row.vector_env) == (env, vector_env):
             return row
     raise LookupError(f"no row for {env!r} in {vector_env!r}")
-
-
-def shape_truth(rows: Sequence[SpaceRow], num_envs: int) -> str:
-    """What N FrozenLakes in a SyncVectorEnv returned, as the prediction's options write it."""
-    return shape_pattern(row_for(rows, "FrozenLake-v1").obs_shape, num_envs)
-
-
-def shape_explanation(rows: Sequence[SpaceRow], num_envs: int) -> str:
-    """Why FrozenLake's batch has the shape it has, from the row (Markdown)."""
-    lake = row_for(rows, "FrozenLake-v1")
-    shape = tuple(lake.obs_shape)
-    if shape == (num_envs,):
-        how = (
-            f"`reset` returned `{shape}`: one observation is one whole number (which of the 16 "
-            "squares), and stacking N numbers gives one value per sub-environment, with no "
-            "second axis. Code written for `(N, k)`, such as `obs[:, 0]`, fails on it "
-            "(mistake 2)."
-        )
-    else:
-        space = lake.single_observation_space
-        how = f"`reset` returned `{shape}` for {num_envs} copies of `{space}`."
-    return (
-        f"{how} `batch_space` gives the same: `{lake.batched_observation_space}`, not a one-hot "
-        f"`({num_envs}, 16)`."
-    )
 
 
 def rewards_sentence(rows: Sequence[SpaceRow]) -> str:
@@ -547,25 +577,25 @@ def spaces_bullets(rows: Sequence[SpaceRow], num_envs: int) -> list[str]:
     ]
 
 
-def takeaways(rows: Sequence[SpaceRow], num_envs: int) -> list[str]:
-    """The page's key takeaways; those about shapes and dtypes read from the live rows."""
-    burgerbot = row_for(rows, "BurgerBot")
-    cartpole = row_for(rows, "CartPole-v1")
-    lake = row_for(rows, "FrozenLake-v1")
-    reward_dtypes = sorted({row.reward_dtype for row in rows})
+def takeaways(demos: Mapping[str, Demo]) -> list[str]:
+    """The page's key takeaways; those on the lesson's two issues name the errors their
+    scripts raised (``demos``: the factory and scalar mistakes' runs, by key, when they ran)."""
+    factory = demos.get("factory")
+    scalar = demos.get("scalar")
+    factory_error = factory.runs["wrong"].error if factory else None
+    scalar_error = scalar.runs["wrong"].error if scalar else None
     return [
-        f"The first axis of every batch is the sub-environment: observations of shape "
-        f"`{shape_pattern(burgerbot.obs_shape, num_envs)}` for BurgerBot, "
-        f"`{shape_pattern(lake.obs_shape, num_envs)}` for a scalar observation such as "
-        "FrozenLake's.",
-        f"A batch keeps its env's {term_link('dtype')}: BurgerBot `{burgerbot.obs_dtype}`, "
-        f"CartPole `{cartpole.obs_dtype}`"
+        "Give a vector env a list of zero-argument functions: `make_env(seed)`, not `make_env`"
         + (
-            f"; rewards came as {' or '.join(f'`{d}`' for d in reward_dtypes)}, by vector env."
-            if len(reward_dtypes) > 1
-            else f"; rewards `{reward_dtypes[0]}`."
+            f"; the factory itself raised {factory_error.type} "
+            f"({factory_outcome(factory.runs['wrong']).partition(' ')[2]})."
+            if factory_error
+            else "."
         ),
-        "Give a vector env a list of zero-argument functions: `make_env(seed)`, not `make_env`.",
+        "A scalar observation stacks to a batch of shape `(N,)`: code written for `(N, k)`, "
+        "such as `obs[:, 0]`, "
+        + (f"raised {scalar_error.type}" if scalar_error else "fails")
+        + ". Return an array of shape `(k,)`, or write the code for `(N,)` batches.",
         "Actions go in as one per sub-environment, shape `(N,)`; "
         "`envs.action_space.contains(actions)` checks that before stepping.",
         "Close an `AsyncVectorEnv` in `finally` (or `contextlib.closing`), and with `spawn` keep "
