@@ -101,6 +101,11 @@ def skip_predictions(app: AppTest) -> AppTest:
     return app
 
 
+def setting_notes(app: AppTest) -> list[str]:
+    """The "Some settings were adjusted" notes on the page (other messages aside)."""
+    return [i.value for i in app.info if i.value.startswith("**Some settings were adjusted**")]
+
+
 def texts(elements) -> str:
     """The values of some AppTest elements, one per line."""
     return "\n".join(str(e.value) for e in elements)

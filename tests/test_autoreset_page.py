@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from page_apptest import open_expanders, open_tab, tab_texts
+from page_apptest import open_expanders, open_tab, setting_notes, tab_texts
 from sentence_facts import bold
 from streamlit.testing.v1 import AppTest
 
@@ -145,7 +145,7 @@ def test_page_renders_every_section_with_the_defaults():
     shown_cells = table_with(app, "note")
     assert len(shown_cells) == 160
     pd.testing.assert_frame_equal(shown_cells, expected_cells[list(TABLE_COLUMNS)])
-    assert not app.info  # no notes without URL settings
+    assert not setting_notes(app)  # no notes without URL settings
     assert backend_check(app) == ("BurgerBotVectorEnv", 4 * 40)
     shows_the_script(app)
     # The glossary is linked on first use of its terms.
@@ -266,7 +266,7 @@ def test_bad_query_params_give_notes_not_exceptions(query, expected_notes, value
 
 def test_good_query_params_set_the_widgets_without_notes():
     app = open_page({"mode": "SAME_STEP", "n": "3", "seed": "7", "steps": "25", "cn": "4"})
-    assert not app.info
+    assert not setting_notes(app)
     assert app.radio(key=KEY["mode"]).value == "SAME_STEP"
     assert app.slider(key=KEY["n"]).value == 3
     assert app.number_input(key=KEY["seed"]).value == 7

@@ -23,6 +23,7 @@ from page_apptest import (
     open_expanders,
     page_function,
     prediction_checks,
+    setting_notes,
     skip_predictions,
     stepper_request,
     texts,
@@ -152,7 +153,7 @@ def test_first_view_shows_the_reset_batch_with_its_shape(app):
     body = markdown_text(app)
     assert body.count('<img src="data:image/png;base64,') == 4 and not app.get("image")
     assert [f'alt="env {i}"' in body for i in range(5)] == [True] * 4 + [False]
-    assert not app.info  # no notes on good settings
+    assert not setting_notes(app)  # no notes on good settings
 
 
 def test_step_once_step_x10_and_reset(app):
@@ -215,7 +216,7 @@ def test_frozenlake_native_falls_back_to_sync_with_a_note(app):
     assert isinstance(slot(app).env, SyncVectorEnv)
     app.number_input(key="batch_shapes_n").set_value(5)
     rerun(app)
-    assert not app.info  # a new choice: the old note has done its job
+    assert not setting_notes(app)  # a new choice: the old note has done its job
 
 
 def test_backend_switch_to_native_and_async(app):
@@ -328,7 +329,7 @@ def test_predictions_right_and_wrong_are_checked_and_counted(app):
     batch = library_batch("BurgerBot", 4)
     right_shape = option_for(batch.shape, 4)
     wrong_dtype = next(d for d in ("float32", "int32") if d != str(batch.dtype))
-    assert "checked here against this live run" in texts(app.caption)
+    assert prediction_checks(app) == []  # nothing to check before a lock-in
     lock_in(app, "batch_shapes_shape_burgerbot", right_shape)
     assert f"Your prediction was right:** {right_shape}" in app.success[0].value
     assert "4 envs on axis 0" in app.success[0].value
@@ -415,7 +416,7 @@ def test_good_url_settings_fill_the_controls():
         assert app.number_input(key="batch_shapes_n").value == 8
         assert app.radio(key="batch_shapes_backend").value == "native"
         assert app.number_input(key="batch_shapes_seed").value == 3
-        assert not app.info
+        assert not setting_notes(app)
         assert slot(app).key == ("CartPole-v1", 8, "native", 3)
     finally:
         slot(app).close()
@@ -426,7 +427,7 @@ def test_good_url_settings_fill_the_controls():
     [
         ({"n": "abc"}, "is not a whole number", 4),
         ({"n": "99999"}, "outside 1..1024", 1024),
-        ({"backend": "async", "n": "500"}, "BURGERBOT_MAX_ASYNC_ENVS", 8),
+        ({"backend": "async", "n": "500"}, "caps it at 8", 8),
         ({"env": "Nope"}, "is not one of BurgerBot", 4),
     ],
 )

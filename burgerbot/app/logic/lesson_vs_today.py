@@ -298,7 +298,7 @@ def count_truth(outcomes: Sequence[Outcome]) -> str | None:
 
     >>> count_truth([Outcome("holds", ""), Outcome("changed", ""), Outcome("holds", "")])
     '1 or 2'
-    >>> count_truth([Outcome("holds", ""), Outcome("not_run", "")]) is None
+    >>> count_truth([Outcome("holds", ""), Outcome("holds", ""), Outcome("not_run", "")]) is None
     True
     """
     held = sum(outcome.kind == "holds" for outcome in outcomes)
