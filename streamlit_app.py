@@ -27,7 +27,7 @@ PAGES = [
     ("Going further", "vector_wrappers.py", "Wrapping a vector env", "🧩"),
     ("Going further", "speed_breakdown.py", "Speed breakdown", "🔬"),
     ("Going further", "disabled_mode.py", "DISABLED mode and reset_mask", "🛑"),
-    ("Going further", "learning_speed.py", "Does batching make learning faster?", "🏃"),
+    ("Going further", "learning_speed.py", "Batches and learning speed", "🏃"),
     ("Reference", "glossary.py", "Glossary", "📖"),
 ]
 
