@@ -74,7 +74,7 @@ learning.prediction(
     "reach the goal (a reward of exactly 50.0)?",
     GOAL_OPTIONS,
 )
-st.number_input(
+st.columns([1, 2])[0].number_input(
     "Seed of the random actions",
     0,
     9999,
@@ -125,23 +125,20 @@ if learning.revealed(PID):
         left, right = st.columns([3, 2])
         with left:
             st.altair_chart(repeat_chart(summary), width="stretch")
-            st.caption(
-                "Diamond and black bar: mean goals per run and its 95% interval. Blue tick: "
-                f"the exact expectation. {result.env_steps:,} env-steps in "
-                f"{result.seconds:.1f} s."
-            )
         right.dataframe(
-            summary[["num_envs", "mean_goals", "zero_runs", "one_runs", "more_runs"]].rename(
+            summary[["num_envs", "zero_runs", "one_runs", "more_runs"]].rename(
                 columns={
                     "num_envs": "NUM_ENVS",
-                    "mean_goals": "goals per run",
-                    "zero_runs": "runs with 0",
+                    "zero_runs": "runs with 0 goals",
                     "one_runs": "with 1",
                     "more_runs": "with 2+",
                 }
             ),
             hide_index=True,
-            column_config={"goals per run": st.column_config.NumberColumn(format="%.4f")},
+        )
+        right.caption(
+            "Diamond and black bar: mean goals per run and its 95% interval. Blue tick: the "
+            f"exact expectation. {result.env_steps:,} env-steps in {result.seconds:.1f} s."
         )
         st.markdown(verdict)
     st.page_link(

@@ -190,26 +190,25 @@ def expectations_panel(
 def sweep_controls(settings: ScalingSettings, key: Mapping[str, str]) -> None:
     """Section 2's widgets: NUM_ENVS values, backend, budget, steps and seeds."""
     options = sorted(set(powers_of_two(CAPS.max_envs)) | set(settings.num_envs))
-    col_n, col_backend = st.columns([3, 2])
-    col_n.multiselect(
+    # The list on a row of its own: beside the backend it scrolled, hiding its last values.
+    st.multiselect(
         SPECS[0].label,
         options,
         key=key["n"],
         help=f"Powers of two up to {CAPS.max_envs}; other values can be given in the URL (n=3,5).",
     )
+    col_backend, col_budget, col_steps, col_total, col_seeds = st.columns([3, 2, 2, 2, 3])
     col_backend.radio(
         "Backend",
         tuple(BACKEND_LABELS),
         key=key["backend"],
         format_func=BACKEND_LABELS.get,
-        horizontal=True,
         help=(
             "Sync steps each robot in a Python loop; native (BurgerBotVectorEnv, this "
             "project's class, not Gymnasium's) moves them all with numpy arrays. Async "
             "starts a process per env: see the Sync vs Async page."
         ),
     )
-    col_budget, col_steps, col_total, col_seeds = st.columns([3, 2, 2, 3])
     col_budget.radio(
         "Compare with",
         tuple(BUDGET_LABELS),

@@ -96,9 +96,11 @@ def test_the_default_run_answers_exercise_1_with_the_runs_own_numbers():
     click(app, f"{PID}_skip")
     assert app.select_slider(key=f"{PAGE}_runs").value == DEFAULT_RUNS
     summary = repeat_summary(repeat_lesson(DEFAULT_RUNS, 0))
-    (table,) = [d.value for d in app.dataframe if "runs with 0" in d.value.columns]
-    assert table["runs with 0"].tolist() == summary["zero_runs"].tolist()
-    assert table["goals per run"].tolist() == pytest.approx(summary["mean_goals"].tolist())
+    (table,) = [d.value for d in app.dataframe if "runs with 0 goals" in d.value.columns]
+    assert table["runs with 0 goals"].tolist() == summary["zero_runs"].tolist()
+    assert table["with 2+"].tolist() == summary["more_runs"].tolist()
+    four, eight = summary["mean_goals"]
+    assert f"**{eight / four:.2f}×**" in texts(app.markdown)  # read off this run's means
     markdown = texts(app.markdown)
     assert "**Yes, roughly double, on average.**" in markdown
     assert f"Over {DEFAULT_RUNS:,} runs each" in markdown

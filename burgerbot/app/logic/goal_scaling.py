@@ -386,4 +386,4 @@ def repeat_chart(summary: pd.DataFrame) -> alt.LayerChart:
         x="mean_goals:Q"
     )
     exact = base.mark_tick(thickness=3, size=30, color=OKABE_ITO[3]).encode(x="expected_goals:Q")
-    return alt.layer(interval, exact, mean).properties(height=120)
+    return alt.layer(interval, exact, mean).properties(height=150)
