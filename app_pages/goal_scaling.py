@@ -75,7 +75,7 @@ learning.prediction(
     GOAL_OPTIONS,
 )
 st.columns([1, 2])[0].number_input(
-    "Seed of the random actions",
+    "Seed of the random actions (a new seed runs again)",
     0,
     9999,
     key=frame.key["seed"],
