@@ -23,11 +23,12 @@ PAGES = [
     ("The lesson", "sb3.py", "Stable-Baselines3", "🧠"),
     ("The lesson", "goal_scaling.py", "Goal scaling", "🍔"),
     ("The lesson", "lesson_vs_today.py", "What changed since the lesson", "🔍"),
-    ("Going further", "training_data.py", "From batches to training data", "🧺"),
-    ("Going further", "vector_wrappers.py", "Wrapping a vector env", "🧩"),
     ("Going further", "speed_breakdown.py", "Speed breakdown", "🔬"),
     ("Going further", "disabled_mode.py", "DISABLED mode and reset_mask", "🛑"),
+    ("Going further", "training_data.py", "From batches to training data", "🧺"),
+    ("Going further", "vector_wrappers.py", "Wrapping a vector env", "🧩"),
     ("Going further", "learning_speed.py", "Batches and learning speed", "🏃"),
+    ("Going further", "goal_statistics.py", "Goal counts: the statistics", "📊"),
     ("Reference", "glossary.py", "Glossary", "📖"),
 ]
 

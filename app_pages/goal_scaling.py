@@ -2,67 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import replace
-
-import pandas as pd
 import streamlit as st
 
-from burgerbot.app import learning, measured, ui
-from burgerbot.app.caps import CAPS
+from burgerbot.app import learning, ui
 from burgerbot.app.glossary import term_link
-from burgerbot.app.labels import VERDICTS, backend_label
+from burgerbot.app.labels import VERDICTS
 from burgerbot.app.logic.goal_scaling import (
-    BACKEND_LABELS,
-    BUDGET_LABELS,
     GOAL_OPTIONS,
+    LESSON_NUM_ENVS,
     LESSON_STEPS,
-    METRIC_TITLES,
+    RUN_CHOICES,
     SPECS,
-    TARGET_GOALS,
-    GoalRate,
     LessonRun,
-    ScalingSettings,
-    SweepResult,
-    budget_reading,
-    chart_data,
-    check_budget,
+    RepeatedRuns,
     check_explanation,
-    compare_backends,
-    comparison_settings,
-    doubling_verdict,
-    expectations,
     goal_bucket,
-    lesson_expectations,
     lesson_verdict,
-    measure_goal_rate,
-    rate_check,
-    rate_reading,
+    repeat_chart,
+    repeat_lesson,
+    repeat_summary,
+    repeat_verdict,
     resolve_settings,
     run_lesson,
-    run_sweep,
-    scaling_panel,
-    speed_reading,
-    summarise,
-    sweep_cap,
     takeaways,
-    to_csv,
-    try_this,
 )
-from burgerbot.app.progress import ThrottledProgress
-from burgerbot.app.scripts.goal_scaling import exercise_answer_script, snippet_for
-from burgerbot.app.settings import powers_of_two
+from burgerbot.app.scripts.goal_scaling import exercise_answer_script
 from burgerbot.app.slots import HEAVY_RUNS, ServerBusy
-from burgerbot.random_agent import long_run_goal_rate
 
 PAGE = "goal_scaling"
-RESULTS = f"_{PAGE}_results"  # this session's sweeps: "last", and the last one per backend
-
-
-@st.cache_data(max_entries=1, show_spinner=False)
-def reference_rate(_by: str = "") -> tuple[GoalRate, measured.Measured]:
-    # Shared by every visitor: the caption says when and where it was measured.
-    return measured.measure(measure_goal_rate, ("numpy", "gymnasium"), _by)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -70,500 +37,122 @@ def lesson_run(seed: int) -> LessonRun:
     return run_lesson(seed)
 
 
-@st.cache_data(max_entries=6, show_spinner=False)
-def cached_sweep(settings: ScalingSettings) -> SweepResult:
-    # The bar lives inside the cached function, so a cache hit replays it and then clears
-    # it again. Stopping the page raises from the bar's update, which ends the run and
-    # closes every env.
-    bar = st.empty()
-    name = backend_label(settings.backend)
-
-    def report(fraction: float, message: str) -> None:
-        bar.progress(fraction, text=f"{name} sweep: {message} ({fraction:.0%})")
-
-    try:
-        # A big sweep takes a server-wide slot; with none free, ServerBusy says the wait.
-        with HEAVY_RUNS.hold(settings.planned_env_steps, settings.planned_step_calls):
-            return run_sweep(settings, ThrottledProgress(report))
-    finally:
-        bar.empty()
-
-
-# --- panels/goal_scaling.py ----------------------------------------------------------------------
-# The "Goal scaling" page's drawing blocks: predictions, controls, results and the Sync check.
-
-
-def percent(p: float) -> str:
-    """A chance as a percentage: one decimal, as every page gives these; two near 0% and 100%."""
-    return f"{p:.1%}" if 0.01 <= p <= 0.99 else f"{p:.2%}"
-
-
-def show_time(result: SweepResult) -> str:
-    """How long a sweep took, in one markdown line."""
-    return (
-        f"**{backend_label(result.settings.backend)}** took **{result.wall_seconds:.1f} s** "
-        f"for {result.env_steps:,} env-steps ({result.env_steps_per_second:,.0f} env-steps/s, "
-        "creating and closing the envs included)"
-    )
-
-
-def _apply_settings(key: Mapping[str, str], settings: ScalingSettings) -> None:
-    """Button callback: put a suggested experiment into the widgets."""
-    st.session_state[key["n"]] = list(settings.num_envs)
-    st.session_state[key["steps"]] = settings.steps_per_env
-    st.session_state[key["seeds"]] = settings.seeds
-    st.session_state[key["backend"]] = settings.backend
-    st.session_state[key["budget"]] = settings.budget
-
-
-def expectations_panel(
-    rate: GoalRate | None,
-    settings: ScalingSettings,
-    key: Mapping[str, str],
-    button_key: str,
-    measured_caption: str = "",
-) -> None:
-    """Section 1: the lesson's expected goals (exact), the measured rate checking them, and the
-    "try this" button.
-
-    Args:
-        rate: The goal rate measured live, a check on the exact figures (None if it failed).
-        settings: The page's current settings (the suggestion keeps their total budget).
-        key: The settings' widget keys, which the "try this" button fills in.
-        button_key: The "try this" button's key.
-        measured_caption: When and where the rate was measured.
-    """
-    exact = long_run_goal_rate()
-    st.markdown(
-        "Worked out exactly from the world's rules (the robot's 196 states, each random "
-        "action with chance 1/4, and NEXT_STEP's auto-reset row after each episode): in the "
-        f"long run a random BurgerBot reaches the goal **once every {1 / exact:,.0f} "
-        f"{term_link('env-step', 'env-steps')}**. Short runs get less: the goal is at least "
-        "14 steps from the start."
-    )
-    if rate is not None:
-        st.markdown(rate_check(rate))
-        if measured_caption:
-            st.caption(measured_caption)
-    lesson = lesson_expectations()
-    four, eight = lesson.itertuples(index=False)
-    both_zero = four.p_zero * eight.p_zero
-    c4, c8, cboth = st.columns(3)
-    c4.metric(
-        "4 envs × 500 steps: expected goals",
-        f"{four.expected_goals:.4f}",
-        f"chance of seeing 0: {percent(four.p_zero)}",
-        delta_color="off",
-        delta_arrow="off",
-    )
-    c8.metric(
-        "8 envs × 500 steps: expected goals",
-        f"{eight.expected_goals:.4f}",
-        f"chance of seeing 0: {percent(eight.p_zero)}",
-        delta_color="off",
-        delta_arrow="off",
-    )
-    cboth.metric("Chance that both runs show 0 goals", percent(both_zero))
-    with st.expander("The maths: expected goals and the chance of none"):
-        st.markdown(
-            f"4 envs × {LESSON_STEPS} steps is {four.env_steps:,} env-steps. Following the "
-            "chance of every state call by call, episode after episode (each ended episode "
-            "costs one reset row), gives "
-            f"{four.expected_goals:.4f} goals expected and a chance of seeing **none** of "
-            f"{percent(four.p_zero)}. That is less than {four.env_steps:,} env-steps at the "
-            "long-run rate would give, as no episode can reach the goal in its first 13 "
-            f"steps. With 8 envs the expected count doubles to {eight.expected_goals:.4f}; "
-            f"the chance that both runs show 0 is {percent(four.p_zero)} × "
-            f"{percent(eight.p_zero)} = {percent(both_zero)}."
-        )
-    suggestion = try_this(settings)
-    if suggestion is not None:
-        with st.container(border=True):
-            steps = suggestion.steps_per_env
-            st.markdown(
-                f"💡 **Try this.** To expect about {TARGET_GOALS} goals with 4 envs you need "
-                f"about **{steps:,} steps per env** ({4 * steps:,} env-steps). Then 8 envs "
-                f"expect about {2 * TARGET_GOALS}. A Poisson count of {TARGET_GOALS} "
-                f"usually lands within ±{2 * TARGET_GOALS**0.5:.0f} of it, so doubling "
-                "should become visible. Sync would be slow here: the button picks native "
-                "(`BurgerBotVectorEnv`, this project's class)."
-            )
-            st.button(
-                f"Set up: NUM_ENVS 4 and 8, {steps:,} steps per env, {suggestion.seeds} "
-                "seeds, native",
-                key=button_key,
-                on_click=_apply_settings,
-                args=(key, suggestion),
-            )
-
-
-def sweep_controls(settings: ScalingSettings, key: Mapping[str, str]) -> None:
-    """Section 2's widgets: NUM_ENVS values, backend, budget, steps and seeds."""
-    options = sorted(set(powers_of_two(CAPS.max_envs)) | set(settings.num_envs))
-    col_n, col_backend = st.columns([3, 2])
-    col_n.multiselect(
-        SPECS[0].label,
-        options,
-        key=key["n"],
-        help=f"Powers of two up to {CAPS.max_envs}; other values can be given in the URL (n=3,5).",
-    )
-    col_backend.radio(
-        "Backend",
-        tuple(BACKEND_LABELS),
-        key=key["backend"],
-        format_func=BACKEND_LABELS.get,
-        horizontal=True,
-        help=(
-            "Both give identical counts for the same seeds (checked below). Sync steps each "
-            "robot in a Python loop; native (BurgerBotVectorEnv, this project's class, not "
-            "Gymnasium's) moves them all with numpy arrays. Async starts a process per env: "
-            "see the Sync vs Async page."
-        ),
-    )
-    col_budget, col_steps, col_total, col_seeds = st.columns([3, 2, 2, 3])
-    col_budget.radio(
-        "Compare with",
-        tuple(BUDGET_LABELS),
-        key=key["budget"],
-        format_func=BUDGET_LABELS.get,
-        help=(
-            "Same steps per env: more envs collect more env-steps (the lesson's question). "
-            "Same total env-steps: every NUM_ENVS gets the same budget, split over its envs."
-        ),
-    )
-    col_steps.number_input(
-        "Steps per env",
-        min_value=1,
-        max_value=SPECS[1].high,
-        step=100,
-        key=key["steps"],
-        disabled=settings.budget != "per_env",
-        help="step() calls per run (the lesson uses 500).",
-    )
-    col_total.number_input(
-        "Env-steps per run",
-        min_value=1,
-        max_value=SPECS[2].high,
-        step=1000,
-        key=key["total"],
-        disabled=settings.budget != "total",
-        help="Each NUM_ENVS gets this many env-steps: total ÷ NUM_ENVS step() calls.",
-    )
-    col_seeds.slider(
-        "Seeds per NUM_ENVS",
-        1,
-        CAPS.max_seeds,
-        key=key["seeds"],
-        help=f"More seeds give a tighter interval. At most {CAPS.max_seeds} "
-        "(BURGERBOT_MAX_SEEDS raises it).",
-    )
-
-
-def sweep_plan(settings: ScalingSettings) -> None:
-    """The sweep's size against its cap, and the goals to expect per run (exact)."""
-    cap, cap_variable = sweep_cap(settings.backend)
-    runs = len(settings.num_envs) * settings.seeds
-    st.caption(
-        f"This sweep: {len(settings.num_envs)} NUM_ENVS value(s) × {settings.seeds} seed(s) = "
-        f"{runs} runs, **{settings.planned_env_steps:,} env-steps** in total (this app's cap "
-        f"for {backend_label(settings.backend)}: {cap:,}, set by {cap_variable})."
-    )
-    expected = expectations(settings)
-    zero_runs = f"runs with 0 goals (of {settings.seeds})"
-
-    def table() -> None:
-        st.dataframe(
-            expected.rename(
-                columns={
-                    "num_envs": "NUM_ENVS",
-                    "steps_per_env": "steps per env",
-                    "env_steps": "env-steps per run",
-                    "expected_goals": "expected goals",
-                    "p_zero": "chance of 0 goals",
-                    "expected_zero_runs": zero_runs,
-                }
-            ),
-            hide_index=True,
-            column_config={
-                "steps per env": st.column_config.NumberColumn(format="localized"),
-                "env-steps per run": st.column_config.NumberColumn(format="localized"),
-                "expected goals": st.column_config.NumberColumn(format="%.4f"),
-                "chance of 0 goals": st.column_config.NumberColumn(format="percent"),
-                zero_runs: st.column_config.NumberColumn(format="%.1f"),
-            },
-        )
-
-    # Drawn only while open: a dataframe costs the browser on every visit of the page.
-    ui.lazy_expander("Expected goals per run for these settings", table)
-
-
-def _no_goal_warning(summary: pd.DataFrame, seeds: int) -> None:
-    """A sweep that saw no goal at all: how likely that was (exact)."""
-    if summary["mean_goals"].sum() > 0:
-        return
-    expected = float((summary["expected_goals"] * seeds).sum())
-    st.warning(
-        f"This sweep saw **no goal at all**. Worked out exactly, it expected {expected:.2f} "
-        "goals in all; every run showing none is no surprise with counts this small."
-    )
-
-
-def results_panel(last: SweepResult, settings: ScalingSettings, download_key: str) -> None:
-    """Section 3: the last sweep's charts (with their tables), what they show, and the CSV."""
-    if last.settings != settings:
-        st.info(
-            f"These results are for the previous settings ({last.settings.describe()}). "
-            "Press **Run sweep** to run the new ones."
-        )
-    runs = last.frame
-    st.markdown(show_time(last))
-    summary = summarise(runs)
-    _no_goal_warning(summary, last.settings.seeds)
-    points, bands = chart_data(runs, summary)
-    seeds = last.settings.seeds
-    left, right = st.columns(2)
-    left.markdown(f"**{METRIC_TITLES['goals']}**")
-    right.markdown(f"**{METRIC_TITLES['episodes']}**")
-    with left:
-        learning.chart_with_table(
-            learning.chart_spec(scaling_panel, points, bands, "goals"),
-            _goal_table(summary, seeds),
-        )
-    with right:
-        learning.chart_with_table(
-            learning.chart_spec(scaling_panel, points, bands, "episodes"),
-            _episode_table(summary),
-        )
-    st.caption(
-        "Dots: one run each (one seed), moved a little sideways so equal counts stay visible. "
-        "Diamond and bar: the mean over the seeds and its 95% interval. Dashed line: for goals "
-        "the expected count, worked out exactly from the world's rules; for episodes, counts "
-        "in proportion to env-steps at the sweep's own episode rate. "
-        "NUM_ENVS is on a log scale: each tick is double the one before."
-    )
-    with st.expander("How the 95% intervals are computed"):
-        st.markdown(
-            "- **Goals:** the exact Poisson (Garwood) interval of the total goals over the "
-            "seeds, divided by the number of seeds. It stays honest when every run saw 0.\n"
-            "- **Episodes:** the mean ± 1.96 standard errors across seeds (none with one seed).\n"
-            "- Two NUM_ENVS *clearly differ* when their intervals do not overlap."
-        )
-    verdict = doubling_verdict(summary)
-    if verdict:
-        st.markdown(f"**Did goals double?** {verdict}")
-    st.markdown(budget_reading(summary, last.settings.budget))
-    rates = rate_reading(runs)
-    if rates:
-        st.caption(rates)
-    st.download_button(
-        "Download the data behind the chart (CSV, one row per run)",
-        data=to_csv(runs),
-        file_name=f"goal_scaling_{last.settings.backend}.csv",
-        mime="text/csv",
-        key=download_key,
-        icon="⬇️",
-    )
-
-
-def _goal_table(summary: pd.DataFrame, seeds: int) -> pd.DataFrame:
-    """One row per NUM_ENVS: mean goals with their interval, expected goals, rate."""
-    return pd.DataFrame(
-        {
-            "NUM_ENVS": summary["num_envs"],
-            "env-steps per run": summary["env_steps"].round().astype(int),
-            "mean goals": summary["mean_goals"].round(4),
-            "95% interval": [
-                f"{lo:.3g} to {hi:.3g}" for lo, hi in summary[["goals_low", "goals_high"]].values
-            ],
-            "expected": summary["expected_goals"].round(4),
-            f"runs with 0 (of {seeds})": summary["zero_goal_runs"],
-            "goals per 100k env-steps": summary["goals_per_100k_env_steps"].round(2),
-        }
-    )
-
-
-def _episode_table(summary: pd.DataFrame) -> pd.DataFrame:
-    """One row per NUM_ENVS: mean finished episodes with their interval and expectation."""
-    return pd.DataFrame(
-        {
-            "NUM_ENVS": summary["num_envs"],
-            "env-steps per run": summary["env_steps"].round().astype(int),
-            "mean episodes": summary["mean_episodes"].round(1),
-            "95% low": summary["episodes_low"].round(1),
-            "95% high": summary["episodes_high"].round(1),
-            "expected": summary["expected_episodes"].round(1),
-        }
-    )
-
-
-def agreement_panel(sync_result: SweepResult, native_result: SweepResult) -> None:
-    """Section 4's verdict: identical counts on Sync and native, their times, the runs."""
-    side_by_side = compare_backends(sync_result.frame, native_result.frame)
-    if bool(side_by_side["identical"].all()):
-        goals = int(side_by_side["goals_sync"].sum())
-        st.success(
-            f"All {len(side_by_side)} runs give identical goals, hits and episodes on Sync "
-            f"and on native ({sync_result.settings.describe(backend=False)}; {goals} goals "
-            "in all).",
-            icon="✅",
-        )
-    else:
-        st.error("Some runs differ between Sync and native: this is a bug, please report it.")
-    st.markdown(
-        f"- {show_time(sync_result)}\n- {show_time(native_result)}\n\n"
-        f"{speed_reading(sync_result.frame, native_result.frame)}"
-    )
-    st.dataframe(
-        side_by_side.rename(columns={"num_envs": "NUM_ENVS", "env_steps": "env-steps"}),
-        hide_index=True,
-    )
+@st.cache_data(max_entries=8, show_spinner=False)
+def repeated_runs(runs: int, seed: int) -> RepeatedRuns:
+    # A big run takes a server-wide slot; with none free, ServerBusy says the wait.
+    env_steps = runs * sum(LESSON_NUM_ENVS) * LESSON_STEPS
+    with HEAVY_RUNS.hold(env_steps, len(LESSON_NUM_ENVS) * LESSON_STEPS):
+        return repeat_lesson(runs, seed)
 
 
 # --- The page, top to bottom ---------------------------------------------------------------------
-visit = measured.Visit.begin(st.session_state)
 frame = ui.PageFrame(
     PAGE,
     SPECS,
-    title="Goal scaling: do more envs reach the goal more often?",
+    title="Goal scaling: do 8 envs reach the goal twice as often as 4?",
     intro=(
-        "You will learn to count goals in a vector env, and why the lesson's first exercise "
-        "(500 random steps with 4 BurgerBots, then 8: do goal reaches roughly double?) cannot "
-        "show the answer, and what can: many more env-steps, or many seeds and an interval."
+        "The lesson's last point: step 4 BurgerBots 500 times with random actions, count the "
+        "env-steps collected and the goals reached; then exercise 1 asks whether 8 envs "
+        "roughly double the goals. You will learn to count goals in a batch, and why one "
+        "short run cannot answer that while many runs can."
     ),
     topics=[
-        "Exercise 1: NUM_ENVS = 8, 500 steps: do goals double?",
         "Counting goals: a reward of exactly 50",
-        "Vectorised BurgerBot: steps collected per step() call",
-        "Why one short run can't answer the question",
+        "Exercise 1: NUM_ENVS = 8, do goals double?",
+        "Why one short run can't answer it",
     ],
-    links=["Gymnasium vector API", "Auto-reset modes"],
+    links=["Gymnasium vector API"],
 )
-# Resolved before the widgets exist, so the widgets show the values really used.
-settings = frame.resolve(
-    resolve_settings, lambda s: {"n": list(s.num_envs), "total": s.total_env_steps}
-)
-try:
-    with st.spinner("Measuring how often a random robot reaches the goal (a second or two)…"):
-        rate, rate_record = reference_rate(visit.visitor)
-except Exception as error:  # the rest of the page still works without it
-    st.error(f"Could not measure the goal rate: {type(error).__name__}: {error}")
-    rate = None
+settings = frame.resolve(resolve_settings, lambda s: s)
 
-# --- The lesson's experiment, predicted then run ---------------------------------------------
 PID = f"{PAGE}_goals"
 learning.prediction(
     PID,
-    "The lesson's experiment: a random agent steps **4 BurgerBots 500 times** in a "
-    f"{term_link('sync')} ({4 * LESSON_STEPS:,} {term_link('env-step', 'env-steps')}). How many "
-    "times does a robot reach the goal (a reward of exactly 50.0)?",
+    f"The lesson's experiment: a random agent steps **4 BurgerBots 500 times** in a "
+    f"{term_link('sync')}: that is 4 × 500 = {4 * LESSON_STEPS:,} "
+    f"{term_link('env-step', 'env-steps')} (rows of the batch). How many times does a robot "
+    "reach the goal (a reward of exactly 50.0)?",
     GOAL_OPTIONS,
 )
-seed_col, four_col, eight_col = st.columns([2, 3, 3])
-lesson_seed = seed_col.number_input(
-    "Seed of the lesson's run", 0, 9999, 0, key=f"{PAGE}_lesson_seed", help="Try others."
+st.columns([1, 2])[0].number_input(
+    "Seed of the random actions (a new seed runs again)",
+    0,
+    9999,
+    key=frame.key["seed"],
+    help="Changing it runs the experiment again with other random actions (under a second).",
 )
-lesson = lesson_run(int(lesson_seed))
-for column, n in ((four_col, 4), (eight_col, 8)):
-    column.metric(
-        f"{n} envs × {LESSON_STEPS} steps: goals",
-        lesson.goals[n],
-        f"{lesson.episodes[n]:,} episodes finished",
-        delta_color="off",
-        delta_arrow="off",
+lesson = lesson_run(settings["seed"])
+doubled: bool | None = None
+if learning.revealed(PID):
+    for column, n in zip(st.columns(2), LESSON_NUM_ENVS, strict=True):
+        column.metric(
+            f"{n} envs × {LESSON_STEPS} steps ({n * LESSON_STEPS:,} env-steps): goals",
+            lesson.goals[n],
+            f"{lesson.episodes[n]:,} episodes finished",
+            delta_color="off",
+            delta_arrow="off",
+        )
+    learning.check(PID, goal_bucket(lesson.goals[4]), check_explanation(lesson))
+    kind, why = lesson_verdict()
+    st.markdown(
+        f"**The lesson: 8 envs give roughly double the goals.** {VERDICTS[kind].badge()} {why}"
     )
-learning.check(PID, goal_bucket(lesson.goals[4]), check_explanation(lesson))
-kind, why = lesson_verdict()
-st.markdown(f"**The lesson: 8 envs give roughly double the goals.** {VERDICTS[kind].badge()} {why}")
 
-# --- 1. What to expect ---------------------------------------------------------------------
-st.header("1. What to expect, before running a sweep")
-expectations_panel(
-    rate,
-    settings,
-    frame.key,
-    button_key=f"{PAGE}_try_this",
-    measured_caption=rate_record.caption("Measured", visit=visit) if rate is not None else "",
-)
-
-# --- 2. Run a sweep ------------------------------------------------------------------------
-st.header("2. Run the experiment")
-st.write(
-    "Pick the NUM_ENVS values to compare and how long each run is. Every NUM_ENVS runs "
-    "once per seed (seeds 0, 1, 2, …), with the same random actions on either backend."
-)
-sweep_controls(settings, frame.key)
-frame.settings_done()
-sweep_plan(settings)
-
-refusal = check_budget(settings)
-if refusal:
-    st.error(refusal, icon="🛑")
-results: dict[str, SweepResult] = st.session_state.setdefault(RESULTS, {})
-if st.button("Run sweep", key=f"{PAGE}_run", type="primary", disabled=refusal is not None):
+    st.subheader("Exercise 1, answered: the lesson's run, thousands of times")
+    st.write(
+        "One run cannot show it, so repeat the run and compare the average goals per run. "
+        "The robots never affect each other, so one fast native vector env "
+        f"(`BurgerBotVectorEnv`, this project's class) of {settings['runs']:,} × 4 robots, "
+        f"grouped 4 by 4, is {settings['runs']:,} runs of 4 envs; the same with 8."
+    )
+    st.select_slider(
+        "Runs of each (changing it runs them again, a second or two)",
+        options=sorted({*RUN_CHOICES, settings["runs"]}),
+        key=frame.key["runs"],
+        format_func=lambda runs: f"{runs:,}",
+    )
+    result = None
     try:
-        result = cached_sweep(settings)
+        with st.spinner(f"Running the lesson's experiment {settings['runs']:,} times…"):
+            result = repeated_runs(settings["runs"], settings["seed"])
     except ServerBusy as busy:
         st.warning(str(busy), icon="⏳")
     except Exception as error:  # show it; the page keeps working
-        st.error(f"The sweep failed: {type(error).__name__}: {error}")
-    else:
-        results["last"] = results[settings.backend] = result
-
-# --- 3. Results ----------------------------------------------------------------------------
-st.header("3. Results")
-last = results.get("last")
-if last is None:
-    st.info("Press **Run sweep** to run the experiment with the settings above.")
-else:
-    results_panel(last, settings, download_key=f"{PAGE}_download")
-
-with st.expander("Sync and native count the same goals", icon="🟰"):
-    st.write(
-        "`BurgerBotVectorEnv` (this project's native vector env, not Gymnasium's) is not an "
-        "approximation: given the same seeds it takes the same random actions and reaches "
-        "exactly the same goals as SyncVectorEnv. The check below runs and times both."
-    )
-    sync_result, native_result = results.get("sync"), results.get("native")
-    both_ran = (
-        sync_result is not None
-        and native_result is not None
-        and replace(sync_result.settings, backend="native") == native_result.settings
-    )
-    if not both_ran:
-        small = comparison_settings(settings)
-        st.caption(
-            "Run the same sweep on both backends to compare them, or run this quick check "
-            f"({small.describe(backend=False)})."
+        st.error(f"The runs failed: {type(error).__name__}: {error}")
+    if result is not None:
+        summary = repeat_summary(result)
+        doubled, verdict = repeat_verdict(summary)
+        left, right = st.columns([3, 2])
+        with left:
+            st.altair_chart(repeat_chart(summary), width="stretch")
+        right.dataframe(
+            summary[["num_envs", "zero_runs", "one_runs", "more_runs"]].rename(
+                columns={
+                    "num_envs": "NUM_ENVS",
+                    "zero_runs": "runs with 0 goals",
+                    "one_runs": "with 1",
+                    "more_runs": "with 2+",
+                }
+            ),
+            hide_index=True,
         )
-        if st.button("Run the quick check on Sync and on native", key=f"{PAGE}_compare"):
-            try:
-                sync_result = cached_sweep(replace(small, backend="sync"))
-                native_result = cached_sweep(replace(small, backend="native"))
-            except ServerBusy as busy:
-                st.warning(str(busy), icon="⏳")
-            except Exception as error:
-                st.error(f"The check failed: {type(error).__name__}: {error}")
-            else:
-                results["check"] = (sync_result, native_result)
-        sync_result, native_result = results.get("check", (None, None))
-    if sync_result is not None and native_result is not None:
-        agreement_panel(sync_result, native_result)
-
-learning.exercise(
-    f"{PAGE}_exercise_1",
-    "the lesson's exercise 1",
-    "Set NUM_ENVS to 8 and run 500 steps: do goal reaches roughly double compared with 4 "
-    "envs? Write a script that answers it, and say why one run of 500 steps cannot.",
-    exercise_answer_script(),
-    answer_name="exercise 1 answered",
-)
-ui.code_expander(
-    snippet_for(settings),
-    label="Code: this sweep as a script you can run",
-    name="the goal-scaling sweep",
-)
-st.caption(
-    "The sweep script prints one line per NUM_ENVS and seed: the same numbers as the page's "
-    "CSV for these settings."
-)
-frame.takeaways(takeaways(lesson))
+        right.caption(
+            "Diamond and black bar: mean goals per run and its 95% interval. Blue tick: the "
+            f"exact expectation. {result.env_steps:,} env-steps in {result.seconds:.1f} s."
+        )
+        st.markdown(verdict)
+    st.page_link(
+        "app_pages/goal_statistics.py",
+        label="Going further: the statistics behind goal counts",
+        icon="📊",
+    )
+    learning.exercise(
+        f"{PAGE}_exercise_1",
+        "the lesson's exercise 1 as a script",
+        "Set NUM_ENVS to 8 and run 500 steps: do goal reaches roughly double compared with 4 "
+        "envs? Write a script that answers it, and say why one run of 500 steps cannot.",
+        exercise_answer_script(settings["runs"], settings["seed"]),
+        answer_name="exercise 1 answered",
+    )
+frame.settings_done()
+frame.takeaways(takeaways(lesson, doubled), after=PID)

@@ -1,147 +1,35 @@
-"""The "Goal scaling" sentences follow the sweep's numbers and their spread, both ways."""
+"""The "Goal scaling" page's lesson run, verdict and takeaways follow the numbers, both ways."""
 
 from __future__ import annotations
 
+import doctest
 import math
 
-import pandas as pd
+import numpy as np
 import pytest
 
 from burgerbot.app.logic.goal_scaling import (
+    DEFAULT_RUNS,
     GOAL_OPTIONS,
+    RUN_CHOICES,
     VISIBLE_GOALS,
     LessonRun,
-    budget_reading,
+    RepeatedRuns,
     check_explanation,
     goal_bucket,
+    goals_per_robot,
     lesson_verdict,
-    level_reading,
-    rate_reading,
-    rise_reading,
+    max_runs,
+    repeat_lesson,
+    repeat_summary,
+    repeat_verdict,
+    resolve_settings,
     run_lesson,
-    summarise,
     takeaways,
 )
 from burgerbot.experiments import goal_scaling
 from burgerbot.random_agent import GoalOdds, goal_odds, long_run_goal_rate
-
-
-def sweep(
-    counts: dict[int, list[tuple[int, int]]], steps_per_env: int | None = 500
-) -> pd.DataFrame:
-    """A sweep table: for each NUM_ENVS, (goals, episodes) per seed.
-
-    ``steps_per_env=None`` gives every NUM_ENVS the same 20,000 env-steps (the total budget).
-    """
-    rows = []
-    for n, runs in counts.items():
-        env_steps = n * steps_per_env if steps_per_env else 20_000
-        for seed, (goals, episodes) in enumerate(runs):
-            rows.append(
-                {
-                    "num_envs": n,
-                    "seed": seed,
-                    "env_steps": env_steps,
-                    "goals": goals,
-                    "episodes": episodes,
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-# Same steps per env: rare goals (mostly 0) and plentiful, doubling episodes.
-SHORT = sweep(
-    {
-        4: [(0, 180), (0, 185), (1, 178), (0, 182)],
-        8: [(0, 360), (0, 365), (0, 358), (1, 362)],
-        16: [(0, 720), (1, 722), (0, 716), (0, 725)],
-    }
-)
-# The "Try this" kind of sweep: plenty of goals, clearly doubling.
-LONG = sweep(
-    {
-        4: [(19, 70_000), (21, 70_100), (20, 69_900)],
-        8: [(41, 140_000), (38, 140_200), (40, 139_800)],
-    }
-)
-
-
-def test_rise_reading_when_goals_hide_and_episodes_show_the_rise():
-    summary = summarise(SHORT)
-    episodes = rise_reading(summary, "episodes")
-    assert episodes.startswith("Every step up in NUM_ENVS gave clearly more finished episodes")
-    goals = rise_reading(summary, "goals")
-    assert "**cannot show** goals rising" in goals
-    assert "9 of 12 runs saw no goal at all" in goals
-
-
-def test_rise_reading_when_doubling_is_plain_to_see():
-    goals = rise_reading(summarise(LONG), "goals")
-    assert goals.startswith("Going from NUM_ENVS 4 to 8 gave clearly more goals")
-    assert "cannot show" not in goals and "0 of 6 runs saw no goal" in goals
-
-
-def test_rise_reading_names_the_steps_that_rise_and_those_that_cannot_tell():
-    mixed = sweep(
-        {
-            1: [(0, 45)] * 3,
-            2: [(0, 90)] * 2 + [(1, 90)],
-            64: [(20, 2900), (22, 2910), (19, 2890)],
-        }
-    )
-    text = rise_reading(summarise(mixed), "goals")
-    assert "Goals clearly rose at 2 → 64" in text
-    assert "at 1 → 2 the intervals overlap" in text
-
-
-def test_rise_reading_reports_a_clear_drop_as_chance_not_a_rule():
-    drop = sweep({4: [(40, 100), (42, 100)], 8: [(10, 200), (11, 200)]})
-    text = rise_reading(summarise(drop), "goals")
-    assert "gave clearly *fewer* goals" in text and "one comparison in 20" in text
-    single_seed = sweep({4: [(0, 180)], 8: [(0, 360)]})
-    assert "With one seed there is no interval" in rise_reading(summarise(single_seed), "episodes")
-    assert rise_reading(summarise(sweep({4: [(0, 1)]})), "goals") is None
-
-
-def test_level_reading_both_ways():
-    level = sweep({4: [(1, 1800), (0, 1830)], 64: [(0, 1810), (1, 1820)]}, steps_per_env=None)
-    summary = summarise(level)
-    assert level_reading(summary, "goals") == (
-        "Goals stay level: one value fits inside every NUM_ENVS's 95% interval."
-    )
-    assert level_reading(summary, "episodes").startswith("Finished episodes stay level")
-    apart = sweep({4: [(1, 1800), (0, 1810)], 256: [(0, 1500), (1, 1510)]}, steps_per_env=None)
-    text = level_reading(summarise(apart), "episodes")
-    assert "do **not** stay level: NUM_ENVS 4's interval" in text
-    assert "lies wholly above NUM_ENVS 256's" in text
-
-
-def test_budget_reading_follows_the_budget_and_the_data():
-    per_env = budget_reading(summarise(SHORT), "per_env")
-    assert "**same steps per env**" in per_env and "**cannot show** goals rising" in per_env
-    assert "cannot show" not in budget_reading(summarise(LONG), "per_env")
-    total = sweep({4: [(1, 1800), (0, 1830)], 64: [(0, 1810), (1, 1820)]}, steps_per_env=None)
-    text = budget_reading(summarise(total), "total")
-    assert "**same total env-steps**" in text and "Goals stay level" in text
-    lonely = budget_reading(summarise(sweep({4: [(0, 1)]})), "total")
-    assert "nothing to compare" in lonely
-
-
-def test_rate_reading_both_ways():
-    assert "agree for every NUM_ENVS" in rate_reading(LONG)
-    uneven = sweep({4: [(60, 1)], 8: [(2, 1)]}, steps_per_env=None)
-    text = rate_reading(uneven)
-    assert "differ here: NUM_ENVS 4's interval" in text and "above NUM_ENVS 8's" in text
-    assert rate_reading(sweep({4: [(0, 1)]})) is None
-
-
-def test_the_readings_follow_a_real_sweep():
-    frame = goal_scaling([4, 8], 500, seeds=range(6), backend="native")
-    summary = summarise(frame)
-    lows, highs = summary["goals_low"].tolist(), summary["goals_high"].tolist()
-    apart = highs[0] < lows[1]
-    assert ("**cannot show** goals rising" in rise_reading(summary, "goals")) == (not apart)
-
+from burgerbot.statistics import poisson_interval
 
 # --- The lesson's experiment ---------------------------------------------------------------
 
@@ -184,7 +72,11 @@ def test_lesson_verdict_is_not_visible_at_the_lessons_size_and_holds_when_counts
     four, eight = goal_odds(500, 4), goal_odds(500, 8)
     assert f"{eight.expected_goals:.4f} goals, twice the {four.expected_goals:.4f}" in why
     both = four.chance_of_none * eight.chance_of_none
-    assert f"{both:.1%} of the time both runs show 0 goals" in why
+    assert f"both runs show 0 {both:.1%} of the time" in why
+    # the verdict in full: each run's chance of no goal at all, exact
+    assert f"{four.chance_of_none:.1%} of the time with 4 envs and " in why
+    assert f"{eight.chance_of_none:.1%} with 8" in why
+    assert (f"{four.chance_of_none:.1%}", f"{eight.chance_of_none:.1%}") == ("95.6%", "91.3%")
     kind, why = lesson_verdict(fake_odds(VISIBLE_GOALS))
     assert kind == "holds" and "one run each shows the doubling" in why
     assert lesson_verdict(fake_odds(VISIBLE_GOALS * 0.99))[0] == "not_visible"
@@ -193,7 +85,71 @@ def test_lesson_verdict_is_not_visible_at_the_lessons_size_and_holds_when_counts
 def test_takeaways_use_the_exact_figures_and_the_run():
     run = LessonRun(2, {4: 1, 8: 0}, {4: 170, 8: 340})
     bullets = takeaways(run)
-    assert 3 <= len(bullets) <= 5
+    assert len(bullets) == 3
+    assert "thousands of times showed the doubling" in takeaways(run, doubled=True)[-1]
+    assert "could not tell 4 from 8 envs" in takeaways(run, doubled=False)[-1]
     assert f"once per {1 / long_run_goal_rate():,.0f} env-steps" in bullets[1]
     assert "0.0453 goals expected, none in 95.6% of runs" in bullets[1]
     assert "Your run with seed 2 gave 1" in bullets[1]
+
+
+# --- Exercise 1: the lesson's run, many times at once --------------------------------------
+
+
+def test_grouped_robots_count_what_separate_runs_count():
+    # One native env of 3 x 4 robots, grouped 4 by 4: its first group's actions are not a
+    # separate run's, but a group of one run of 4 robots counts exactly what goal_scaling does.
+    (single,) = goal_scaling([4], 500, seeds=[5], backend="native")["goals"]
+    assert int(goals_per_robot(4, 500, seed=5).sum()) == single
+    result = repeat_lesson(3, seed=5)
+    assert sorted(result.goals) == [4, 8]
+    assert [len(g) for g in result.goals.values()] == [3, 3]
+    assert result.env_steps == 3 * 12 * 500
+    again = repeat_lesson(3, seed=5)
+    assert all((result.goals[n] == again.goals[n]).all() for n in (4, 8))
+
+
+def counts(four: list[int], eight: list[int]) -> RepeatedRuns:
+    return RepeatedRuns(len(four), 0, {4: np.array(four), 8: np.array(eight)}, seconds=0.1)
+
+
+def test_repeat_summary_uses_exact_poisson_intervals_and_the_exact_expectation():
+    summary = repeat_summary(counts([0, 0, 1, 2], [1, 0, 3, 0])).set_index("num_envs")
+    assert summary.loc[4, "total_goals"] == 3 and summary.loc[8, "total_goals"] == 4
+    assert summary.loc[4, "mean_goals"] == 0.75
+    low, high = poisson_interval(3)
+    assert summary.loc[4, "low"] == pytest.approx(low / 4)
+    assert summary.loc[4, "high"] == pytest.approx(high / 4)
+    assert summary.loc[4, ["zero_runs", "one_runs", "more_runs"]].tolist() == [2, 1, 1]
+    assert summary.loc[8, "expected_goals"] == pytest.approx(goal_odds(500, 8).expected_goals)
+
+
+def test_repeat_verdict_both_ways():
+    apart = repeat_summary(counts([0] * 950 + [1] * 50, [0] * 900 + [1] * 100))
+    shown, text = repeat_verdict(apart)
+    assert shown and "**2.00×**" in text and "95.0% of single runs with 4 envs" in text
+    close = repeat_summary(counts([0, 0, 1], [0, 1, 0]))
+    shown, text = repeat_verdict(close)
+    assert not shown and "cannot tell" in text
+
+
+def test_the_default_run_answers_exercise_1():
+    # The page's default: the doubling shows, for the default seed and a few others.
+    for seed in (0, 1, 2):
+        summary = repeat_summary(repeat_lesson(DEFAULT_RUNS, seed))
+        assert repeat_verdict(summary)[0], seed
+    assert max_runs() >= DEFAULT_RUNS
+    assert DEFAULT_RUNS in RUN_CHOICES
+
+
+def test_runs_over_the_cap_are_lowered_with_a_note():
+    settings, notes = resolve_settings({"seed": 1, "runs": 10**9})
+    assert settings == {"seed": 1, "runs": max_runs()} and len(notes) == 1
+    assert "BURGERBOT" not in notes[0]
+
+
+def test_docstring_examples_run():
+    from burgerbot.app.logic import goal_scaling as logic
+
+    result = doctest.testmod(logic, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted >= 3

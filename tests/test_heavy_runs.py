@@ -9,7 +9,7 @@ from page_apptest import open_app_page
 
 from burgerbot.app import slots
 from burgerbot.app.caps import Caps, load_caps
-from burgerbot.app.logic.goal_scaling import ScalingSettings
+from burgerbot.app.logic.goal_statistics import ScalingSettings
 from burgerbot.app.logic.sync_vs_async import TimingSettings, sweep_size
 from burgerbot.app.result_cache import ResultCache, approx_bytes
 from burgerbot.app.slots import BudgetExceeded, HeavyRuns, ServerBusy
@@ -123,11 +123,21 @@ def test_autoreset_page_says_the_wait_when_the_slots_are_taken(one_busy_slot):
     assert one_busy_slot.in_use == 1
 
 
-def test_goal_scaling_page_says_the_wait_when_the_slots_are_taken(one_busy_slot):
+def test_goal_scaling_repeated_runs_say_the_wait_when_the_slots_are_taken(one_busy_slot):
+    # A seed no other test uses: the page's shared cache cannot hold this run.
+    app = open_app_page("app_pages/goal_scaling.py", {"runs": "10", "seed": "9137"}, 120)
+    app.button(key="goal_scaling_goals_skip").click().run()
+    assert not app.exception
+    warnings = [warning.value for warning in app.warning]
+    assert any("20 s" in text for text in warnings), warnings
+    assert one_busy_slot.in_use == 1
+
+
+def test_goal_statistics_page_says_the_wait_when_the_slots_are_taken(one_busy_slot):
     query = {"n": "4,8", "steps": "400", "seeds": "1", "backend": "native"}
     assert ScalingSettings((4, 8), steps_per_env=400, seeds=1).planned_env_steps >= 1_000
-    app = open_app_page("app_pages/goal_scaling.py", query, 120)
-    app.button(key="goal_scaling_run").click().run()
+    app = open_app_page("app_pages/goal_statistics.py", query, 120)
+    app.button(key="goal_statistics_run").click().run()
     assert not app.exception
     warnings = [warning.value for warning in app.warning]
     assert any("20 s" in text for text in warnings), warnings

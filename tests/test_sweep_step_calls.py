@@ -8,8 +8,9 @@ import pytest
 from page_apptest import open_app_page
 
 from burgerbot.app.caps import CAPS, Caps, load_caps
-from burgerbot.app.logic import goal_scaling, sync_vs_async
-from burgerbot.app.logic.goal_scaling import ScalingSettings, try_this
+from burgerbot.app.logic import goal_statistics as goal_scaling
+from burgerbot.app.logic import sync_vs_async
+from burgerbot.app.logic.goal_statistics import ScalingSettings, try_this
 from burgerbot.app.logic.sync_vs_async import TimingSettings
 
 
@@ -85,10 +86,10 @@ def test_timing_sweep_counts_every_run_of_every_backend():
 
 def test_goal_scaling_page_refuses_the_attack_with_the_limit_named():
     app = open_app_page(
-        "app_pages/goal_scaling.py",
+        "app_pages/goal_statistics.py",
         {"n": "1", "steps": "20000000", "seeds": "1", "backend": "native"},
         timeout=120,
     )
     errors = [error.value for error in app.error]
     assert any(f"{CAPS.max_sweep_step_calls:,}" in error for error in errors), errors
-    assert app.button(key="goal_scaling_run").disabled
+    assert app.button(key="goal_statistics_run").disabled

@@ -212,11 +212,23 @@ def sb3(view: AppView) -> float:
 
 
 def goal_scaling(view: AppView) -> float:
+    """Skip the prediction: the lesson's run, its verdict and exercise 1 answered by default."""
+    assert "Yes, roughly double" not in view.main_text()  # nothing before the reveal
+    seconds = view.click(
+        "goal_scaling_goals_skip", until=lambda: "Yes, roughly double" in view.main_text()
+    )
+    text = view.main_text()
+    assert "True, not visible as set up" in text and "Over 3,000 runs each" in text
+    assert len(metric_values(view)) == 2
+    return seconds
+
+
+def goal_statistics(view: AppView) -> float:
     """Run the sweep at the page's settings, then download its CSV: one row per run."""
-    seconds = view.click("goal_scaling_run", until=lambda: " took " in view.main_text())
+    seconds = view.click("goal_statistics_run", until=lambda: " took " in view.main_text())
     query = view.query()
     runs = len(query["n"][0].split(",")) * int(query["seeds"][0])
-    button = view.widget("goal_scaling_download").locator("button")
+    button = view.widget("goal_statistics_download").locator("button")
     with view.page.expect_download() as download:
         seconds += view.act(button.click)
     lines = Path(download.value.path()).read_text().strip().splitlines()
@@ -348,6 +360,7 @@ MAIN_INTERACTIONS: dict[str, Callable[[AppView], float]] = {
     "learning_speed.py": learning_speed,
     "sb3.py": sb3,
     "goal_scaling.py": goal_scaling,
+    "goal_statistics.py": goal_statistics,
     "sync_vs_async.py": sync_vs_async,
     "mistakes.py": mistakes,
     "lesson_vs_today.py": lesson_vs_today,

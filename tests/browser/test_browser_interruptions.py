@@ -31,11 +31,11 @@ class LongRun:
 
 
 LONG_RUNS = {
-    "goal_scaling": LongRun(
-        "goal_scaling",
+    "goal_statistics": LongRun(
+        "goal_statistics",
         {"n": "1024", "steps": "2900", "seeds": "1", "backend": "sync", "budget": "per_env"},
-        "goal_scaling_run",
-        "goal_scaling_steps",
+        "goal_statistics_run",
+        "goal_statistics_steps",
         10,
         " took ",
         needs_workers=False,

@@ -1,312 +1,95 @@
-"""The "Goal scaling" page's Streamlit-free logic: settings and caps, the lesson's run,
-expectations, a sweep's summary, readings and charts, and the Sync/native check.
+"""The "Goal scaling" page's Streamlit-free logic: the lesson's goal experiment (4 and 8
+BurgerBots, 500 random steps), its prediction and verdict, and exercise 1 answered by
+repeating the experiment thousands of times at once.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
+from burgerbot import world
 from burgerbot.app.caps import CAPS, Caps
-from burgerbot.app.labels import BACKEND_CLASSES, BACKEND_NAMES, backend_label
 from burgerbot.app.palette import OKABE_ITO
-from burgerbot.app.settings import ChoiceSetting, IntListSetting, IntSetting
-from burgerbot.bench import compare_timings
-from burgerbot.experiments import Progress, goal_scaling
+from burgerbot.app.settings import IntSetting
+from burgerbot.experiments import goal_scaling
 from burgerbot.random_agent import GoalOdds, goal_odds, long_run_goal_rate
-from burgerbot.statistics import mean_interval, poisson_rate_interval
+from burgerbot.statistics import poisson_interval
+from burgerbot.vector import BurgerBotVectorEnv
 
 __all__ = [
-    "BACKEND_LABELS",
-    "BUDGET_LABELS",
-    "COMPARISON_MAX_ENVS",
-    "COMPARISON_SEEDS",
-    "COMPARISON_STEPS",
-    "DEFAULT_NUM_ENVS",
+    "DEFAULT_RUNS",
     "GOAL_OPTIONS",
-    "LAYERS",
-    "LAYER_SHAPES",
     "LESSON_NUM_ENVS",
     "LESSON_STEPS",
-    "METRIC_TITLES",
-    "REFERENCE_ENV_STEPS",
-    "REFERENCE_SEED",
+    "RUN_CHOICES",
     "SPECS",
-    "TARGET_GOALS",
     "VISIBLE_GOALS",
-    "GoalRate",
     "LessonRun",
-    "ScalingSettings",
-    "SweepResult",
-    "budget_reading",
-    "chart_data",
-    "check_budget",
+    "RepeatedRuns",
     "check_explanation",
-    "compare_backends",
-    "comparison_settings",
-    "doubling_verdict",
-    "expectations",
     "goal_bucket",
+    "goals_per_robot",
     "lesson_expectations",
     "lesson_odds",
     "lesson_verdict",
-    "level_reading",
-    "measure_goal_rate",
-    "rate_check",
-    "rate_reading",
+    "max_runs",
+    "repeat_chart",
+    "repeat_lesson",
+    "repeat_summary",
+    "repeat_verdict",
     "resolve_settings",
-    "rise_reading",
     "run_lesson",
-    "run_sweep",
-    "scaling_panel",
-    "speed_reading",
-    "steps_for_expected_goals",
-    "summarise",
-    "sweep_cap",
     "takeaways",
-    "to_csv",
-    "try_this",
 ]
 
-
-# --- views/goal_scaling.py -----------------------------------------------------------------------
-# The "Goal scaling" page's settings, its caps and running a sweep of goal counts.
-
-DEFAULT_NUM_ENVS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 LESSON_STEPS = 500
 """The lesson's exercise: 500 random steps..."""
 LESSON_NUM_ENVS = (4, 8)
 """...with 4 envs, then with 8: do goals roughly double?"""
 
-BACKEND_LABELS = {
-    "sync": backend_label("sync", with_class=True),
-    # The radio's hint that native is the fast choice (labels.py has the plain names).
-    "native": f"{BACKEND_NAMES['native']} ({BACKEND_CLASSES['native']}, fast)",
-}
-"""The backends this page offers, as its radio shows them."""
-BUDGET_LABELS = {"per_env": "same steps per env", "total": "same total env-steps"}
+RUN_CHOICES = (1, 10, 100, 1_000, 3_000)
+"""How many times exercise 1's answer repeats the lesson's experiment (a select, not a
+slider: the useful values span three orders of magnitude)."""
+DEFAULT_RUNS = 3_000
+"""Enough that the 95% intervals of 4 and 8 envs lie well apart (about 136 goals expected
+in all at 4 envs, 272 at 8), in about a second on the native env."""
 
 SPECS = (
-    IntListSetting("n", "NUM_ENVS values to compare", DEFAULT_NUM_ENVS, 1, CAPS.max_envs),
-    IntSetting("steps", "Steps per env", LESSON_STEPS, 1, CAPS.max_sweep_env_steps),
-    IntSetting("total", "Env-steps per run", 20_000, 1, CAPS.max_sweep_env_steps),
-    IntSetting("seeds", "Seeds per NUM_ENVS", 10, 1, CAPS.max_seeds),
-    ChoiceSetting("backend", "Backend", "sync", tuple(BACKEND_LABELS)),
-    ChoiceSetting("budget", "Compare", "per_env", tuple(BUDGET_LABELS)),
+    IntSetting("seed", "Seed", 0, 0, 9_999),
+    IntSetting("runs", "Runs of each", DEFAULT_RUNS, 1, max(RUN_CHOICES)),
 )
 
 
-@dataclass(frozen=True)
-class ScalingSettings:
-    """One goal-scaling sweep: which NUM_ENVS, how many steps, how many seeds, which backend.
-
-    ``budget="per_env"``: every run makes ``steps_per_env`` step() calls, so larger N
-    collects more env-steps. ``budget="total"``: every run gets about ``total_env_steps``
-    env-steps (``total_env_steps // N`` calls each).
-
-    Example:
-        >>> s = ScalingSettings((4, 8), steps_per_env=500, seeds=2)
-        >>> s.env_steps_for(8), s.planned_env_steps
-        (4000, 12000)
-    """
-
-    num_envs: tuple[int, ...]
-    steps_per_env: int = LESSON_STEPS
-    total_env_steps: int = 20_000
-    seeds: int = 10
-    backend: str = "sync"
-    budget: str = "per_env"
-
-    @property
-    def seed_list(self) -> list[int]:
-        return list(range(self.seeds))
-
-    def steps_for(self, num_envs: int) -> int:
-        """step() calls one run with ``num_envs`` envs makes."""
-        if self.budget == "total":
-            return self.total_env_steps // num_envs
-        return self.steps_per_env
-
-    def env_steps_for(self, num_envs: int) -> int:
-        return num_envs * self.steps_for(num_envs)
-
-    @property
-    def planned_env_steps(self) -> int:
-        """Env-steps of the whole sweep, over every NUM_ENVS and seed."""
-        return sum(self.env_steps_for(n) for n in self.num_envs) * self.seeds
-
-    @property
-    def planned_step_calls(self) -> int:
-        """step() calls of the whole sweep, over every NUM_ENVS and seed."""
-        return sum(self.steps_for(n) for n in self.num_envs) * self.seeds
-
-    def describe(self, backend: bool = True) -> str:
-        """The settings in words, e.g. "NUM_ENVS 4, 8; 500 steps per env; 10 seed(s); Sync"."""
-        sizes = ", ".join(str(n) for n in self.num_envs)
-        if self.budget == "total":
-            what = f"{self.total_env_steps:,} env-steps per run"
-        else:
-            what = f"{self.steps_per_env:,} steps per env"
-        text = f"NUM_ENVS {sizes}; {what}; {self.seeds} seed(s)"
-        if backend:
-            text += f"; {backend_label(self.backend)}"
-        return text
+def max_runs(caps: Caps = CAPS) -> int:
+    """Most runs of each that fit one sweep's env-step cap (4 and 8 envs x 500 steps each)."""
+    return caps.max_sweep_env_steps // (sum(LESSON_NUM_ENVS) * LESSON_STEPS)
 
 
-def resolve_settings(values: Mapping[str, Any]) -> tuple[ScalingSettings, list[str]]:
-    """Turn the page's values into runnable settings, with a note for each change made.
+def resolve_settings(values: Mapping[str, Any], caps: Caps = CAPS) -> tuple[dict, list[str]]:
+    """The page's seed and runs, with a note if the runs were lowered to fit the cap.
 
     Example:
-        >>> s, notes = resolve_settings(
-        ...     {"n": (4, 8), "steps": 500, "total": 5, "seeds": 3, "backend": "sync",
-        ...      "budget": "total"}
-        ... )
-        >>> s.total_env_steps, len(notes)
-        (8, 1)
+        >>> resolve_settings({"seed": 3, "runs": 100})
+        ({'seed': 3, 'runs': 100}, [])
     """
-    notes: list[str] = []
-    sizes = tuple(sorted({int(n) for n in values.get("n") or ()}))
-    if not sizes:
-        sizes = DEFAULT_NUM_ENVS
-        notes.append("Pick at least one NUM_ENVS value: using the default list.")
-    settings = ScalingSettings(
-        num_envs=sizes,
-        steps_per_env=int(values["steps"]),
-        total_env_steps=int(values["total"]),
-        seeds=int(values["seeds"]),
-        backend=values["backend"] if values["backend"] in BACKEND_LABELS else "sync",
-        budget=values["budget"] if values["budget"] in BUDGET_LABELS else "per_env",
-    )
-    if settings.total_env_steps < max(sizes):
+    runs, notes = int(values["runs"]), []
+    if runs > max_runs(caps):
         notes.append(
-            f"Env-steps per run must be at least the largest NUM_ENVS ({max(sizes):,}), so "
-            "each env makes at least one step: using that."
+            f"{runs:,} runs of each is over this app's limit of {max_runs(caps):,}: using that."
         )
-        settings = replace(settings, total_env_steps=max(sizes))
-    return settings, notes
+        runs = max_runs(caps)
+    return {"seed": int(values["seed"]), "runs": runs}, notes
 
 
-def sweep_cap(backend: str, caps: Caps = CAPS) -> tuple[int, str]:
-    """The env-step cap of one sweep on ``backend`` and the variable that raises it."""
-    if backend == "native":
-        return caps.max_sweep_env_steps, "BURGERBOT_MAX_SWEEP_ENV_STEPS"
-    cap = min(caps.max_sync_sweep_env_steps, caps.max_sweep_env_steps)
-    return cap, "BURGERBOT_MAX_SYNC_SWEEP_ENV_STEPS"
-
-
-def check_budget(settings: ScalingSettings, caps: Caps = CAPS) -> str | None:
-    """None if the sweep fits its cap, else a message saying what to lower to make it fit.
-
-    Example:
-        >>> print(check_budget(ScalingSettings((4, 8), steps_per_env=500, seeds=2)))
-        None
-    """
-    planned = settings.planned_env_steps
-    cap, variable = sweep_cap(settings.backend, caps)
-    if planned <= cap:
-        return _check_step_calls(settings, caps)
-    name = backend_label(settings.backend)
-    fixes = []
-    per_seed = planned // settings.seeds
-    if per_seed <= cap:
-        fixes.append(f"use at most {cap // per_seed} seed(s)")
-    sizes = sum(settings.num_envs) * settings.seeds
-    if settings.budget == "per_env" and cap // sizes >= 1:
-        fixes.append(f"lower the steps per env to {cap // sizes:,} or fewer")
-    if settings.budget == "total":
-        runs = len(settings.num_envs) * settings.seeds
-        if cap // runs >= max(settings.num_envs):
-            fixes.append(f"lower the env-steps per run to {cap // runs:,} or fewer")
-    fixes.append("drop the largest NUM_ENVS values")
-    native_cap, _ = sweep_cap("native", caps)
-    if settings.backend == "sync" and planned <= native_cap:
-        fixes.append(f"switch to native (its cap is {native_cap:,})")
-    return (
-        f"This sweep would take {planned:,} env-steps, over this app's cap of {cap:,} for "
-        f"{name}. To run it, {', or '.join(fixes)}. (Running the app yourself? Raise the cap "
-        f"with the environment variable {variable}.)"
-    )
-
-
-def _check_step_calls(settings: ScalingSettings, caps: Caps) -> str | None:
-    """None if the sweep's step() calls fit ``caps.max_sweep_step_calls``, else what to lower.
-
-    A step() call costs about the same time whatever NUM_ENVS is, so a sweep with few envs
-    and very many steps can fit the env-step cap and still keep a core busy for minutes.
-    """
-    calls, cap = settings.planned_step_calls, caps.max_sweep_step_calls
-    if calls <= cap:
-        return None
-    fixes = []
-    per_seed = calls // settings.seeds
-    if per_seed <= cap:
-        fixes.append(f"use at most {cap // per_seed} seed(s)")
-    runs = len(settings.num_envs) * settings.seeds
-    if settings.budget == "per_env" and cap // runs >= 1:
-        fixes.append(f"lower the steps per env to {cap // runs:,} or fewer")
-    if settings.budget == "total":
-        # A run makes total // N calls (at most total / N): the smallest NUM_ENVS make the most.
-        per_run = int(cap / (settings.seeds * sum(1 / n for n in settings.num_envs)))
-        if per_run >= max(settings.num_envs):
-            fixes.append(f"lower the env-steps per run to {per_run:,} or fewer")
-        if len(settings.num_envs) > 1:
-            fixes.append("drop the smallest NUM_ENVS values")
-    elif len(settings.num_envs) > 1:
-        fixes.append("compare fewer NUM_ENVS values")
-    return (
-        f"This sweep would make {calls:,} step() calls, over this app's limit of {cap:,} per "
-        "sweep: a call takes about as long with one env as with a few hundred, so long runs "
-        f"of few envs are slow too. To run it, {', or '.join(fixes)}."
-    )
-
-
-@dataclass(frozen=True)
-class SweepResult:
-    """A sweep's table (one row per NUM_ENVS and seed) and how long the whole call took."""
-
-    settings: ScalingSettings
-    frame: pd.DataFrame
-    wall_seconds: float
-
-    @property
-    def env_steps(self) -> int:
-        return int(self.frame["env_steps"].sum())
-
-    @property
-    def env_steps_per_second(self) -> float:
-        return self.env_steps / self.wall_seconds if self.wall_seconds > 0 else math.inf
-
-
-def run_sweep(settings: ScalingSettings, progress: Progress | None = None) -> SweepResult:
-    """Run the sweep with `experiments.goal_scaling` (every env is closed, even if interrupted)."""
-    start = time.perf_counter()
-    if settings.budget == "total":
-        frame = goal_scaling(
-            settings.num_envs,
-            seeds=settings.seed_list,
-            backend=settings.backend,
-            total_env_steps=settings.total_env_steps,
-            progress=progress,
-        )
-    else:
-        frame = goal_scaling(
-            settings.num_envs,
-            settings.steps_per_env,
-            seeds=settings.seed_list,
-            backend=settings.backend,
-            progress=progress,
-        )
-    return SweepResult(settings, frame, time.perf_counter() - start)
-
-
-# --- views/goal_scaling_lesson.py ----------------------------------------------------------------
+# --- The lesson's experiment, once ------------------------------------------------------------
 # The lesson's own goal experiment (4 and 8 envs x 500 steps): prediction, verdict, takeaways.
 #
 # The lesson says 8 envs reach the goal roughly twice as often as 4. That is true of the
@@ -398,8 +181,10 @@ def lesson_verdict(odds: tuple[GoalOdds, GoalOdds] | None = None) -> tuple[str, 
     )
     if four < VISIBLE_GOALS:
         return "not_visible", (
-            f"{average} But counts that small are mostly noise: {both_zero:.1%} of the time "
-            "both runs show 0 goals, so the lesson's 500 steps cannot show the doubling."
+            f"{average} But counts that small are mostly noise: a run shows no goal at all "
+            f"{four_odds.chance_of_none:.1%} of the time with {LESSON_NUM_ENVS[0]} envs and "
+            f"{eight_odds.chance_of_none:.1%} with {LESSON_NUM_ENVS[1]}, and both runs show 0 "
+            f"{both_zero:.1%} of the time, so one run of each cannot show the doubling."
         )
     noise = math.sqrt(four + eight)
     return "holds", (
@@ -408,710 +193,197 @@ def lesson_verdict(odds: tuple[GoalOdds, GoalOdds] | None = None) -> tuple[str, 
     )
 
 
-def takeaways(run: LessonRun) -> list[str]:
-    """The page's key takeaways (exact expected figures, and the live run)."""
+def takeaways(run: LessonRun, doubled: bool | None = None) -> list[str]:
+    """The page's key takeaways (exact expected figures, the live run and, if run, whether
+    the repeated runs showed the doubling)."""
     four, eight = LESSON_NUM_ENVS
+    odds, _ = lesson_odds()
     bullets = [
         "A goal is a reward of exactly 50.0: count them with `rewards == 50.0` on the "
-        "batch, in any auto-reset mode.",
-        "What grows with NUM_ENVS is env-steps per `step()` call; goals follow the "
-        "env-steps, not the number of envs.",
-    ]
-    odds, _ = lesson_odds()
-    bullets.insert(
-        1,
+        "batch; each `step()` call of N envs collects N env-steps.",
         f"A random robot reaches the goal about once per {1 / long_run_goal_rate():,.0f} "
         f"env-steps in the long run (exact, from the world's rules); {four} envs x "
         f"{LESSON_STEPS} steps give {odds.describe()}. Your run with seed {run.seed} gave "
         f"{run.goals[four]}.",
-    )
-    bullets.append(
-        "To see a rare count double, collect far more env-steps, or run many seeds and "
-        "compare 95% intervals: one short run says almost nothing."
-    )
+        f"{eight} envs do reach about twice the goals of {four} on average: goals follow the "
+        "env-steps collected, not the number of envs.",
+    ]
+    if doubled is True:
+        bullets.append(
+            "Repeating the run thousands of times showed the doubling: to see a rare count "
+            "change, average many runs (or collect far more env-steps), never one short run."
+        )
+    elif doubled is False:
+        bullets.append(
+            "Your repeated runs could not tell 4 from 8 envs: more runs would. One short run "
+            "says almost nothing about a rare count."
+        )
     return bullets
 
 
-# --- views/goal_scaling_expectations.py ----------------------------------------------------------
-# The "Goal scaling" page's predictions: the goal rate measured live and the goals to expect.
-#
-# A random BurgerBot reaches the goal so rarely that a short run usually shows none, whatever
-# NUM_ENVS is. Expected goals and the chance of none come, exactly, from
-# `burgerbot.random_agent` (the world's rules, NEXT_STEP's reset rows included); the page's
-# live measurement of the rate is a check on them.
-
-TARGET_GOALS = 20
-"""The "try this" suggestion aims at this many expected goals per run at NUM_ENVS=4."""
-REFERENCE_SEED = 12_345
-"""Seed of the long native run that measures the goal rate (apart from the sweep's seeds)."""
-REFERENCE_ENV_STEPS = 8_192_000
-"""Env-steps of that run: about 200 goals, so the rate is known to within about 15%."""
-
-
-@dataclass(frozen=True)
-class GoalRate:
-    """Goals per env-step, measured: ``goals`` seen in ``env_steps``, and where they came from."""
-
-    goals: int
-    env_steps: int
-    source: str
-    seconds: float = 0.0
-
-    @property
-    def rate(self) -> float:
-        return self.goals / self.env_steps
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        """95% interval of the rate (exact Poisson on the goal count)."""
-        return poisson_rate_interval(self.goals, self.env_steps)
-
-    @property
-    def steps_per_goal(self) -> float:
-        return self.env_steps / self.goals if self.goals else math.inf
-
-
-def measure_goal_rate(
-    env_steps: int = REFERENCE_ENV_STEPS,
-    num_envs: int = CAPS.max_envs,
-    seed: int = REFERENCE_SEED,
-) -> GoalRate:
-    """Measure the random agent's goal rate with one long native run (about a second)."""
-    steps = max(1, env_steps // num_envs)
-    start = time.perf_counter()
-    frame = goal_scaling([num_envs], steps, seeds=[seed], backend="native")
-    seconds = time.perf_counter() - start
-    return GoalRate(
-        int(frame["goals"].sum()),
-        int(frame["env_steps"].sum()),
-        f"a native run of {num_envs:,} envs x {steps:,} steps (seed {seed})",
-        seconds,
-    )
-
-
-def rate_check(rate: GoalRate, exact: float | None = None) -> str:
-    """The live run's rate against the exact long-run rate: inside its 95% interval or not.
-
-    Example:
-        >>> print(rate_check(GoalRate(200, 8_000_000, "a run"), exact=2.5e-5))
-        A run took 8,000,000 env-steps and reached the goal 200 times: one goal every 40,000 env-steps (95% interval of the rate 2.17e-05 to 2.87e-05 per env-step). The exact rate, 2.50e-05 (one every 40,000), lies inside it.
-    """  # noqa: E501
-    exact = long_run_goal_rate() if exact is None else exact
-    low, high = rate.interval
-    text = (
-        f"{rate.source[0].upper() + rate.source[1:]} took {rate.env_steps:,} env-steps and "
-        f"reached the goal {rate.goals} times"
-    )
-    if rate.goals:
-        text += f": one goal every {rate.steps_per_goal:,.0f} env-steps"
-    text += (
-        f" (95% interval of the rate {low:.2e} to {high:.2e} per env-step). The exact rate, "
-        f"{exact:.2e} (one every {1 / exact:,.0f}), "
-    )
-    if low <= exact <= high:
-        return text + "lies inside it."
-    return text + "lies outside it: a 95% interval misses about 1 run in 20."
-
-
-def expectations(settings: ScalingSettings) -> pd.DataFrame:
-    """What to expect per run before running: one row per NUM_ENVS, exact.
-
-    Columns: ``num_envs``, ``steps_per_env``, ``env_steps``, ``expected_goals`` and
-    ``p_zero`` (the chance of a run with no goal), both from `burgerbot.random_agent.goal_odds`,
-    and ``expected_zero_runs`` (of the settings' seeds).
-
-    Example:
-        >>> frame = expectations(ScalingSettings((4,), 500, seeds=10))
-        >>> frame[["expected_goals", "p_zero"]].round(4).values.tolist()
-        [[0.0453, 0.9557]]
-    """
+def lesson_expectations() -> pd.DataFrame:
+    """The lesson's runs, exact: one row per NUM_ENVS with its env-steps, expected goals and
+    the chance of a run with no goal (`burgerbot.random_agent.goal_odds`)."""
     rows = []
-    for n in settings.num_envs:
-        odds = goal_odds(settings.steps_for(n), n)
-        expected, p_zero = odds.expected_goals, odds.chance_of_none
+    for n in LESSON_NUM_ENVS:
+        odds = goal_odds(LESSON_STEPS, n)
         rows.append(
             {
                 "num_envs": n,
-                "steps_per_env": settings.steps_for(n),
-                "env_steps": settings.env_steps_for(n),
-                "expected_goals": expected,
-                "p_zero": p_zero,
-                "expected_zero_runs": p_zero * settings.seeds,
+                "steps_per_env": LESSON_STEPS,
+                "env_steps": n * LESSON_STEPS,
+                "expected_goals": odds.expected_goals,
+                "p_zero": odds.chance_of_none,
+                "expected_zero_runs": odds.chance_of_none,
             }
         )
     return pd.DataFrame(rows)
 
 
-def lesson_expectations() -> pd.DataFrame:
-    """`expectations` for the lesson's exercise: 500 steps with 4 and with 8 envs."""
-    return expectations(ScalingSettings(LESSON_NUM_ENVS, LESSON_STEPS, seeds=1))
+# --- Exercise 1: the lesson's experiment, thousands of times ------------------------------------
+#
+# One run of 500 steps almost always shows 0 goals: to see whether 8 envs reach about twice
+# the goals of 4, repeat the run many times and compare the means. The robots never
+# interact, so one native env of RUNS x 4 robots, grouped 4 by 4, is RUNS runs of 4 envs:
+# the same counts, a few hundred times faster than RUNS separate vector envs.
 
 
-def steps_for_expected_goals(
-    rate: float | None = None, goals: float = TARGET_GOALS, num_envs: int = 4
-) -> int:
-    """Steps per env at which ``num_envs`` envs expect ``goals`` goals, rounded up to 2 digits.
+def goals_per_robot(
+    num_robots: int,
+    steps: int,
+    seed: int,
+    on_step: Callable[[int], None] | None = None,
+) -> np.ndarray:
+    """Goals each of ``num_robots`` random BurgerBots reaches in ``steps`` step() calls.
 
-    ``rate``: goals per env-step; by default the exact long-run rate
-    (`burgerbot.random_agent.long_run_goal_rate`), which runs this long follow closely.
-
-    Example:
-        >>> steps_for_expected_goals(2.5e-5, goals=20, num_envs=4)
-        200000
-        >>> steps_for_expected_goals()
-        210000
+    Actions are drawn one row per call, ``np.random.default_rng(seed).integers(0, 4, ...)``,
+    as the page's script draws them (the same numbers as drawing them all at once).
+    ``on_step(done)`` is called every 100 calls; raising from it stops the run (the env is
+    closed).
     """
-    rate = long_run_goal_rate() if rate is None else rate
-    if rate <= 0:
-        raise ValueError(f"`rate` must be > 0, got {rate!r}")
-    exact = goals / (rate * num_envs)
-    magnitude = 10 ** max(0, math.floor(math.log10(exact)) - 1)
-    return int(math.ceil(exact / magnitude) * magnitude)
+    envs = BurgerBotVectorEnv(num_robots)
+    try:
+        envs.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        goals = np.zeros(num_robots, dtype=np.int64)
+        for step in range(steps):
+            _, rewards, _, _, _ = envs.step(rng.integers(0, 4, size=num_robots))
+            goals += rewards == world.GOAL_REWARD
+            if on_step is not None and (step + 1) % 100 == 0:
+                on_step(step + 1)
+        return goals
+    finally:
+        envs.close()
 
 
-def try_this(
-    settings: ScalingSettings, caps: Caps = CAPS, max_seeds: int = 3
-) -> ScalingSettings | None:
-    """Settings that make doubling visible: N = 4 and 8, enough steps for ~20 goals at N = 4.
+@dataclass(frozen=True)
+class RepeatedRuns:
+    """Exercise 1's answer: goals per run for each NUM_ENVS, over ``runs`` runs of 500 steps."""
 
-    Runs on native (the fast path) with as many seeds as fit its cap, at most ``max_seeds``
-    (three seeds of about 20 goals each usually separate 4 from 8 envs; more only cost time);
-    None if not even one seed fits.
-    """
-    steps = steps_for_expected_goals()
-    trial = ScalingSettings(
-        LESSON_NUM_ENVS,
-        steps_per_env=steps,
-        total_env_steps=settings.total_env_steps,
-        seeds=1,
-        backend="native",
-        budget="per_env",
-    )
-    cap, _ = sweep_cap("native", caps)
-    fit = min(cap // trial.planned_env_steps, caps.max_sweep_step_calls // trial.planned_step_calls)
-    if fit < 1:
-        return None
-    return replace(trial, seeds=int(min(fit, max_seeds, caps.max_seeds)))
+    runs: int
+    seed: int
+    goals: dict[int, np.ndarray]
+    seconds: float
+
+    @property
+    def env_steps(self) -> int:
+        return sum(n * LESSON_STEPS * self.runs for n in self.goals)
 
 
-# --- views/goal_scaling_summary.py ---------------------------------------------------------------
-# The "Goal scaling" page's reading of a sweep: summaries, the verdict, chart data and CSV.
+def repeat_lesson(
+    runs: int,
+    seed: int = 0,
+    progress: Callable[[float, str], None] | None = None,
+) -> RepeatedRuns:
+    """Run the lesson's experiment ``runs`` times with 4 envs and ``runs`` times with 8."""
+    if runs < 1:
+        raise ValueError(f"`runs` must be >= 1, got {runs!r}")
+    start = time.perf_counter()
+    goals = {}
+    for i, n in enumerate(LESSON_NUM_ENVS):
+
+        def report(done: int, i: int = i, n: int = n) -> None:
+            if progress is not None:
+                fraction = (i + done / LESSON_STEPS) / len(LESSON_NUM_ENVS)
+                progress(fraction, f"{runs:,} runs of {n} envs")
+
+        per_robot = goals_per_robot(runs * n, LESSON_STEPS, seed, report)
+        goals[n] = per_robot.reshape(runs, n).sum(axis=1)
+    return RepeatedRuns(runs, seed, goals, time.perf_counter() - start)
 
 
-def summarise(frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per NUM_ENVS: mean goals with an exact Poisson 95% interval, and episodes.
-
-    The goal interval comes from the total goals over the seeds (a Poisson count),
-    divided by the number of seeds. The episode interval is mean ± 1.96 standard errors
-    across seeds (NaN with a single seed). ``expected_goals`` is exact
-    (`burgerbot.random_agent.goal_odds` for the run's calls and NUM_ENVS);
-    ``expected_episodes`` uses the sweep's own episode rate.
-    """
-    episode_rate = frame["episodes"].sum() / frame["env_steps"].sum()
+def repeat_summary(result: RepeatedRuns) -> pd.DataFrame:
+    """One row per NUM_ENVS: mean goals per run with its exact 95% interval, the exact
+    expectation, and how many runs saw 0, 1 and 2 or more goals."""
     rows = []
-    for n, group in frame.groupby("num_envs", sort=True):
-        runs = len(group)
-        env_steps = float(group["env_steps"].mean())
-        goals = int(group["goals"].sum())
-        low, high = poisson_rate_interval(goals, runs)
-        mean_episodes, ep_low, ep_high = mean_interval(group["episodes"].to_numpy(dtype=float))
+    for n, per_run in result.goals.items():
+        total = int(per_run.sum())
+        low, high = (bound / result.runs for bound in poisson_interval(total))
+        odds = goal_odds(LESSON_STEPS, n)
         rows.append(
             {
-                "num_envs": int(n),
-                "runs": runs,
-                "env_steps": env_steps,
-                "mean_goals": goals / runs,
-                "goals_low": low,
-                "goals_high": high,
-                "expected_goals": goal_odds(round(env_steps / int(n)), int(n)).expected_goals,
-                "zero_goal_runs": int((group["goals"] == 0).sum()),
-                "goals_per_100k_env_steps": goals / group["env_steps"].sum() * 100_000,
-                "mean_episodes": mean_episodes,
-                "episodes_low": ep_low,
-                "episodes_high": ep_high,
-                "expected_episodes": episode_rate * env_steps,
+                "num_envs": n,
+                "runs": result.runs,
+                "total_goals": total,
+                "mean_goals": total / result.runs,
+                "low": low,
+                "high": high,
+                "expected_goals": odds.expected_goals,
+                "zero_runs": int(np.sum(per_run == 0)),
+                "one_runs": int(np.sum(per_run == 1)),
+                "more_runs": int(np.sum(per_run >= 2)),
+                "p_zero": odds.chance_of_none,
             }
         )
     return pd.DataFrame(rows)
 
 
-def doubling_verdict(summary: pd.DataFrame) -> str | None:
-    """Did doubling NUM_ENVS change the goals? Read off a sweep's summary, in words.
+def repeat_verdict(summary: pd.DataFrame) -> tuple[bool, str]:
+    """Exercise 1's answer read off the repeated runs: (doubling shown, the sentence).
 
-    Compares NUM_ENVS 4 with 8 (the lesson's pair) if both ran, else the first N with 2N;
-    None if the sweep has no such pair. Two counts "clearly differ" when their 95%
-    intervals do not overlap.
+    Shown when the 95% intervals of the mean goals per run at 4 and 8 envs lie apart.
     """
-    sizes = set(summary["num_envs"])
-    pairs = [(4, 8)] + [(n, 2 * n) for n in sorted(sizes)]
-    pair = next(((a, b) for a, b in pairs if a in sizes and b in sizes), None)
-    if pair is None:
-        return None
     rows = summary.set_index("num_envs")
-    a, b = rows.loc[pair[0]], rows.loc[pair[1]]
-
-    def seen(n: int, row: pd.Series) -> str:
-        return (
-            f"NUM_ENVS {n}: **{row['mean_goals']:.3g}** goals per run on average "
-            f"({int(row['zero_goal_runs'])} of {int(row['runs'])} runs saw none)"
+    four, eight = (rows.loc[n] for n in LESSON_NUM_ENVS)
+    runs = int(four["runs"])
+    exact = eight["expected_goals"] / four["expected_goals"]
+    zeros = (
+        f"Yet {four['zero_runs'] / runs:.1%} of single runs with 4 envs and "
+        f"{eight['zero_runs'] / runs:.1%} with 8 saw no goal at all"
+    )
+    if four["high"] < eight["low"]:
+        ratio = eight["mean_goals"] / four["mean_goals"]
+        return True, (
+            f"**Yes, roughly double, on average.** Over {runs:,} runs each, 8 envs reached "
+            f"**{ratio:.2f}×** the goals of 4 envs (worked out exactly: {exact:.2f}×), and the "
+            f"95% intervals lie apart. {zeros}: one run of 500 steps mostly compares 0 with 0."
         )
-
-    text = f"{seen(pair[0], a)}; {seen(pair[1], b)}. "
-    expected = b["expected_goals"] / a["expected_goals"] if a["expected_goals"] > 0 else None
-    expectation = f" (worked out exactly: {expected:.2g}×)" if expected else ""
-    if a["goals_high"] < b["goals_low"] or b["goals_high"] < a["goals_low"]:
-        if a["mean_goals"] > 0:
-            how = f"{b['mean_goals'] / a['mean_goals']:.2g}× as many goals"
-        else:
-            how = "more goals"
-        return text + (
-            f"Their 95% intervals do not overlap: {pair[1]} envs clearly reached {how}"
-            f"{expectation}."
-        )
-    return text + (
-        "Their 95% intervals overlap, so this sweep **cannot tell** whether "
-        f"{pair[1]} envs reach more goals than {pair[0]}{expectation}. More steps per env "
-        "or more seeds narrow the intervals."
+    return False, (
+        f"**These {runs:,} run(s) cannot tell.** The 95% intervals of 4 and 8 envs overlap "
+        f"(worked out exactly, 8 envs expect {exact:.2f}× the goals of 4). {zeros}. Pick "
+        "more runs."
     )
 
 
-def _jitter(seeds: Sequence[int], width: float = 0.5) -> dict[int, float]:
-    """Spread the seeds evenly over ``width`` (in log2 units of N) centred on the point."""
-    ordered = sorted(seeds)
-    if len(ordered) == 1:
-        return {ordered[0]: 0.0}
-    return {s: (i / (len(ordered) - 1) - 0.5) * width for i, s in enumerate(ordered)}
-
-
-def chart_data(frame: pd.DataFrame, summary: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Long-form frames for the chart: one point per run, one summary row per N and metric.
-
-    ``points``: metric ("goals" or "episodes"), num_envs, seed, value, x (N moved a little
-    sideways per seed so overlapping counts stay visible). ``bands``: metric, num_envs,
-    mean, low, high, expected.
-    """
-    offsets = _jitter(frame["seed"].unique().tolist())
-    shift = np.array([2.0 ** offsets[s] for s in frame["seed"]])
-    points = pd.concat(
-        [
-            pd.DataFrame(
-                {
-                    "metric": metric,
-                    "num_envs": frame["num_envs"].to_numpy(),
-                    "seed": frame["seed"].to_numpy(),
-                    "value": frame[metric].to_numpy(dtype=float),
-                    "x": frame["num_envs"].to_numpy() * shift,
-                }
-            )
-            for metric in ("goals", "episodes")
-        ],
-        ignore_index=True,
-    )
-    bands = pd.concat(
-        [
-            pd.DataFrame(
-                {
-                    "metric": metric,
-                    "num_envs": summary["num_envs"],
-                    "mean": summary[f"mean_{metric}"],
-                    "low": summary[f"{metric}_low"],
-                    "high": summary[f"{metric}_high"],
-                    "expected": summary[f"expected_{metric}"],
-                }
-            )
-            for metric in ("goals", "episodes")
-        ],
-        ignore_index=True,
-    )
-    return points, bands
-
-
-def to_csv(frame: pd.DataFrame) -> str:
-    """The data behind the chart, one row per run, as CSV text."""
-    return frame.to_csv(index=False, float_format="%.6g")
-
-
-# --- views/goal_scaling_reading.py ---------------------------------------------------------------
-# The "Goal scaling" page's sentences about a sweep, each read off the data (both ways).
-#
-# A sweep's summary (`summarise`) gives every NUM_ENVS a mean with a 95%
-# interval, for goals and for finished episodes. Two NUM_ENVS "clearly differ" when their
-# intervals do not overlap; counts "stay level" when one value fits in every interval.
-
-_NOUNS = {"goals": "goals", "episodes": "finished episodes"}
-
-
-def _interval(row: pd.Series, metric: str) -> tuple[float, float]:
-    return float(row[f"{metric}_low"]), float(row[f"{metric}_high"])
-
-
-def _pairs(items: list[tuple[int, int]]) -> str:
-    return ", ".join(f"{a} → {b}" for a, b in items)
-
-
-def rise_reading(summary: pd.DataFrame, metric: str) -> str | None:
-    """Same steps per env: does ``metric`` clearly rise from each NUM_ENVS to the next?
-
-    None with a single NUM_ENVS. Steps whose intervals cannot be computed (one seed,
-    for episodes) count as "cannot tell".
-    """
-    rows = summary.sort_values("num_envs").reset_index(drop=True)
-    if len(rows) < 2:
-        return None
-    noun = _NOUNS[metric]
-    if rows[f"{metric}_low"].isna().all():
-        return f"With one seed there is no interval for {noun}: more seeds would tell."
-    more, fewer, unclear = [], [], []
-    for i in range(len(rows) - 1):
-        a, b = rows.iloc[i], rows.iloc[i + 1]
-        (a_low, a_high), (b_low, b_high) = _interval(a, metric), _interval(b, metric)
-        pair = (int(a["num_envs"]), int(b["num_envs"]))
-        if any(math.isnan(x) for x in (a_low, a_high, b_low, b_high)):
-            unclear.append(pair)
-        elif a_high < b_low:
-            more.append(pair)
-        elif b_high < a_low:
-            fewer.append(pair)
-        else:
-            unclear.append(pair)
-    steps = len(rows) - 1
-    chance = "at 95%, about one comparison in 20 misses by chance"
-    if steps == 1:
-        ((a, b),) = more + fewer + unclear
-        if more:
-            text = f"going from NUM_ENVS {a} to {b} gave clearly more {noun} (95% intervals apart)"
-        elif fewer:
-            text = f"going from NUM_ENVS {a} to {b} gave clearly *fewer* {noun}: {chance}"
-        else:
-            text = (
-                f"the 95% intervals of {noun} for NUM_ENVS {a} and {b} overlap: this sweep "
-                f"**cannot show** {noun} rising"
-            )
-    elif len(more) == steps:
-        text = f"every step up in NUM_ENVS gave clearly more {noun} (95% intervals apart)"
-    elif not more:
-        text = (
-            f"at no step up in NUM_ENVS are the 95% intervals of {noun} apart: this sweep "
-            f"**cannot show** {noun} rising"
-        )
-    else:
-        text = f"{noun} clearly rose at {_pairs(more)} (95% intervals apart)"
-        if unclear:
-            text += f"; at {_pairs(unclear)} the intervals overlap, so those steps cannot show it"
-    if metric == "goals":
-        zero, runs = int(summary["zero_goal_runs"].sum()), int(summary["runs"].sum())
-        text += f"; {zero} of {runs} runs saw no goal at all"
-    if fewer and steps > 1:
-        text += f". Clearly *fewer* at {_pairs(fewer)}: {chance}"
-    return text[0].upper() + text[1:] + "."
-
-
-def level_reading(summary: pd.DataFrame, metric: str) -> str | None:
-    """Same total env-steps: does ``metric`` stay level across NUM_ENVS?
-
-    Level when one value fits inside every NUM_ENVS's 95% interval. None with a single
-    NUM_ENVS or no intervals (one seed, for episodes).
-    """
-    rows = summary.dropna(subset=[f"{metric}_low", f"{metric}_high"])
-    if len(rows) < 2 or len(rows) < len(summary):
-        return None
-    noun = _NOUNS[metric]
-    top = rows.loc[rows[f"{metric}_low"].idxmax()]
-    bottom = rows.loc[rows[f"{metric}_high"].idxmin()]
-    if top[f"{metric}_low"] <= bottom[f"{metric}_high"]:
-        return (
-            f"{noun[0].upper() + noun[1:]} stay level: one value fits inside every NUM_ENVS's "
-            "95% interval."
-        )
-    (t_low, t_high), (b_low, b_high) = _interval(top, metric), _interval(bottom, metric)
-    return (
-        f"{noun[0].upper() + noun[1:]} do **not** stay level: NUM_ENVS {int(top['num_envs'])}'s "
-        f"interval ({t_low:,.3g} to {t_high:,.3g}) lies wholly above NUM_ENVS "
-        f"{int(bottom['num_envs'])}'s ({b_low:,.3g} to {b_high:,.3g}). With many NUM_ENVS "
-        "compared at 95%, about one interval in 20 misses by chance; run more seeds to see "
-        "whether it holds."
-    )
-
-
-def budget_reading(summary: pd.DataFrame, budget: str) -> str:
-    """What the sweep shows for its budget, goals and episodes, in a short paragraph."""
-    if budget == "total":
-        parts = [level_reading(summary, "goals"), level_reading(summary, "episodes")]
-        lead = (
-            "With the **same total env-steps** for every NUM_ENVS, the count should not depend "
-            "on NUM_ENVS: what matters is how many env-steps you collect."
-        )
-    else:
-        parts = [rise_reading(summary, "episodes"), rise_reading(summary, "goals")]
-        lead = (
-            "With the **same steps per env**, more envs collect more env-steps, so the "
-            "*expected* counts grow in proportion."
-        )
-    found = [p for p in parts if p]
-    if not found:
-        return lead + " This sweep has one NUM_ENVS (or one seed): nothing to compare."
-    return lead + " In this sweep: " + " ".join(found)
-
-
-def rate_reading(frame: pd.DataFrame) -> str | None:
-    """Goals per 100k env-steps, NUM_ENVS by NUM_ENVS: the same within their intervals?
-
-    ``frame`` is the sweep's own table (one row per run). None with a single NUM_ENVS.
-    """
-    totals = frame.groupby("num_envs")[["goals", "env_steps"]].sum()
-    if len(totals) < 2:
-        return None
-    bounds = {
-        int(n): poisson_rate_interval(int(row["goals"]), int(row["env_steps"]))
-        for n, row in totals.iterrows()
-    }
-    highest_low = max(bounds, key=lambda n: bounds[n][0])
-    lowest_high = min(bounds, key=lambda n: bounds[n][1])
-    if bounds[highest_low][0] <= bounds[lowest_high][1]:
-        return (
-            "Goals per 100k env-steps agree for every NUM_ENVS within their 95% intervals: "
-            "each env-step has the same small chance of a goal, however many envs share the "
-            "`step()` call."
-        )
-    low, high = (x * 1e5 for x in bounds[highest_low])
-    other_low, other_high = (x * 1e5 for x in bounds[lowest_high])
-    return (
-        f"Goals per 100k env-steps differ here: NUM_ENVS {highest_low}'s interval "
-        f"({low:.3g} to {high:.3g}) lies above NUM_ENVS {lowest_high}'s ({other_low:.3g} to "
-        f"{other_high:.3g}). Every env-step has the same chance of a goal in theory; with "
-        "many NUM_ENVS compared at 95%, about one interval in 20 misses by chance."
-    )
-
-
-# --- charts/goal_scaling.py ----------------------------------------------------------------------
-# Charts for the "Goal scaling" page: goals and finished episodes against NUM_ENVS.
-
-METRIC_TITLES = {
-    "goals": "Goals reached per run",
-    "episodes": "Finished episodes per run",
-}
-
-# What each mark is: the legend names them, in this order, with these Okabe-Ito colours...
-LAYERS = {
-    "one run (one seed)": OKABE_ITO[0],  # orange
-    "mean over the seeds": OKABE_ITO[7],  # black
-    "95% interval of the mean": OKABE_ITO[7],
-    "expected if counts grow with env-steps": OKABE_ITO[3],  # blue, dashed
-}
-# ...and these shapes, so no two marks differ by colour alone.
-LAYER_SHAPES = dict(zip(LAYERS, ("circle", "diamond", "stroke", "stroke"), strict=True))
-_POINT, _MEAN, _INTERVAL, _EXPECTED = LAYERS
-
-
-def _panel(
-    points: pd.DataFrame,
-    bands: pd.DataFrame,
-    metric: str,
-    x_values: Sequence[int],
-    log_y: bool,
-) -> alt.LayerChart:
-    """One metric's layers: expected line, one dot per run, the interval and the mean."""
-    # Under the plot in two columns: the chart shares its row with the other metric's.
-    legend = alt.Legend(title=None, orient="bottom", columns=2, labelLimit=0, symbolSize=80)
-    colour = alt.Color(
-        "layer:N", scale=alt.Scale(domain=list(LAYERS), range=list(LAYERS.values())), legend=legend
-    )
-    shape = alt.Shape(
-        "layer:N",
-        scale=alt.Scale(domain=list(LAYER_SHAPES), range=list(LAYER_SHAPES.values())),
-        legend=legend,
-    )
-    x_axis = alt.Axis(values=list(x_values), format="d", title="NUM_ENVS (log scale, base 2)")
-    x_scale = alt.Scale(type="log", base=2, nice=False, padding=14)
-    title = METRIC_TITLES[metric] + (" (log scale)" if log_y else "")
-    y_scale = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
-    y = alt.Y("value:Q", title=title, scale=y_scale)
-    x_points = alt.X("x:Q", scale=x_scale, axis=x_axis)
-    x_bands = alt.X("num_envs:Q", scale=x_scale, axis=x_axis)
-
-    metric_points = points[points["metric"] == metric].assign(layer=_POINT)
-    metric_bands = bands[bands["metric"] == metric]
-    runs = (
-        alt.Chart(metric_points)
-        .mark_point(size=36, opacity=0.7, filled=True)
-        .encode(
-            x=x_points,
-            y=y,
-            color=colour,
-            shape=shape,
-            tooltip=[
-                alt.Tooltip("num_envs:Q", title="NUM_ENVS"),
-                alt.Tooltip("seed:Q", title="seed"),
-                alt.Tooltip("value:Q", title=metric, format=",d"),
-            ],
-        )
-    )
-    expected = (
-        alt.Chart(metric_bands.assign(layer=_EXPECTED))
-        .mark_line(strokeDash=[6, 4], strokeWidth=2)
-        .encode(
-            x=x_bands,
-            y=alt.Y("expected:Q", scale=y_scale, title=title),
-            color=colour,
-            tooltip=[
-                alt.Tooltip("num_envs:Q", title="NUM_ENVS"),
-                alt.Tooltip("expected:Q", title="expected", format=",.3g"),
-            ],
-        )
-    )
-    summary_tooltip = [
-        alt.Tooltip("num_envs:Q", title="NUM_ENVS"),
-        alt.Tooltip("mean:Q", title="mean", format=",.3g"),
-        alt.Tooltip("low:Q", title="95% low", format=",.3g"),
-        alt.Tooltip("high:Q", title="95% high", format=",.3g"),
+def repeat_chart(summary: pd.DataFrame) -> alt.LayerChart:
+    """Mean goals per run for 4 and 8 envs: a dot with its 95% interval, and the exact value
+    as a blue tick. No legend: the caption under it names the marks."""
+    data = summary.assign(label=[f"{n} envs" for n in summary["num_envs"]])
+    y = alt.Y("label:N", title=None, sort=None, axis=alt.Axis(labelFontSize=13))
+    x_title = "goals per run of 500 steps (mean, 95% interval)"
+    tooltip = [
+        alt.Tooltip("label:N", title="NUM_ENVS"),
+        alt.Tooltip("mean_goals:Q", title="mean", format=".4f"),
+        alt.Tooltip("low:Q", title="95% low", format=".4f"),
+        alt.Tooltip("high:Q", title="95% high", format=".4f"),
+        alt.Tooltip("expected_goals:Q", title="exact", format=".4f"),
     ]
-    interval = (
-        alt.Chart(metric_bands.dropna(subset=["low", "high"]).assign(layer=_INTERVAL))
-        .mark_rule(strokeWidth=2.5)
-        .encode(
-            x=x_bands,
-            y=alt.Y("low:Q", scale=y_scale, title=title),
-            y2="high:Q",
-            color=colour,
-            tooltip=summary_tooltip,
-        )
+    base = alt.Chart(data).encode(y=y, tooltip=tooltip)
+    interval = base.mark_rule(strokeWidth=3, color=OKABE_ITO[7]).encode(
+        x=alt.X("low:Q", title=x_title, scale=alt.Scale(zero=True)), x2="high:Q"
     )
-    mean = (
-        alt.Chart(metric_bands.assign(layer=_MEAN))
-        .mark_point(size=110, filled=True)
-        .encode(
-            x=x_bands,
-            y=alt.Y("mean:Q", scale=y_scale, title=title),
-            color=colour,
-            shape=shape,
-            tooltip=summary_tooltip,
-        )
+    mean = base.mark_point(size=120, filled=True, shape="diamond", color=OKABE_ITO[7]).encode(
+        x="mean_goals:Q"
     )
-    return alt.layer(expected, runs, interval, mean).properties(
-        # Streamlit fits the whole chart (axes and legend too) into this height. The page
-        # writes the chart's title above it (a title inside the chart got clipped).
-        height=400,
-    )
-
-
-def scaling_panel(points: pd.DataFrame, bands: pd.DataFrame, metric: str) -> alt.LayerChart:
-    """One panel against NUM_ENVS (log2 x axis) for ``metric``: "goals" or "episodes".
-
-    ``points`` and ``bands`` are the long-form frames of ``chart_data``:
-    every run is a dot (moved a little sideways per seed), the mean of the seeds a
-    diamond with its 95% interval as a vertical bar, and the dashed line is what the
-    world's rules predict, exactly (`burgerbot.random_agent`). Goals keep a linear y axis
-    (zeros must stay visible); episodes get a log y axis when every value and interval end
-    is above zero.
-    """
-    if metric not in METRIC_TITLES:
-        raise ValueError(f"`metric` must be one of {tuple(METRIC_TITLES)}, got {metric!r}")
-    x_values = sorted(int(n) for n in bands["num_envs"].unique())
-    log_y = False
-    if metric == "episodes":
-        # A log axis cannot show zero (or an interval reaching below it): stay linear then.
-        episode_bands = bands[bands["metric"] == "episodes"]
-        log_y = bool(
-            (points.loc[points["metric"] == "episodes", "value"] > 0).all()
-            and (episode_bands["low"].fillna(1) > 0).all()
-        )
-    return _panel(points, bands, metric, x_values, log_y)
-
-
-# --- views/goal_scaling_agreement.py -------------------------------------------------------------
-# The "Goal scaling" page's check that Sync and native count exactly the same goals.
-
-# The Sync/native check runs both backends on the learner's small NUM_ENVS values, long
-# enough that a few goals happen (about 4 expected for NUM_ENVS 1, 2, 4, 8): a few seconds.
-COMPARISON_MAX_ENVS = 16
-COMPARISON_SEEDS = 2
-COMPARISON_STEPS = 5_000
-
-
-def comparison_settings(settings: ScalingSettings) -> ScalingSettings:
-    """Settings for running both backends side by side: a few seconds, a few goals.
-
-    Up to four of the settings' NUM_ENVS values (those up to ``COMPARISON_MAX_ENVS``),
-    ``COMPARISON_STEPS`` steps per env and ``COMPARISON_SEEDS`` seeds.
-
-    Example:
-        >>> comparison_settings(ScalingSettings((1, 2, 4, 8, 16, 32))).describe(backend=False)
-        'NUM_ENVS 1, 2, 4, 8; 5,000 steps per env; 2 seed(s)'
-    """
-    sizes = tuple(n for n in settings.num_envs if n <= COMPARISON_MAX_ENVS)[:4]
-    return replace(
-        settings,
-        num_envs=sizes or (COMPARISON_MAX_ENVS,),
-        steps_per_env=COMPARISON_STEPS,
-        seeds=COMPARISON_SEEDS,
-        budget="per_env",
-    )
-
-
-_COUNTS = ("goals", "hits", "episodes")
-
-
-def speed_reading(sync: pd.DataFrame, native: pd.DataFrame) -> str:
-    """How much faster native ran than Sync over the same runs, from each run's own time.
-
-    Per NUM_ENVS, the seeds' runs are the repeats (Sync's and native's taken with the same
-    actions): a factor only where every native run beat every Sync run
-    (`burgerbot.bench.compare_timings`), else "about the same"; with one seed no verdict.
-
-    Example:
-        >>> runs = pd.DataFrame({"num_envs": [4, 4, 4], "seed": [0, 1, 2],
-        ...                      "env_steps": [400] * 3, "seconds": [0.5, 0.6, 0.55]})
-        >>> speed_reading(runs, runs.assign(seconds=[0.01, 0.015, 0.011]))
-        'native was faster in every run, at every NUM_ENVS: NUM_ENVS 4: **50.0×** (runs 40.0× to 50.0×).'
-    """  # noqa: E501
-    keys = ["num_envs", "seed"]
-    pairs = sync[[*keys, "env_steps", "seconds"]].merge(
-        native[[*keys, "seconds"]], on=keys, suffixes=("_sync", "_native")
-    )
-    pairs = pairs[(pairs["seconds_sync"] > 0) & (pairs["seconds_native"] > 0)]
-    if pairs.empty:
-        return "The runs were too short to time."
-    parts, verdicts = [], []
-    for n, group in pairs.groupby("num_envs", sort=True):
-        ratios = group["seconds_sync"] / group["seconds_native"]
-        if len(group) < 2:
-            verdicts.append("one")
-            parts.append(f"NUM_ENVS {n}: {float(ratios.iloc[0]):,.1f}× (one run)")
-            continue
-        result = compare_timings(1 / group["seconds_native"], 1 / group["seconds_sync"])
-        verdicts.append(result.verdict)
-        words = {"faster": "", "slower": " (native slower)", "similar": " (runs overlap)"}
-        parts.append(
-            f"NUM_ENVS {n}: **{result.ratio:,.1f}×**{words[result.verdict]} (runs "
-            f"{ratios.min():,.1f}× to {ratios.max():,.1f}×)"
-        )
-    listed = "; ".join(parts) + "."
-    if all(v == "faster" for v in verdicts):
-        return f"native was faster in every run, at every NUM_ENVS: {listed}"
-    if "one" in verdicts:
-        return (
-            f"Sync's time over native's, run by run: {listed} With one seed per NUM_ENVS "
-            "there is no spread to compare: run more seeds for a verdict."
-        )
-    return f"Sync's time over native's, run by run: {listed} Where the runs overlap, no factor."
-
-
-def compare_backends(sync: pd.DataFrame, native: pd.DataFrame) -> pd.DataFrame:
-    """Side by side per (NUM_ENVS, seed): each count on Sync and on native, and whether all match.
-
-    Example:
-        >>> from burgerbot.experiments import goal_scaling
-        >>> a = goal_scaling([2], 50, seeds=[0], backend="sync")
-        >>> b = goal_scaling([2], 50, seeds=[0], backend="native")
-        >>> compare_backends(a, b)["identical"].tolist()
-        [True]
-    """
-    keys = ["num_envs", "seed", "env_steps"]
-    merged = sync[[*keys, *_COUNTS]].merge(
-        native[[*keys, *_COUNTS]], on=keys, suffixes=("_sync", "_native"), how="outer"
-    )
-    same = np.ones(len(merged), dtype=bool)
-    for count in _COUNTS:
-        same &= (merged[f"{count}_sync"] == merged[f"{count}_native"]).to_numpy()
-    columns = keys + [f"{c}_{b}" for c in _COUNTS for b in ("sync", "native")]
-    return merged[columns].assign(identical=same)
+    exact = base.mark_tick(thickness=3, size=30, color=OKABE_ITO[3]).encode(x="expected_goals:Q")
+    return alt.layer(interval, exact, mean).properties(height=150)

@@ -1,83 +1,20 @@
-"""The "Goal scaling" page as a script: the same sweep, the same random actions, the same counts."""
+"""The "Goal scaling" page's script: exercise 1 answered, the lesson's run once and then
+thousands of times."""
 
 from __future__ import annotations
 
-from burgerbot.app.logic.goal_scaling import ScalingSettings
+from burgerbot.app.logic.goal_scaling import DEFAULT_RUNS
 
-__all__ = ["EXERCISE_RUNS", "exercise_answer_script", "snippet_for"]
-
-
-def snippet_for(settings: ScalingSettings) -> str:
-    """A self-contained script that runs the page's sweep and prints one line per (N, seed).
-
-    Its actions are drawn exactly as ``experiments.random_actions`` draws them
-    (``np.random.default_rng(seed).integers(0, 4, ...)``, 1,000 steps at a time), so it
-    prints the same goals, hits and episodes as the page's table.
-    """
-    sizes = ", ".join(str(n) for n in settings.num_envs)
-    if settings.budget == "total":
-        budget = f"TOTAL_ENV_STEPS = {settings.total_env_steps}  # the same for every NUM_ENVS\n"
-        steps_line = "    steps = TOTAL_ENV_STEPS // num_envs  # step() calls per env"
-    else:
-        budget = f"STEPS_PER_ENV = {settings.steps_per_env}  # step() calls per run\n"
-        steps_line = "    steps = STEPS_PER_ENV"
-    if settings.backend == "native":
-        imports = "import numpy as np\n\nfrom burgerbot import BurgerBotVectorEnv\n"
-        build = (
-            "    # native: all robots in one set of numpy arrays, no Python loop over envs.\n"
-            "    envs = BurgerBotVectorEnv(num_envs)"
-        )
-    else:
-        imports = (
-            "import gymnasium as gym\nimport numpy as np\n\n"
-            "from burgerbot.factories import make_env\n"
-        )
-        build = (
-            "    # make_env() returns a zero-argument function that builds one BurgerBot.\n"
-            "    envs = gym.vector.SyncVectorEnv([make_env() for _ in range(num_envs)])"
-        )
-    return f'''"""Goal scaling: a random BurgerBot agent, NUM_ENVS copies, goals per seed."""
-
-{imports}
-NUM_ENVS_LIST = [{sizes}]
-{budget}SEEDS = range({settings.seeds})
-GOAL_REWARD = 50.0  # a reward of exactly 50 means "reached the goal"
-HIT_REWARD = -10.0  # bumped into a wall or an obstacle
-CHUNK = 1_000  # draw actions 1,000 steps at a time (same numbers as drawing them all at once)
-
-print("NUM_ENVS  seed  env-steps  goals  hits  episodes")
-for num_envs in NUM_ENVS_LIST:
-{steps_line}
-{build}
-    try:
-        for seed in SEEDS:
-            envs.reset(seed=seed)
-            rng = np.random.default_rng(seed)  # the actions depend only on the seed
-            goals = hits = episodes = 0
-            for start in range(0, steps, CHUNK):
-                chunk = rng.integers(0, 4, size=(min(CHUNK, steps - start), num_envs))
-                for actions in chunk:  # one action per env: shape (num_envs,)
-                    _, rewards, terminated, truncated, _ = envs.step(actions)
-                    goals += int(np.sum(rewards == GOAL_REWARD))
-                    hits += int(np.sum(rewards == HIT_REWARD))
-                    episodes += int(np.sum(terminated | truncated))
-            print(f"{{num_envs:8d}}  {{seed:4d}}  {{num_envs * steps:9d}}  {{goals:5d}}  "
-                  f"{{hits:4d}}  {{episodes:8d}}")
-    finally:
-        envs.close()
-'''
+__all__ = ["exercise_answer_script"]
 
 
-EXERCISE_RUNS = 1_000
-"""Runs of the lesson's experiment the exercise's answer makes at once, for each NUM_ENVS."""
-
-
-def exercise_answer_script(runs: int = EXERCISE_RUNS) -> str:
+def exercise_answer_script(runs: int = DEFAULT_RUNS, seed: int = 0) -> str:
     """The answer to the lesson's exercise 1, as a whole script.
 
     It runs the lesson's experiment once (4 envs, then 8, 500 steps: almost always 0 goals
     either way), then ``runs`` times at once in one big native env (each run its own group
-    of 4 or 8 robots) and compares the mean goals per run with their 95% intervals.
+    of 4 or 8 robots) and compares the mean goals per run with their 95% intervals. With the
+    page's runs and seed it prints the page's figures (`logic.goal_scaling.repeat_lesson`).
     """
     return f'''"""Exercise 1: set NUM_ENVS to 8, run 500 steps. Do goal reaches roughly double?"""
 
@@ -88,6 +25,7 @@ from burgerbot.statistics import poisson_interval
 
 STEPS = 500  # step() calls per run, as in the lesson
 RUNS = {runs:_}  # how many times part 2 repeats the lesson's experiment
+SEED = {seed}
 GOAL_REWARD = 50.0  # a reward of exactly 50 means "reached the goal"
 
 
@@ -96,10 +34,11 @@ def goals_per_robot(num_robots, steps, seed):
     envs = BurgerBotVectorEnv(num_robots)
     try:
         envs.reset(seed=seed)
-        actions = np.random.default_rng(seed).integers(0, 4, size=(steps, num_robots))
+        rng = np.random.default_rng(seed)
         goals = np.zeros(num_robots, dtype=np.int64)
-        for row in actions:
-            _, rewards, _, _, _ = envs.step(row)
+        for _ in range(steps):
+            actions = rng.integers(0, 4, size=num_robots)  # one action per robot
+            _, rewards, _, _, _ = envs.step(actions)
             goals += rewards == GOAL_REWARD
         return goals
     finally:
@@ -107,9 +46,9 @@ def goals_per_robot(num_robots, steps, seed):
 
 
 # 1. The lesson's experiment, once: far too few env-steps for a goal to be likely.
-print("1. One run each, seed 0:")
+print(f"1. One run each, seed {{SEED}}:")
 for num_envs in (4, 8):
-    goals = int(goals_per_robot(num_envs, STEPS, seed=0).sum())
+    goals = int(goals_per_robot(num_envs, STEPS, SEED).sum())
     env_steps = num_envs * STEPS
     print(f"   {{num_envs}} envs x {{STEPS}} steps = {{env_steps:,}} env-steps: {{goals}} goals")
 
@@ -118,7 +57,7 @@ for num_envs in (4, 8):
 print(f"2. {{RUNS:,}} runs each (one big native env, robots grouped into runs):")
 means, zeros = {{}}, {{}}
 for num_envs in (4, 8):
-    per_run = goals_per_robot(RUNS * num_envs, STEPS, seed=1).reshape(RUNS, num_envs).sum(axis=1)
+    per_run = goals_per_robot(RUNS * num_envs, STEPS, SEED).reshape(RUNS, num_envs).sum(axis=1)
     total = int(per_run.sum())
     low, high = (bound / RUNS for bound in poisson_interval(total))  # exact Poisson interval
     means[num_envs] = (total / RUNS, low, high)

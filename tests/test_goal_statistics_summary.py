@@ -8,7 +8,7 @@ import math
 import pandas as pd
 import pytest
 
-from burgerbot.app.logic.goal_scaling import (
+from burgerbot.app.logic.goal_statistics import (
     chart_data,
     doubling_verdict,
     summarise,
@@ -89,15 +89,24 @@ def test_doubling_verdict_picks_the_lessons_pair_or_the_first_doubling():
     assert doubling_verdict(summarise(frame[frame["num_envs"] == 4])) is None
 
 
-def test_chart_data_is_long_form_with_seeds_spread_sideways():
+def test_chart_data_counts_equal_runs_once_at_their_own_num_envs():
     frame = goal_scaling([2, 8], 300, seeds=[0, 1, 2], backend="native")
     summary = summarise(frame)
     points, bands = chart_data(frame, summary)
-    assert len(points) == 2 * len(frame) and set(points["metric"]) == {"goals", "episodes"}
+    assert set(points["metric"]) == {"goals", "episodes"}
     goals = points[points["metric"] == "goals"]
-    assert goals["value"].tolist() == frame["goals"].tolist()
-    ratio = goals["x"] / goals["num_envs"]
-    assert ratio.tolist() == pytest.approx([2**-0.25, 1.0, 2**0.25] * 2)
+    # One dot per (NUM_ENVS, count), sized by its runs; no sideways shift on the log axis.
+    assert goals["runs"].sum() == len(frame)
+    for n, group in frame.groupby("num_envs"):
+        shown = goals[goals["num_envs"] == n].set_index("value")["runs"].to_dict()
+        assert shown == group["goals"].astype(float).value_counts().to_dict()
+    assert "x" not in points.columns
+    fake = pd.DataFrame(
+        {"num_envs": [4, 4, 4], "seed": [0, 1, 2], "goals": [0, 0, 1], "episodes": [5, 5, 5]}
+    )
+    fake_points, _ = chart_data(fake, summarise(fake.assign(env_steps=2000)))
+    fake_goals = fake_points[fake_points["metric"] == "goals"]
+    assert fake_goals[["value", "runs"]].values.tolist() == [[0.0, 2], [1.0, 1]]
     assert len(bands) == 4
     episodes = bands[bands["metric"] == "episodes"].reset_index(drop=True)
     assert episodes["mean"].tolist() == summary["mean_episodes"].tolist()

@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 from burgerbot.app.caps import Caps
-from burgerbot.app.logic import goal_scaling as scaling_logic
-from burgerbot.app.logic.goal_scaling import (
+from burgerbot.app.logic import goal_statistics as scaling_logic
+from burgerbot.app.logic.goal_statistics import (
     DEFAULT_NUM_ENVS,
     LAYERS,
     SPECS,
@@ -30,8 +30,8 @@ from burgerbot.app.logic.goal_scaling import (
 )
 from burgerbot.app.palette import OKABE_ITO
 from burgerbot.app.progress import ThrottledProgress
-from burgerbot.app.scripts import goal_scaling as scaling_snippets
-from burgerbot.app.scripts.goal_scaling import snippet_for
+from burgerbot.app.scripts import goal_statistics as scaling_snippets
+from burgerbot.app.scripts.goal_statistics import snippet_for
 from burgerbot.experiments import goal_scaling, random_actions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,11 +46,12 @@ def values(**changes):
 # --- Settings and caps ----------------------------------------------------------------------------
 
 
-def test_defaults_are_the_lessons_and_fit_the_sync_cap():
+def test_defaults_are_the_lessons_steps_on_native_and_fit_the_sync_cap_too():
     settings, notes = resolve_settings(values())
     assert notes == []
     assert settings.num_envs == DEFAULT_NUM_ENVS == (1, 2, 4, 8, 16, 32, 64, 128, 256)
-    assert (settings.steps_per_env, settings.seeds, settings.backend) == (500, 10, "sync")
+    assert (settings.steps_per_env, settings.seeds, settings.backend) == (500, 10, "native")
+    assert check_budget(replace(settings, backend="sync")) is None
     assert settings.planned_env_steps == 511 * 500 * 10
     assert check_budget(settings) is None
 
@@ -80,8 +81,8 @@ def test_resolve_settings_fixes_what_cannot_run_and_says_so():
 
 def test_sweep_caps_depend_on_the_backend():
     caps = Caps(max_sweep_env_steps=1000, max_sync_sweep_env_steps=100)
-    assert sweep_cap("sync", caps) == (100, "BURGERBOT_MAX_SYNC_SWEEP_ENV_STEPS")
-    assert sweep_cap("native", caps) == (1000, "BURGERBOT_MAX_SWEEP_ENV_STEPS")
+    assert sweep_cap("sync", caps) == 100
+    assert sweep_cap("native", caps) == 1000
 
 
 def test_an_oversized_sweep_is_refused_with_fixes_that_really_fit():
@@ -90,7 +91,7 @@ def test_an_oversized_sweep_is_refused_with_fixes_that_really_fit():
     message = check_budget(settings, caps)
     assert message is not None
     assert "150,000 env-steps" in message and "cap of 50,000 for Sync" in message
-    assert "BURGERBOT_MAX_SYNC_SWEEP_ENV_STEPS" in message
+    assert "BURGERBOT" not in message  # plain words, no variable names
     seeds = int(re.search(r"use at most (\d+) seed", message).group(1))
     steps = int(re.search(r"steps per env to ([\d,]+)", message).group(1).replace(",", ""))
     assert "switch to native (its cap is 200,000)" in message
@@ -103,7 +104,7 @@ def test_an_oversized_sweep_is_refused_with_fixes_that_really_fit():
     total = replace(settings, budget="total", total_env_steps=20_000, backend="native")
     message = check_budget(total, caps)  # 4 x 10 runs x 20,000 = 800,000
     per_run = int(re.search(r"per run to ([\d,]+)", message).group(1).replace(",", ""))
-    assert "BURGERBOT_MAX_SWEEP_ENV_STEPS" in message and "switch to native" not in message
+    assert "BURGERBOT" not in message and "switch to native" not in message
     assert check_budget(replace(total, total_env_steps=per_run), caps) is None
 
 
@@ -151,7 +152,8 @@ def test_scaling_panels_have_log2_x_named_layers_and_the_runs():
         assert set(runs["encoding"]["color"]["scale"]["range"]) <= set(OKABE_ITO)
         assert interval["mark"]["type"] == "rule" and expected["mark"]["type"] == "line"
         assert interval["encoding"]["y2"]["field"] == "high"
-        assert runs["encoding"]["x"]["field"] == "x"
+        assert runs["encoding"]["x"]["field"] == "num_envs"  # no sideways shift
+        assert runs["encoding"]["size"]["field"] == "runs"
         scale = runs["encoding"]["x"]["scale"]
         assert (scale["type"], scale["base"]) == ("log", 2)
         assert runs["encoding"]["x"]["axis"]["values"] == [1, 4, 16]
@@ -159,7 +161,7 @@ def test_scaling_panels_have_log2_x_named_layers_and_the_runs():
     assert goals["layer"][1]["encoding"]["y"]["scale"] == {"zero": True}
     assert episodes["layer"][1]["encoding"]["y"]["scale"] == {"type": "log"}
     goal_points = goals["datasets"][goals["layer"][1]["data"]["name"]]
-    assert [row["value"] for row in goal_points] == frame["goals"].tolist()
+    assert sum(row["runs"] for row in goal_points) == len(frame)
     assert {row["metric"] for row in goal_points} == {"goals"}
     with pytest.raises(ValueError, match="metric"):
         scaling_panel(points, bands, "hits")

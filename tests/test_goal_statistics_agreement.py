@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from burgerbot.app.logic.goal_scaling import (
+from burgerbot.app.logic.goal_statistics import (
     DEFAULT_NUM_ENVS,
     ScalingSettings,
     compare_backends,
@@ -37,7 +37,7 @@ def test_compare_backends_lines_up_each_run_and_flags_differences():
 def test_speed_reading_gives_a_factor_only_where_every_run_says_so():
     import pandas as pd
 
-    from burgerbot.app.logic.goal_scaling import speed_reading
+    from burgerbot.app.logic.goal_statistics import speed_reading
 
     runs = pd.DataFrame(
         {

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from burgerbot.app.caps import Caps
-from burgerbot.app.logic.goal_scaling import (
+from burgerbot.app.logic.goal_statistics import (
     DEFAULT_NUM_ENVS,
     GoalRate,
     ScalingSettings,
