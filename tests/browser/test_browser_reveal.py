@@ -19,7 +19,8 @@ pytestmark = pytest.mark.browser
 
 PAGES = planned_pages()
 RIGHT = re.compile(r"Your prediction was right:\s*(.+?)\.(?:\s|$)")
-WRONG = re.compile(r"the live run gave (.+?)\.(?:\s|$)")
+WRONG = re.compile(r"the (?:live|recorded) run gave (.+?)\.(?:\s|$)")
+PREDICTED = re.compile(r"You predicted (.+?); the")
 # Answers too common to search for: the facts that decide them instead (regular expressions
 # the revealed page matches and the page before lock-in must not).
 DECIDING: dict[str, list[str]] = {}
@@ -34,39 +35,47 @@ def _outside_predictions(view: AppView) -> str:
     return text
 
 
-def _verdict_truth(view: AppView, choice: str) -> str:
+def _verdicts(view: AppView) -> list[tuple[str, str]]:
+    """(what the learner predicted, what the run gave) for each verdict, in page order."""
+    found = []
     for alert in view.page.locator('[data-testid="stMain"] [data-testid="stAlert"]').all():
         text = alert.inner_text()
-        if f"You predicted {choice};" in text and (found := WRONG.search(text)):
-            return found.group(1).strip()
-        if (found := RIGHT.search(text)) and found.group(1).strip() == choice:
-            return choice
-    raise AssertionError(f"no verdict on the prediction {choice!r}:\n{view.main_text()}")
+        if right := RIGHT.search(text):
+            found.append((right.group(1).strip(), right.group(1).strip()))
+        elif (wrong := WRONG.search(text)) and (said := PREDICTED.search(text)):
+            found.append((said.group(1).strip(), wrong.group(1).strip()))
+    return found
 
 
 @pytest.mark.parametrize("app_page", PAGES, ids=[page.stem for page in PAGES])
 def test_no_prediction_gives_its_answer_away_before_lock_in(view: AppView, app_page):
+    """Every prediction of the page is answered (its first option), then each verdict's
+    deciding facts are looked for in the text the page showed before any lock-in."""
     view.goto(app_page.url_path)
     view.assert_no_exception()
     boxes = view.page.locator(PREDICTION_BOX)
     assert boxes.count(), f"{app_page.file} asks for no prediction"
+    before = _outside_predictions(view)
+    assert "Key takeaways" in before and "Your prediction" not in before
+    pids, choices = [], []
     for index in range(boxes.count()):
         box = view.page.locator(PREDICTION_BOX).nth(index)
-        pid = next(
-            c.removeprefix("st-key-prediction_")
-            for c in (box.get_attribute("class") or "").split()
-            if c.startswith("st-key-prediction_")
+        pids.append(
+            next(
+                c.removeprefix("st-key-prediction_")
+                for c in (box.get_attribute("class") or "").split()
+                if c.startswith("st-key-prediction_")
+            )
         )
-        before = _outside_predictions(view)
-        assert "Key takeaways" in before and "Your prediction" not in before
         option = box.locator('[role="radiogroup"] label').first
-        choice = option.inner_text().strip()
+        choices.append(option.inner_text().strip())
         view.act(option.click)
         view.act(box.get_by_role("button", name="Lock in").click)
         view.assert_no_exception()
-        truth = _verdict_truth(view, choice)
-        after = view.main_text()
-        facts = DECIDING.get(pid, [re.escape(truth)])
-        for fact in facts:
+    verdicts = _verdicts(view)
+    assert [said for said, _ in verdicts] == choices, (verdicts, choices)
+    after = view.main_text()
+    for pid, (_, truth) in zip(pids, verdicts, strict=True):
+        for fact in DECIDING.get(pid, [re.escape(truth)]):
             assert re.search(fact, after), f"{pid}: the reveal does not show {fact!r}"
             assert not re.search(fact, before), f"{pid}: {fact!r} is on screen before lock-in"
