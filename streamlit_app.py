@@ -24,6 +24,7 @@ PAGES = [
     ("Try it yourself", "mistakes.py", "Shapes, dtypes and common mistakes", "🩺"),
     ("Today's libraries", "lesson_vs_today.py", "The lesson vs today's libraries", "🔍"),
     ("Going further", "vector_wrappers.py", "Wrapping a vector env", "🧩"),
+    ("Going further", "cost_sweeps.py", "Cost sweeps: when Async wins", "🏋️"),
     ("Reference", "glossary.py", "Glossary", "📖"),
 ]
 

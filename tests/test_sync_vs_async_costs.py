@@ -9,18 +9,16 @@ import pytest
 
 from burgerbot.app.logic import sync_vs_async as costs_view
 from burgerbot.app.logic.sync_vs_async import (
+    LESSON,
     SAME,
     Bookkeeping,
-    CallCost,
-    async_wins,
     faster_backend,
     measure_bookkeeping,
-    micros,
-    native_remark,
     overhead_text,
     speed_verdict,
     takeaways,
 )
+from burgerbot.app.timing import CallCost, TimingSettings, micros, plan
 
 US = 1e-6
 
@@ -111,7 +109,12 @@ def test_overhead_text_when_async_is_not_slower():
     assert "more per call" not in text
 
 
-# --- The prediction's truth, the native remark and the takeaways -------------------------------
+# --- The prediction's truth and the takeaways -------------------------------
+
+
+def test_the_lessons_comparison_is_4_envs_x_1000_calls_on_every_backend():
+    assert TimingSettings((4,), 1_000) == LESSON
+    assert plan(LESSON)[0] == {"sync": (4,), "async": (4,), "native": (4,)}
 
 
 def test_speed_verdict_names_the_faster_class_either_way():
@@ -142,25 +145,6 @@ def test_overlapping_rounds_are_called_about_the_same_whichever_median_is_ahead(
     assert "about as fast" in takeaways(run, None)[1]
 
 
-def test_native_remark_follows_the_sweep():
-    def sweep(native_small: float, native_large: float) -> pd.DataFrame:
-        return frame(
-            [
-                ("sync", 1, 0.01),
-                ("native", 1, native_small),
-                ("sync", 64, 0.5),
-                ("native", 64, native_large),
-            ],
-            steps=100,
-        )
-
-    assert "native was 10.0× as fast as Sync" in native_remark(sweep(0.02, 0.05))
-    late = native_remark(sweep(0.02, 0.6))
-    assert "not clearly faster than Sync" in late and "as fast as" not in late
-    assert native_remark(sweep(0.005, 0.05)) is None  # not slower at the smallest N: nothing to say
-    assert native_remark(frame([("sync", 1, 0.01), ("native", 1, 0.02)])) is None
-
-
 def test_takeaways_follow_the_run_or_invite_one():
     before = takeaways(None, None)
     assert len(before) == 4 and "Run the lesson's comparison" in before[1]
@@ -189,12 +173,3 @@ def test_overhead_text_claims_no_difference_when_the_rounds_overlap():
     assert "no clear difference" in text and "more per call" not in text
     clear = ("slower", 0.07, "figures")
     assert "**840 µs more per call**" in overhead_text(cost, None, clear)
-
-
-def test_async_wins_only_where_every_round_beat_sync():
-    sweep = frame([("sync", 2, 1.0), ("async", 2, 0.5), ("sync", 8, 1.0), ("async", 8, 0.8)])
-    assert async_wins(sweep) == [2, 8]
-    # at 8 one busy round of Async overlaps Sync's: not a win
-    sweep.at[3, "step_s_rounds"] = [0.6, 0.8, 1.02]
-    assert async_wins(sweep) == [2]
-    assert async_wins(frame([("sync", 2, 1.0)])) == []
