@@ -12,7 +12,9 @@ from burgerbot.app.logic.sync_vs_async import (
     BOOKKEEPING,
     LESSON,
     Bookkeeping,
+    Messages,
     measure_bookkeeping,
+    measure_messages,
     overhead_text,
     speed_verdict,
     takeaways,
@@ -36,8 +38,11 @@ FASTER = f"{PAGE}_faster"
 
 
 @st.cache_data(max_entries=6, show_spinner=False)
-def cached_timing(_by: str = "") -> tuple[tuple[pd.DataFrame, Bookkeeping], measured.Measured]:
-    """The lesson's timing frame and a plain one-env loop timed beside Sync."""
+def cached_timing(
+    _by: str = "",
+) -> tuple[tuple[pd.DataFrame, Bookkeeping, Messages], measured.Measured]:
+    """The lesson's timing frame, a plain one-env loop timed beside Sync, and what Async's
+    messages for one env weigh and cost to pickle."""
     # The bar lives inside the cached function: a cache hit replays it, then clears it.
     # Stopping the page raises from the bar's update; the run then closes its env.
     bar = st.empty()
@@ -45,13 +50,13 @@ def cached_timing(_by: str = "") -> tuple[tuple[pd.DataFrame, Bookkeeping], meas
     def report(fraction: float, message: str) -> None:
         bar.progress(fraction, text=f"Timing {message} ({fraction:.0%})")
 
-    def compute() -> tuple[pd.DataFrame, Bookkeeping]:
+    def compute() -> tuple[pd.DataFrame, Bookkeeping, Messages]:
         # Counted like any big run: with no server-wide slot free, ServerBusy (a
         # BudgetExceeded, shown as a warning by `run`) says the wait.
         with HEAVY_RUNS.hold(*sweep_size(LESSON)):
             frame = run_timing(LESSON, ThrottledProgress(report), budget=WORKER_BUDGET)
         report(1.0, "a plain BurgerBotEnv.step loop beside Sync")
-        return frame, measure_bookkeeping(LESSON.num_envs[0])
+        return frame, measure_bookkeeping(LESSON.num_envs[0]), measure_messages()
 
     try:
         return measured.measure(compute, PACKAGES, _by)
@@ -65,13 +70,18 @@ def run(fresh: bool, visit: measured.Visit) -> dict | None:
     if fresh:
         cached_timing.clear()
     try:
-        (frame, plain_loop), record = cached_timing(visit.visitor)
+        (frame, plain_loop, messages), record = cached_timing(visit.visitor)
     except BudgetExceeded as error:
         st.warning(str(error))
     except Exception as error:  # shown; the page keeps working
         st.error(f"The timing run failed: {type(error).__name__}: {error}")
     else:
-        return {"frame": frame, "bookkeeping": plain_loop, "caption": record.caption(visit=visit)}
+        return {
+            "frame": frame,
+            "bookkeeping": plain_loop,
+            "messages": messages,
+            "caption": record.caption(visit=visit),
+        }
     return None
 
 
@@ -116,7 +126,9 @@ def timing_table_panel(frame: pd.DataFrame) -> None:
     )
 
 
-def lesson_panel(lesson: pd.DataFrame, bookkeeping: Bookkeeping | None, caption: str) -> None:
+def lesson_panel(
+    lesson: pd.DataFrame, bookkeeping: Bookkeeping | None, messages: Messages, caption: str
+) -> None:
     """The comparison's results: the table, env-steps/s per backend and why Async is slower."""
     timing_table_panel(lesson)
     st.caption(caption)
@@ -137,7 +149,10 @@ def lesson_panel(lesson: pd.DataFrame, bookkeeping: Bookkeeping | None, caption:
             delta_color="off",
             delta_arrow="off",
         )
-    st.markdown(overhead_text(costs[0], bookkeeping, compare_backends(lesson, "async", "sync", n)))
+    rounds = compare_backends(lesson, "async", "sync", n)
+    st.markdown(overhead_text(costs[0], bookkeeping, rounds))
+    if (rounds is None or rounds[0] != "similar") and (said := messages.sentence(costs[0])):
+        st.markdown(said)
     if bookkeeping is not None:
         st.markdown(bookkeeping.sentence())
         st.caption(f"Sync's bookkeeping: {BOOKKEEPING}.")
@@ -194,7 +209,7 @@ if learning.revealed(FASTER):
     ) and (timing := run(True, visit)):
         results["lesson"] = timing
     if lesson := results.get("lesson"):
-        lesson_panel(lesson["frame"], lesson["bookkeeping"], lesson["caption"])
+        lesson_panel(lesson["frame"], lesson["bookkeeping"], lesson["messages"], lesson["caption"])
         learning.check(FASTER, *speed_verdict(lesson["frame"]))
 lesson = results.get("lesson")
 ui.code_expander(

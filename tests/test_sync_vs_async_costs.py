@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import doctest
+from multiprocessing.reduction import ForkingPickler
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -12,8 +14,10 @@ from burgerbot.app.logic.sync_vs_async import (
     LESSON,
     SAME,
     Bookkeeping,
+    Messages,
     faster_backend,
     measure_bookkeeping,
+    measure_messages,
     overhead_text,
     speed_verdict,
     takeaways,
@@ -173,3 +177,25 @@ def test_overhead_text_claims_no_difference_when_the_rounds_overlap():
     assert "no clear difference" in text and "more per call" not in text
     clear = ("slower", 0.07, "figures")
     assert "**840 µs more per call**" in overhead_text(cost, None, clear)
+
+
+# --- What Async pickles per env and call --------------------------------------------------------
+
+
+def test_the_pickling_sentence_follows_its_share_of_asyncs_extra_time():
+    cost = CallCost(4, sync_s=60 * US, async_s=460 * US, native_s=None)  # 100 µs extra per env
+    small = Messages(120, 30, 10 * US).sentence(cost)
+    assert "a 120-byte message out and a 30-byte one back" in small
+    assert "10% of Async's extra 100 µs per env" in small and "waking each worker" in small
+    most = Messages(120, 30, 80 * US).sentence(cost)
+    assert "most (80%) of Async's extra 100 µs" in most and "waking" not in most
+    assert Messages(120, 30, 10 * US).sentence(CallCost(4, 460 * US, 60 * US, None)) is None
+
+
+def test_measure_messages_pickles_what_async_sends_for_one_env():
+    messages = measure_messages(repeats=50, rounds=3)
+    action = np.int64(1)
+    assert messages.out_bytes == len(ForkingPickler.dumps(("step", action)))
+    # The observation comes back through shared memory: the message holds None in its place.
+    assert messages.back_bytes < messages.out_bytes + 200
+    assert 0 < messages.pickle_s < 0.01

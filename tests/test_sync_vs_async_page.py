@@ -97,6 +97,9 @@ def test_the_lessons_comparison_explains_asyncs_overhead(no_leftover_workers):
     # Async pickles through pipes (observations through shared memory).
     assert extra == ("pickles each action into bytes" in markdown)
     assert extra == ("writes its observation into shared memory" in markdown)
+    # ...and how much of it the pickling itself explains, measured beside the run.
+    messages = app.session_state[RESULTS]["lesson"]["messages"]
+    assert extra == (f"a {messages.out_bytes}-byte message out" in markdown)
     # A plain BurgerBotEnv.step loop was timed beside Sync, and the words follow its numbers.
     bookkeeping = app.session_state[RESULTS]["lesson"]["bookkeeping"]
     assert bookkeeping.num_envs == 4 and len(bookkeeping.plain_s) == len(bookkeeping.sync_s)

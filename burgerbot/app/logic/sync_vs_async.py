@@ -11,9 +11,11 @@ leaves the answer open.
 
 from __future__ import annotations
 
+import pickle
 import statistics
 import time
 from dataclasses import dataclass
+from multiprocessing.reduction import ForkingPickler
 
 import numpy as np
 import pandas as pd
@@ -29,8 +31,10 @@ __all__ = [
     "LESSON",
     "SAME",
     "Bookkeeping",
+    "Messages",
     "faster_backend",
     "measure_bookkeeping",
+    "measure_messages",
     "overhead_text",
     "speed_verdict",
     "takeaways",
@@ -117,6 +121,67 @@ class Bookkeeping:
             f"So BurgerBot's own step is most of Sync's time per env-step; Sync's bookkeeping "
             f"adds the other {self.share:.0%}."
         )
+
+
+@dataclass(frozen=True)
+class Messages:
+    """What Async pickles for one env in one ``step()`` call, and how long pickling takes."""
+
+    out_bytes: int
+    """The command and action sent to the worker: ``("step", action)``."""
+    back_bytes: int
+    """What the worker sends back: reward, flags and infos (its observation goes through
+    shared memory, so ``None`` stands in its place)."""
+    pickle_s: float
+    """Seconds to pickle and unpickle both messages once (median of the rounds)."""
+
+    def sentence(self, cost: CallCost) -> str | None:
+        """How much of Async's extra time per env the pickling explains, from the numbers.
+
+        None when Async was not slower: there is no extra time to explain.
+
+        Example:
+            >>> text = Messages(40, 90, 3e-6).sentence(CallCost(4, 60e-6, 460e-6, None))
+            >>> text.split(": ")[-1]
+            'the rest is the pipes themselves and waking each worker process.'
+        """
+        if cost.extra_s <= 0:
+            return None
+        share = self.pickle_s / cost.extra_per_env_s
+        head = (
+            f"Per env and call that is a {self.out_bytes}-byte message out and a "
+            f"{self.back_bytes}-byte one back. Pickling and unpickling both took "
+            f"{micros(self.pickle_s)} here, "
+        )
+        if share >= 0.5:
+            return head + f"most ({share:.0%}) of Async's extra {micros(cost.extra_per_env_s)}."
+        return head + (
+            f"{share:.0%} of Async's extra {micros(cost.extra_per_env_s)} per env: the rest is "
+            "the pipes themselves and waking each worker process."
+        )
+
+
+def measure_messages(repeats: int = 2_000, rounds: int = 5, seed: int = 0) -> Messages:
+    """Pickle and unpickle one env's step messages as AsyncVectorEnv does (with
+    `multiprocessing`'s pickler), ``repeats`` times per round: their sizes and the median time."""
+    env = BurgerBotEnv()
+    try:
+        env.reset(seed=seed)
+        action = np.int64(1)  # one element of the batch of actions, as Async sends it
+        _, reward, terminated, truncated, info = env.step(int(action))
+    finally:
+        env.close()
+    out = ("step", action)
+    back = ((None, reward, terminated, truncated, info), True)
+    dumps, loads, clock = ForkingPickler.dumps, pickle.loads, time.perf_counter
+    samples = []
+    for _ in range(rounds):
+        start = clock()
+        for _ in range(repeats):
+            loads(dumps(out))
+            loads(dumps(back))
+        samples.append((clock() - start) / repeats)
+    return Messages(len(dumps(out)), len(dumps(back)), statistics.median(samples))
 
 
 def measure_bookkeeping(
