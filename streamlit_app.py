@@ -28,6 +28,7 @@ PAGES = [
     ("Going further", "training_data.py", "From batches to training data", "🧺"),
     ("Going further", "vector_wrappers.py", "Wrapping a vector env", "🧩"),
     ("Going further", "learning_speed.py", "Batches and learning speed", "🏃"),
+    ("Going further", "cost_sweeps.py", "Cost sweeps: when Async wins", "🏋️"),
     ("Going further", "goal_statistics.py", "Goal counts: the statistics", "📊"),
     ("Reference", "glossary.py", "Glossary", "📖"),
 ]

@@ -12,9 +12,9 @@ from page_apptest import open_app_page
 from burgerbot.app import slots
 from burgerbot.app.caps import Caps, load_caps
 from burgerbot.app.logic.goal_statistics import ScalingSettings
-from burgerbot.app.logic.sync_vs_async import TimingSettings, sweep_size
 from burgerbot.app.result_cache import ResultCache, approx_bytes
 from burgerbot.app.slots import BudgetExceeded, HeavyRuns, ServerBusy
+from burgerbot.app.timing import TimingSettings, sweep_size
 
 
 class Clock:

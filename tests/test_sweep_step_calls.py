@@ -8,10 +8,10 @@ import pytest
 from page_apptest import open_app_page
 
 from burgerbot.app.caps import CAPS, Caps, load_caps
+from burgerbot.app.logic import cost_sweeps
 from burgerbot.app.logic import goal_statistics as goal_scaling
-from burgerbot.app.logic import sync_vs_async
 from burgerbot.app.logic.goal_statistics import ScalingSettings, try_this
-from burgerbot.app.logic.sync_vs_async import TimingSettings
+from burgerbot.app.timing import TimingSettings
 
 
 def test_the_cap_is_read_from_its_variable():
@@ -78,10 +78,10 @@ def test_timing_sweep_counts_every_run_of_every_backend():
     # Raised env-step caps (a local run): only the step() call cap is left to bite.
     caps = Caps(max_sync_sweep_env_steps=10**9, max_sweep_env_steps=10**9, max_sweep_step_calls=900)
     settings = TimingSettings((1, 2, 64), steps=100)  # sync 3 + async 2 + native 3 = 8 runs
-    assert sync_vs_async.check_budget(settings, caps) is None
-    message = sync_vs_async.check_budget(replace(settings, steps=113), caps)
+    assert cost_sweeps.check_budget(settings, caps) is None
+    message = cost_sweeps.check_budget(replace(settings, steps=113), caps)
     assert message is not None and "904" in message and "BURGERBOT_" not in message
-    assert sync_vs_async.check_budget(replace(settings, steps=112), caps) is None
+    assert cost_sweeps.check_budget(replace(settings, steps=112), caps) is None
 
 
 def test_goal_scaling_page_refuses_the_attack_with_the_limit_named():

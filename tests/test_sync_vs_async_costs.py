@@ -3,24 +3,26 @@
 from __future__ import annotations
 
 import doctest
+from multiprocessing.reduction import ForkingPickler
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from burgerbot.app.logic import sync_vs_async as costs_view
 from burgerbot.app.logic.sync_vs_async import (
+    LESSON,
     SAME,
     Bookkeeping,
-    CallCost,
-    async_wins,
+    Messages,
     faster_backend,
     measure_bookkeeping,
-    micros,
-    native_remark,
+    measure_messages,
     overhead_text,
     speed_verdict,
     takeaways,
 )
+from burgerbot.app.timing import CallCost, TimingSettings, micros, plan
 
 US = 1e-6
 
@@ -111,7 +113,12 @@ def test_overhead_text_when_async_is_not_slower():
     assert "more per call" not in text
 
 
-# --- The prediction's truth, the native remark and the takeaways -------------------------------
+# --- The prediction's truth and the takeaways -------------------------------
+
+
+def test_the_lessons_comparison_is_4_envs_x_1000_calls_on_every_backend():
+    assert TimingSettings((4,), 1_000) == LESSON
+    assert plan(LESSON)[0] == {"sync": (4,), "async": (4,), "native": (4,)}
 
 
 def test_speed_verdict_names_the_faster_class_either_way():
@@ -140,25 +147,6 @@ def test_overlapping_rounds_are_called_about_the_same_whichever_median_is_ahead(
     truth, why = speed_verdict(run)
     assert truth == SAME and "too close to call" in why and "× as fast" not in why
     assert "about as fast" in takeaways(run, None)[1]
-
-
-def test_native_remark_follows_the_sweep():
-    def sweep(native_small: float, native_large: float) -> pd.DataFrame:
-        return frame(
-            [
-                ("sync", 1, 0.01),
-                ("native", 1, native_small),
-                ("sync", 64, 0.5),
-                ("native", 64, native_large),
-            ],
-            steps=100,
-        )
-
-    assert "native was 10.0× as fast as Sync" in native_remark(sweep(0.02, 0.05))
-    late = native_remark(sweep(0.02, 0.6))
-    assert "not clearly faster than Sync" in late and "as fast as" not in late
-    assert native_remark(sweep(0.005, 0.05)) is None  # not slower at the smallest N: nothing to say
-    assert native_remark(frame([("sync", 1, 0.01), ("native", 1, 0.02)])) is None
 
 
 def test_takeaways_follow_the_run_or_invite_one():
@@ -191,10 +179,23 @@ def test_overhead_text_claims_no_difference_when_the_rounds_overlap():
     assert "**840 µs more per call**" in overhead_text(cost, None, clear)
 
 
-def test_async_wins_only_where_every_round_beat_sync():
-    sweep = frame([("sync", 2, 1.0), ("async", 2, 0.5), ("sync", 8, 1.0), ("async", 8, 0.8)])
-    assert async_wins(sweep) == [2, 8]
-    # at 8 one busy round of Async overlaps Sync's: not a win
-    sweep.at[3, "step_s_rounds"] = [0.6, 0.8, 1.02]
-    assert async_wins(sweep) == [2]
-    assert async_wins(frame([("sync", 2, 1.0)])) == []
+# --- What Async pickles per env and call --------------------------------------------------------
+
+
+def test_the_pickling_sentence_follows_its_share_of_asyncs_extra_time():
+    cost = CallCost(4, sync_s=60 * US, async_s=460 * US, native_s=None)  # 100 µs extra per env
+    small = Messages(120, 30, 10 * US).sentence(cost)
+    assert "a 120-byte message out and a 30-byte one back" in small
+    assert "10% of Async's extra 100 µs per env" in small and "waking each worker" in small
+    most = Messages(120, 30, 80 * US).sentence(cost)
+    assert "most (80%) of Async's extra 100 µs" in most and "waking" not in most
+    assert Messages(120, 30, 10 * US).sentence(CallCost(4, 460 * US, 60 * US, None)) is None
+
+
+def test_measure_messages_pickles_what_async_sends_for_one_env():
+    messages = measure_messages(repeats=50, rounds=3)
+    action = np.int64(1)
+    assert messages.out_bytes == len(ForkingPickler.dumps(("step", action)))
+    # The observation comes back through shared memory: the message holds None in its place.
+    assert messages.back_bytes < messages.out_bytes + 200
+    assert 0 < messages.pickle_s < 0.01

@@ -242,12 +242,30 @@ def goal_statistics(view: AppView) -> float:
 
 
 def sync_vs_async(view: AppView) -> float:
-    """Run the lesson's timing comparison (4 envs x 1,000 steps on every backend)."""
+    """Skip the prediction, then run the lesson's timing comparison (4 envs x 1,000 steps on
+    every backend): its metrics and the takeaways saying which was faster appear."""
+    assert "Key takeaways" in view.main_text() and "Async: env-steps/s" not in view.main_text()
     seconds = view.click(
+        "sync_vs_async_faster_skip", until=lambda: view.has_widget("sync_vs_async_lesson")
+    )
+    seconds += view.click(
         "sync_vs_async_lesson", until=lambda: "Async: env-steps/s" in view.main_text()
     )
     assert len(metric_values(view)) >= 3
+    assert "with 4 BurgerBots" in view.main_text()  # the takeaway on this run
     wait_until(lambda: not view.server.children(), 60, "the timing run's workers to exit")
+    return seconds
+
+
+def cost_sweeps(view: AppView) -> float:
+    """Skip the prediction and run the default sweep (1,000 us of sleep per env-step): the
+    speed-up chart and the verdict on where Async won appear, and every worker exits."""
+    seconds = view.click("cost_sweeps_wins_skip", until=lambda: view.has_widget("cost_sweeps_run"))
+    seconds += view.click(
+        "cost_sweeps_run", until=lambda: "The best median speed-up was" in view.main_text()
+    )
+    assert "Async's speed-up over Sync" in view.main_text()
+    wait_until(lambda: not view.server.children(), 60, "the sweep's workers to exit")
     return seconds
 
 
@@ -362,6 +380,7 @@ MAIN_INTERACTIONS: dict[str, Callable[[AppView], float]] = {
     "goal_scaling.py": goal_scaling,
     "goal_statistics.py": goal_statistics,
     "sync_vs_async.py": sync_vs_async,
+    "cost_sweeps.py": cost_sweeps,
     "mistakes.py": mistakes,
     "lesson_vs_today.py": lesson_vs_today,
     "vector_wrappers.py": vector_wrappers,

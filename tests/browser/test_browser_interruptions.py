@@ -24,6 +24,7 @@ class LongRun:
     small_steps: int
     done_text: str  # shown once a run has finished
     needs_workers: bool  # the run starts Async worker processes
+    skip_key: str = ""  # the prediction's "Skip, show me", where the run waits for it
 
     @property
     def file(self) -> str:
@@ -40,14 +41,15 @@ LONG_RUNS = {
         " took ",
         needs_workers=False,
     ),
-    "sync_vs_async": LongRun(
-        "sync_vs_async",
+    "cost_sweeps": LongRun(
+        "cost_sweeps",
         {"n": "8", "steps": "100000", "work_us": "0", "kind": "busy"},
-        "sync_vs_async_run",
-        "sync_vs_async_steps",
+        "cost_sweeps_run",
+        "cost_sweeps_steps",
         100,
-        "Each point is one timed run",
+        "Each point is one backend at one NUM_ENVS",
         needs_workers=True,
+        skip_key="cost_sweeps_wins_skip",
     ),
 }
 
@@ -55,6 +57,8 @@ LONG_RUNS = {
 def start_long_run(view: AppView, run: LongRun) -> None:
     view.goto(run.page, run.long_query)
     view.assert_no_exception()
+    if run.skip_key and not view.has_widget(run.run_key):
+        view.click(run.skip_key, until=lambda: view.has_widget(run.run_key))
     view.widget(run.run_key).locator("button").click()
     # In the middle: the progress bar is up (and, for Async, the workers are running).
     view.page.wait_for_selector(PROGRESS, timeout=RUN_TIMEOUT_S * 1000)

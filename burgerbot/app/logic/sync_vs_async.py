@@ -1,452 +1,48 @@
-"""The "Sync vs Async" page's logic: settings, caps, the timing sweep, ratios and the crossover.
+"""The "Sync vs Async" page's logic: the lesson's comparison, where a call's time goes, verdicts.
 
-AsyncVectorEnv runs each sub-environment in its own process and talks to it through a
-pipe, once per ``step()`` call. For BurgerBot, whose step costs microseconds, that round
-trip costs far more than the step itself, so Async loses. When each step costs more (a
-heavier simulator), the processes step in parallel and Async can win, up to about the
-number of cores for CPU work, or up to NUM_ENVS for waiting.
+AsyncVectorEnv runs each sub-environment in its own process. In every ``step()`` call it
+pickles each action and sends it down a pipe to its worker, and the worker pickles its reward,
+flags and infos back the same way (observations come back through shared memory, gymnasium's
+default). For BurgerBot, whose step costs microseconds, that round trip costs far more than
+the step itself, so Async loses; SyncVectorEnv calls its envs directly in this process.
+Every sentence here is computed from a measurement, and says so when the measurement's spread
+leaves the answer open.
 """
 
 from __future__ import annotations
 
-import os
+import pickle
 import statistics
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from multiprocessing.reduction import ForkingPickler
 
-import altair as alt
 import numpy as np
 import pandas as pd
 
-from burgerbot.app.caps import CAPS, Caps
-from burgerbot.app.labels import BACKEND_NAMES
-from burgerbot.app.palette import BACKEND_COLOURS, OKABE_ITO, SHAPES
-from burgerbot.app.settings import ChoiceSetting, IntListSetting, IntSetting
-from burgerbot.app.slots import WorkerBudget
+from burgerbot.app.timing import CallCost, TimingSettings, compare_backends, micros, step_rates
 from burgerbot.bench import compare_timings
 from burgerbot.env import BurgerBotEnv
-from burgerbot.experiments import Progress, time_backends
 from burgerbot.factories import make_vector_env
-from burgerbot.wrappers import WORK_KINDS
 
 __all__ = [
-    "BACKEND_COLOURS",
-    "BACKEND_SHAPES",
     "BOOKKEEPING",
+    "CLASS_NAMES",
     "LESSON",
-    "NATIVE_LABEL",
-    "ROUNDS",
     "SAME",
-    "SPECS",
     "Bookkeeping",
-    "CallCost",
-    "TimingSettings",
-    "above_ceiling",
-    "async_wins",
-    "call_costs",
-    "check_budget",
-    "compare_backends",
-    "core_counts",
+    "Messages",
     "faster_backend",
     "measure_bookkeeping",
-    "micros",
-    "native_remark",
+    "measure_messages",
     "overhead_text",
-    "plan",
-    "predicted_crossover",
-    "resolve_settings",
-    "run_timing",
     "speed_verdict",
-    "speedup_chart",
-    "speedups",
-    "step_rates",
-    "sweep_size",
     "takeaways",
-    "throughput_chart",
-    "timing_table",
-    "usable_cores",
 ]
-
-SPECS = (
-    IntListSetting("n", "NUM_ENVS values", (1, 2, 4, 8, 64, 256), 1, CAPS.max_envs),
-    IntSetting("steps", "step() calls per run", 1_000, 1, CAPS.max_timing_steps),
-    IntSetting("work_us", "Extra cost per env-step (µs)", 0, 0, CAPS.max_timing_work_us),
-    ChoiceSetting("kind", "Kind of cost", "busy", WORK_KINDS),
-)
-
-
-@dataclass(frozen=True)
-class TimingSettings:
-    """One timing sweep: NUM_ENVS values, step() calls per run, and an optional step cost.
-
-    Example:
-        >>> TimingSettings((1, 4), steps=100, work_us=250).work_seconds
-        0.00025
-    """
-
-    num_envs: tuple[int, ...]
-    steps: int = 1_000
-    work_us: int = 0
-    work_kind: str = "busy"
-
-    @property
-    def work_seconds(self) -> float:
-        return self.work_us / 1_000_000
-
-    def describe(self) -> str:
-        sizes = ", ".join(str(n) for n in self.num_envs)
-        cost = f"; +{self.work_us:,} µs {self.work_kind} per env-step" if self.work_us else ""
-        return f"NUM_ENVS {sizes}; {self.steps:,} step() calls each{cost}"
-
 
 LESSON = TimingSettings((4,), 1_000)
 """The lesson's comparison: 4 envs, 1,000 steps, a plain BurgerBot."""
 
-
-def resolve_settings(values: Mapping[str, Any]) -> tuple[TimingSettings, list[str]]:
-    """Turn the page's values into runnable settings, with a note for each change made."""
-    notes = []
-    sizes = tuple(sorted({int(n) for n in values.get("n") or ()}))
-    if not sizes:
-        sizes = SPECS[0].default
-        notes.append("Pick at least one NUM_ENVS value: using the default list.")
-    kind = values.get("kind") if values.get("kind") in WORK_KINDS else "busy"
-    settings = TimingSettings(sizes, int(values["steps"]), int(values["work_us"]), kind)
-    return settings, notes
-
-
-def plan(settings: TimingSettings, caps: Caps = CAPS) -> tuple[dict[str, tuple[int, ...]], list]:
-    """Which NUM_ENVS each backend runs, and a note for each value left out.
-
-    Async starts one process per env, so it runs only NUM_ENVS up to ``caps.max_async_envs``.
-    With a step cost, native is left out (it has no sub-environments to slow down) and
-    Sync runs the same NUM_ENVS as Async, so the two are compared like with like.
-
-    Example:
-        >>> plan(TimingSettings((1, 4, 64)))[0]
-        {'sync': (1, 4, 64), 'async': (1, 4), 'native': (1, 4, 64)}
-    """
-    notes = []
-    async_sizes = tuple(n for n in settings.num_envs if n <= caps.max_async_envs)
-    left_out = [n for n in settings.num_envs if n > caps.max_async_envs]
-    if left_out:
-        notes.append(
-            f"Async starts one worker process per env, so this app runs it only up to "
-            f"NUM_ENVS = {caps.max_async_envs} (BURGERBOT_MAX_ASYNC_ENVS raises it): it "
-            f"skips {', '.join(str(n) for n in left_out)}."
-        )
-    if settings.work_us:
-        runs = {"sync": async_sizes, "async": async_sizes}
-        if left_out:
-            notes.append(
-                "With a step cost, Sync also runs only those NUM_ENVS (to compare like with "
-                "like), and native is left out: it has no sub-environments to slow down."
-            )
-        else:
-            notes.append("With a step cost, native is left out: it has no sub-environments.")
-    else:
-        runs = {"sync": settings.num_envs, "async": async_sizes, "native": settings.num_envs}
-    return {backend: sizes for backend, sizes in runs.items() if sizes}, notes
-
-
-def sweep_size(settings: TimingSettings, caps: Caps = CAPS) -> tuple[int, int]:
-    """The env-steps and the step() calls of the whole sweep, over every backend and NUM_ENVS.
-
-    Example:
-        >>> sweep_size(TimingSettings((1, 4, 64), steps=10))  # Async runs 1 and 4 only
-        (1430, 80)
-    """
-    runs, _ = plan(settings, caps)
-    env_steps = sum(sum(sizes) for sizes in runs.values()) * settings.steps
-    return env_steps, sum(len(sizes) for sizes in runs.values()) * settings.steps
-
-
-def check_budget(settings: TimingSettings, caps: Caps = CAPS) -> str | None:
-    """None if the sweep fits this app's caps, else a message saying what to lower."""
-    runs, _ = plan(settings, caps)
-    slow_envs = sum(runs.get("sync", ())) + sum(runs.get("async", ()))
-    native_envs = sum(runs.get("native", ()))
-    problems, steps_fit = [], []
-    slow_cap = min(caps.max_sync_sweep_env_steps, caps.max_sweep_env_steps)
-    if slow_envs * settings.steps > slow_cap:
-        problems.append(
-            f"Sync and Async would take {slow_envs * settings.steps:,} env-steps, over this "
-            f"app's cap of {slow_cap:,} (BURGERBOT_MAX_SYNC_SWEEP_ENV_STEPS)"
-        )
-        steps_fit.append(slow_cap // slow_envs)
-    if native_envs * settings.steps > caps.max_sweep_env_steps:
-        problems.append(
-            f"native would take {native_envs * settings.steps:,} env-steps, over this app's "
-            f"cap of {caps.max_sweep_env_steps:,} (BURGERBOT_MAX_SWEEP_ENV_STEPS)"
-        )
-        steps_fit.append(caps.max_sweep_env_steps // native_envs)
-    # A step() call costs about the same whatever NUM_ENVS is (Async's pipe round trips
-    # more): many runs of many calls keep a core busy although their env-steps fit.
-    runs_count = sum(len(sizes) for sizes in runs.values())
-    if runs_count * settings.steps > caps.max_sweep_step_calls:
-        problems.append(
-            f"its {runs_count} runs would make {runs_count * settings.steps:,} step() calls, "
-            f"over this app's limit of {caps.max_sweep_step_calls:,} per sweep"
-        )
-        steps_fit.append(caps.max_sweep_step_calls // runs_count)
-    work = slow_envs * settings.steps * settings.work_seconds
-    if work > caps.max_timing_work_seconds:
-        problems.append(
-            f"the extra step cost would add up to {work:,.0f} s of work, over this app's "
-            f"limit of {caps.max_timing_work_seconds} s (BURGERBOT_MAX_TIMING_WORK_SECONDS)"
-        )
-        steps_fit.append(int(caps.max_timing_work_seconds / (slow_envs * settings.work_seconds)))
-    if not problems:
-        return None
-    fit = min(steps_fit)
-    fix = f"lower the step() calls per run to {fit:,} or fewer, or" if fit >= 1 else ""
-    return (
-        f"This sweep is too big to run here: {'; '.join(problems)}. To run it, {fix} drop "
-        "the largest NUM_ENVS values"
-        + (", or lower the extra cost per step." if settings.work_us else ".")
-    )
-
-
-ROUNDS = 3
-"""Timed runs per (backend, NUM_ENVS), the backends taking turns: verdicts read their spread."""
-_TIMES = ("create_s", "reset_s", "step_s", "close_s")
-
-
-def run_timing(
-    settings: TimingSettings,
-    progress: Progress | None = None,
-    budget: WorkerBudget | None = None,
-    seed: int = 0,
-    rounds: int = ROUNDS,
-) -> pd.DataFrame:
-    """Time every backend of the plan with `experiments.time_backends`: one row per (backend, N).
-
-    The plan runs ``rounds`` times, the backends taking turns (their order rotated each
-    round), so a busy moment of the machine slows one round of several backends rather than
-    every run of one. Each row holds the medians over the rounds and, in ``step_s_rounds``,
-    every round's stepping time (for `burgerbot.bench.compare_timings`).
-
-    At most one vector env exists at a time, and each is closed before the next starts
-    (also when ``progress`` raises). Async workers are counted against ``budget`` while
-    the sweep runs: `slots.BudgetExceeded` is raised before any process starts if the
-    server already runs too many.
-    """
-    runs, _ = plan(settings)
-    backends = list(runs)
-    total = rounds * sum(len(sizes) for sizes in runs.values())
-    workers = max(runs.get("async", (0,)))
-    if budget is not None and workers:
-        budget.acquire(workers)
-    try:
-        frames, done = [], 0
-        for round_ in range(rounds):
-            shift = round_ % len(backends)
-            for backend in backends[shift:] + backends[:shift]:
-                sizes = runs[backend]
-
-                def report(
-                    fraction: float, message: str, done: int = done, share: int = len(sizes)
-                ) -> None:
-                    if progress is not None:
-                        progress(min(1.0, (done + fraction * share) / total), message)
-
-                frames.append(
-                    time_backends(
-                        [backend],
-                        sizes,
-                        settings.steps,
-                        seed,
-                        work_seconds=settings.work_seconds,
-                        work_kind=settings.work_kind,
-                        progress=report,
-                    ).assign(round=round_)
-                )
-                done += len(sizes)
-    finally:
-        if budget is not None and workers:
-            budget.release(workers)
-    return _medians(pd.concat(frames, ignore_index=True), backends)
-
-
-def _medians(every: pd.DataFrame, backends: list[str]) -> pd.DataFrame:
-    """One row per (backend, N) in the plan's order: median times, and every round's step_s."""
-    rows = []
-    for backend in backends:
-        mine = every[every["backend"] == backend]
-        for n, group in mine.groupby("num_envs", sort=True):
-            first = group.iloc[0]
-            row = {
-                "backend": backend,
-                "num_envs": int(n),
-                "steps": int(first["steps"]),
-                "work_seconds": first["work_seconds"],
-            }
-            row.update({column: float(group[column].median()) for column in _TIMES})
-            row["env_steps"] = int(first["env_steps"])
-            row["env_steps_per_s"] = row["env_steps"] / row["step_s"]
-            row["step_s_rounds"] = [float(x) for x in group["step_s"]]
-            rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def step_rates(frame: pd.DataFrame, backend: str, num_envs: int) -> list[float]:
-    """``backend``'s env-steps per second at ``num_envs``, one per round (or the one run)."""
-    row = frame[(frame["backend"] == backend) & (frame["num_envs"] == num_envs)].iloc[0]
-    rounds = row["step_s_rounds"] if "step_s_rounds" in row.index else [row["step_s"]]
-    return [float(num_envs * row["steps"]) / float(x) for x in rounds]
-
-
-def compare_backends(
-    frame: pd.DataFrame, a: str, b: str, num_envs: int
-) -> tuple[str, float, str] | None:
-    """``a`` against ``b`` at ``num_envs``: verdict ("faster", "slower", "similar"), the ratio
-    of their median speeds, and both figures in words. None when either did not run there
-    or there is no spread (one round)."""
-    have = frame[frame["num_envs"] == num_envs]["backend"]
-    if not {a, b} <= set(have):
-        return None
-    a_rates, b_rates = step_rates(frame, a, num_envs), step_rates(frame, b, num_envs)
-    if len(a_rates) < 2 or len(b_rates) < 2:
-        return None
-    result = compare_timings(a_rates, b_rates)
-
-    def quoted(rates: list[float]) -> str:
-        low, high = min(rates), max(rates)
-        return f"{np.median(rates):,.0f} env-steps/s (rounds {low:,.0f} to {high:,.0f})"
-
-    return result.verdict, result.ratio, f"{quoted(a_rates)} against {quoted(b_rates)}"
-
-
-def timing_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """The times per (backend, N) with each divided by Sync's at the same N (×; 1 for Sync).
-
-    Columns: backend, num_envs, create_s, reset_s, step_s, close_s, env_steps_per_s,
-    step_vs_sync, create_vs_sync, close_vs_sync (NaN where Sync did not run that N).
-    """
-    sync = frame[frame["backend"] == "sync"].set_index("num_envs")
-    table = frame[
-        ["backend", "num_envs", "create_s", "reset_s", "step_s", "close_s", "env_steps_per_s"]
-    ].copy()
-    for column in ("step", "create", "close"):
-        reference = table["num_envs"].map(sync[f"{column}_s"])
-        table[f"{column}_vs_sync"] = table[f"{column}_s"] / reference
-    order = {name: i for i, name in enumerate(BACKEND_NAMES)}
-    return table.sort_values(
-        ["num_envs", "backend"], key=lambda s: s.map(order) if s.name == "backend" else s
-    ).reset_index(drop=True)
-
-
-@dataclass(frozen=True)
-class CallCost:
-    """What one step() call cost at one NUM_ENVS, from a timing run without step cost."""
-
-    num_envs: int
-    sync_s: float
-    async_s: float
-    native_s: float | None
-
-    @property
-    def extra_s(self) -> float:
-        """Async's extra time per step() call: the pipe round trips."""
-        return self.async_s - self.sync_s
-
-    @property
-    def extra_per_env_s(self) -> float:
-        return self.extra_s / self.num_envs
-
-    @property
-    def sync_per_env_step_s(self) -> float:
-        """What Sync spends per env-step: BurgerBot's own step plus Sync's bookkeeping."""
-        return self.sync_s / self.num_envs
-
-
-def call_costs(frame: pd.DataFrame) -> list[CallCost]:
-    """Seconds per step() call (step_s / steps) for each N where both Sync and Async ran."""
-    per_call = frame.assign(call_s=frame["step_s"] / frame["steps"])
-    table = per_call.pivot_table(index="num_envs", columns="backend", values="call_s")
-    costs = []
-    for n, row in table.iterrows():
-        if pd.notna(row.get("sync")) and pd.notna(row.get("async")):
-            native = row.get("native")
-            costs.append(
-                CallCost(int(n), row["sync"], row["async"], None if pd.isna(native) else native)
-            )
-    return costs
-
-
-def predicted_crossover(cost: CallCost, cores: int, kind: str) -> float | None:
-    """Extra seconds per env-step above which Async should beat Sync, or None if it can't.
-
-    A rough model: with a cost ``w`` per env-step, Sync's call takes ``sync + N·w``. Async's
-    takes ``async + w·N/p``, where ``p`` processes really run at once: ``min(N, cores)``
-    for busy work (CPU), N for sleeping (waiting uses no core). Async wins once
-    ``w > (async - sync) / (N - N/p)``.
-
-    Example:
-        >>> cost = CallCost(4, sync_s=100e-6, async_s=900e-6, native_s=None)
-        >>> round(predicted_crossover(cost, cores=2, kind="busy") * 1e6)
-        400
-        >>> predicted_crossover(CallCost(1, 1e-4, 9e-4, None), cores=2, kind="busy") is None
-        True
-    """
-    n = cost.num_envs
-    parallel = n if kind == "sleep" else min(n, max(1, cores))
-    if parallel <= 1:
-        return None
-    return max(0.0, cost.extra_s / (n - n / parallel))
-
-
-def speedups(frame: pd.DataFrame, cores: int, kind: str) -> pd.DataFrame:
-    """Async's speed-up over Sync per N (Sync's step time ÷ Async's) and its ceiling.
-
-    The ceiling is what perfect parallel stepping could give for a step cost of ``kind``:
-    ``min(N, cores)`` for busy work (each process needs a core), N for sleep (waiting
-    needs none). Pipe round trips keep the real speed-up below it.
-    """
-    table = frame.pivot_table(index="num_envs", columns="backend", values="step_s")
-    rows = []
-    for n, row in table.iterrows():
-        if pd.isna(row.get("sync")) or pd.isna(row.get("async")):
-            continue
-        ceiling = n if kind == "sleep" else min(n, max(1, cores))
-        rows.append(
-            {"num_envs": int(n), "speedup": row["sync"] / row["async"], "ceiling": float(ceiling)}
-        )
-    return pd.DataFrame(rows, columns=["num_envs", "speedup", "ceiling"])
-
-
-def above_ceiling(speedups: pd.DataFrame, tolerance: float = 1.1) -> list[int]:
-    """NUM_ENVS whose measured speed-up beats its ceiling by more than ``tolerance``.
-
-    That cannot come from parallel stepping: it means Sync's run was slowed by something
-    else (other programs on a busy machine), so the timing is noise, not a result.
-    """
-    over = speedups["speedup"] > speedups["ceiling"] * tolerance
-    return [int(n) for n in speedups.loc[over, "num_envs"]]
-
-
-def core_counts() -> tuple[int | None, int | None]:
-    """(``os.cpu_count()``, cores this process may run on: ``len(os.sched_getaffinity(0))``)."""
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
-    return os.cpu_count(), usable
-
-
-def usable_cores() -> int:
-    """The cores the model of `predicted_crossover` should assume (at least 1)."""
-    total, usable = core_counts()
-    return max(1, usable or total or 1)
-
-
-# --- views/sync_vs_async_costs.py ---
-# Sync vs Async: where a step() call's time goes, in words that follow the measured numbers.
-#
-# A plain loop of `BurgerBotEnv.step` on one env is timed alongside `SyncVectorEnv`, in
-# alternating rounds (both meet the same load on a shared machine), so the page can say how much
-# of Sync's time per env-step is BurgerBot's own step and how much is Sync's bookkeeping. Every
-# sentence here is computed from a measurement, and says so when the measurement's spread leaves
-# the answer open.
 
 CLASS_NAMES = {"sync": "SyncVectorEnv", "async": "AsyncVectorEnv"}
 BOOKKEEPING = (
@@ -454,16 +50,6 @@ BOOKKEEPING = (
     "batch arrays, merging `infos` and copying the batch it returns"
 )
 """What `SyncVectorEnv.step` does besides the envs' own steps (read from its source)."""
-
-
-def micros(seconds: float) -> str:
-    """Seconds as microseconds: one decimal below 10 µs, whole above.
-
-    >>> micros(3.46e-6), micros(16.4e-6), micros(1250e-6)
-    ('3.5 µs', '16 µs', '1,250 µs')
-    """
-    value = seconds * 1e6
-    return f"{value:.1f} µs" if abs(value) < 10 else f"{value:,.0f} µs"
 
 
 @dataclass(frozen=True)
@@ -535,6 +121,67 @@ class Bookkeeping:
             f"So BurgerBot's own step is most of Sync's time per env-step; Sync's bookkeeping "
             f"adds the other {self.share:.0%}."
         )
+
+
+@dataclass(frozen=True)
+class Messages:
+    """What Async pickles for one env in one ``step()`` call, and how long pickling takes."""
+
+    out_bytes: int
+    """The command and action sent to the worker: ``("step", action)``."""
+    back_bytes: int
+    """What the worker sends back: reward, flags and infos (its observation goes through
+    shared memory, so ``None`` stands in its place)."""
+    pickle_s: float
+    """Seconds to pickle and unpickle both messages once (median of the rounds)."""
+
+    def sentence(self, cost: CallCost) -> str | None:
+        """How much of Async's extra time per env the pickling explains, from the numbers.
+
+        None when Async was not slower: there is no extra time to explain.
+
+        Example:
+            >>> text = Messages(40, 90, 3e-6).sentence(CallCost(4, 60e-6, 460e-6, None))
+            >>> text.split(": ")[-1]
+            'the rest is the pipes themselves and waking each worker process.'
+        """
+        if cost.extra_s <= 0:
+            return None
+        share = self.pickle_s / cost.extra_per_env_s
+        head = (
+            f"Per env and call that is a {self.out_bytes}-byte message out and a "
+            f"{self.back_bytes}-byte one back. Pickling and unpickling both took "
+            f"{micros(self.pickle_s)} here, "
+        )
+        if share >= 0.5:
+            return head + f"most ({share:.0%}) of Async's extra {micros(cost.extra_per_env_s)}."
+        return head + (
+            f"{share:.0%} of Async's extra {micros(cost.extra_per_env_s)} per env: the rest is "
+            "the pipes themselves and waking each worker process."
+        )
+
+
+def measure_messages(repeats: int = 2_000, rounds: int = 5, seed: int = 0) -> Messages:
+    """Pickle and unpickle one env's step messages as AsyncVectorEnv does (with
+    `multiprocessing`'s pickler), ``repeats`` times per round: their sizes and the median time."""
+    env = BurgerBotEnv()
+    try:
+        env.reset(seed=seed)
+        action = np.int64(1)  # one element of the batch of actions, as Async sends it
+        _, reward, terminated, truncated, info = env.step(int(action))
+    finally:
+        env.close()
+    out = ("step", action)
+    back = ((None, reward, terminated, truncated, info), True)
+    dumps, loads, clock = ForkingPickler.dumps, pickle.loads, time.perf_counter
+    samples = []
+    for _ in range(rounds):
+        start = clock()
+        for _ in range(repeats):
+            loads(dumps(out))
+            loads(dumps(back))
+        samples.append((clock() - start) / repeats)
+    return Messages(len(dumps(out)), len(dumps(back)), statistics.median(samples))
 
 
 def measure_bookkeeping(
@@ -611,11 +258,15 @@ def overhead_text(
     if cost.extra_s <= 0:
         return head + (
             f"Async was not slower per call here ({micros(-cost.extra_s)} less): its workers "
-            "stepped in parallel and that outweighed the trips through the pipes."
+            "stepped in parallel and that outweighed sending actions and results between "
+            "processes."
         )
     text = head + (
-        "Async sends each action down a pipe to its worker process and waits for the answer to "
-        f"come back: that cost **{micros(cost.extra_s)} more per call**, about "
+        "Sync calls its envs directly, inside this process: nothing crosses between processes. "
+        "Async, in every call, pickles each action into bytes and sends it down a pipe to its "
+        "worker process, then waits while each worker wakes, steps, writes its observation "
+        "into shared memory and pickles its reward, flags and infos back through the pipe: "
+        f"that cost **{micros(cost.extra_s)} more per call**, about "
         f"{micros(cost.extra_per_env_s)} per env"
     )
     if bookkeeping is None:
@@ -627,55 +278,6 @@ def overhead_text(
         if ratio >= 1
         else f", less than a plain BurgerBot step took ({micros(bookkeeping.plain_median)})."
     )
-
-
-def native_remark(sweep: pd.DataFrame) -> str | None:
-    """When native was slower per call than Sync at the smallest N: why, and how it stood at the
-    largest N (None when it was not slower, or there is one N only).
-
-    Example:
-        >>> rows = [("sync", 1, 0.01), ("native", 1, 0.02), ("sync", 64, 0.5), ("native", 64, 0.05)]
-        >>> sweep = pd.DataFrame(rows, columns=["backend", "num_envs", "step_s"]).assign(steps=100)
-        >>> native_remark(sweep).split(". ")[-1]
-        'But one call moves every robot, so at NUM_ENVS 64 native was 10.0× as fast as Sync.'
-    """
-    per_call = sweep.assign(call_s=sweep["step_s"] / sweep["steps"]).pivot_table(
-        index="num_envs", columns="backend", values="call_s"
-    )
-    if not {"sync", "native"} <= set(per_call.columns):
-        return None
-    both = per_call.dropna(subset=["sync", "native"])
-    if both.empty:
-        return None
-    smallest, largest = both.index.min(), both.index.max()
-    first, last = per_call.loc[smallest], per_call.loc[largest]
-    at_smallest = compare_backends(sweep, "native", "sync", smallest)
-    slower = first["native"] > first["sync"] if at_smallest is None else at_smallest[0] == "slower"
-    if not slower or largest == smallest:
-        return None
-    head = (
-        f"At NUM_ENVS {smallest}, native took {micros(first['native'])} per `step()` call "
-        f"against Sync's {micros(first['sync'])}: every call pays for a few numpy operations, "
-        "however few robots there are. "
-    )
-    at_largest = compare_backends(sweep, "native", "sync", largest)
-    faster = last["native"] < last["sync"] if at_largest is None else at_largest[0] == "faster"
-    if faster:
-        return head + (
-            f"But one call moves every robot, so at NUM_ENVS {largest} native was "
-            f"{last['sync'] / last['native']:,.1f}× as fast as Sync."
-        )
-    return head + (
-        f"At NUM_ENVS {largest} native was not clearly faster than Sync "
-        f"({micros(last['native'])} against {micros(last['sync'])} per call, medians)."
-    )
-
-
-def async_wins(sweep: pd.DataFrame) -> list[int]:
-    """The NUM_ENVS at which every round of Async beat every round of Sync."""
-    sizes = sorted(set(sweep.loc[sweep["backend"] == "async", "num_envs"]))
-    verdicts = {int(n): compare_backends(sweep, "async", "sync", int(n)) for n in sizes}
-    return [n for n, v in verdicts.items() if v is not None and v[0] == "faster"]
 
 
 SAME = "About the same here"
@@ -728,8 +330,8 @@ def takeaways(lesson: pd.DataFrame | None, bookkeeping: Bookkeeping | None) -> l
     """The page's "Key takeaways"; those about this server come from its runs, if any."""
     bullets = [
         "`SyncVectorEnv` steps its envs one after another in this process; `AsyncVectorEnv` "
-        "runs each in its own worker process: actions, rewards, flags and infos go through "
-        "pipes, observations through shared memory (its default).",
+        "runs each in its own worker process: in every call, actions, rewards, flags and infos "
+        "are pickled through pipes, observations through shared memory (its default).",
     ]
     result = None if lesson is None else faster_backend(lesson)
     if result is None:
@@ -753,138 +355,10 @@ def takeaways(lesson: pd.DataFrame | None, bookkeeping: Bookkeeping | None) -> l
             "for a plain `BurgerBotEnv.step`)."
         )
     bullets += [
-        "Async pays off only when one step costs much more than Async's round trip per call: "
-        "a heavy simulator, or waiting on a device or a network.",
+        "Sync sends nothing between processes; Async pays for its round trip in every call. "
+        "It pays off only when one step costs much more than that (a heavy simulator, or "
+        "waiting on a device): Cost sweeps, under Going further, finds where.",
         "`BurgerBotVectorEnv` (native) is this project's class, not Gymnasium's: one call moves "
         "every robot with numpy.",
     ]
     return bullets
-
-
-# --- charts/sync_vs_async.py ---
-# Charts for the "Sync vs Async" page: env-steps per second, and Async's speed-up over Sync.
-
-BACKEND_SHAPES = dict(zip(BACKEND_COLOURS, SHAPES, strict=False))
-"""Each backend's marker shape, so the lines differ by more than colour."""
-
-NATIVE_LABEL = "native (BurgerBotVectorEnv: this project's, not Gymnasium's)"
-"""How the legend names the native backend."""
-
-
-def _x(values: list[int]) -> alt.X:
-    return alt.X(
-        "num_envs:Q",
-        title="NUM_ENVS (log scale)",
-        scale=alt.Scale(type="log", base=2, nice=False, padding=12),
-        axis=alt.Axis(values=values, format="d"),
-    )
-
-
-def throughput_chart(frame: pd.DataFrame) -> alt.LayerChart:
-    """Env-steps per second against NUM_ENVS, one line per backend, both axes logarithmic.
-
-    ``frame`` has one row per (backend, num_envs), as made by ``experiments.time_backends``
-    (backend "sync" / "async" / "native").
-    """
-    data = frame[["backend", "num_envs", "env_steps_per_s", "step_s", "env_steps"]].assign(
-        backend=frame["backend"].map(BACKEND_NAMES)
-    )
-    values = sorted(int(n) for n in data["num_envs"].unique())
-    present = [name for name in BACKEND_COLOURS if name in set(data["backend"])]
-    legend = alt.Legend(
-        orient="bottom",
-        labelLimit=0,
-        labelExpr=f"datum.label == 'native' ? \"{NATIVE_LABEL}\" : datum.label",
-    )
-    colour = alt.Color(
-        "backend:N",
-        title="backend",
-        scale=alt.Scale(domain=present, range=[BACKEND_COLOURS[name] for name in present]),
-        legend=legend,
-    )
-    shape = alt.Shape(
-        "backend:N",
-        scale=alt.Scale(domain=present, range=[BACKEND_SHAPES[name] for name in present]),
-        legend=legend,
-    )
-    base = alt.Chart(data).encode(
-        x=_x(values),
-        y=alt.Y(
-            "env_steps_per_s:Q",
-            title="env-steps per second (log scale; higher is faster)",
-            scale=alt.Scale(type="log"),
-        ),
-        color=colour,
-        tooltip=[
-            alt.Tooltip("backend:N"),
-            alt.Tooltip("num_envs:Q", title="NUM_ENVS"),
-            alt.Tooltip("env_steps_per_s:Q", title="env-steps/s", format=",.0f"),
-            alt.Tooltip("step_s:Q", title="stepping time (s)", format=".3f"),
-            alt.Tooltip("env_steps:Q", title="env-steps", format=",d"),
-        ],
-    )
-    # Streamlit fits the whole chart (title and axes too) into this height.
-    points = base.mark_point(filled=True, size=70).encode(shape=shape)
-    return (base.mark_line() + points).properties(
-        title="How fast each backend collects env-steps", height=420
-    )
-
-
-def speedup_chart(speedups: pd.DataFrame, kind: str) -> alt.LayerChart:
-    """Async's speed-up over Sync against NUM_ENVS, with the ceiling for this kind of cost.
-
-    ``speedups`` has columns num_envs, speedup, ceiling (what the function ``speedups`` returns). A
-    dotted line at 1 separates "Async faster" (above) from "Sync faster" (below).
-    """
-    values = sorted(int(n) for n in speedups["num_envs"].unique())
-    measured = "measured speed-up"
-    ceiling = "ceiling: min(N, cores)" if kind == "busy" else "ceiling: N"
-    long = pd.concat(
-        [
-            speedups[["num_envs"]].assign(value=speedups["speedup"], what=measured),
-            speedups[["num_envs"]].assign(value=speedups["ceiling"], what=ceiling),
-        ],
-        ignore_index=True,
-    )
-    lines = (
-        alt.Chart(long)
-        .mark_line(point=True)
-        .encode(
-            x=_x(values),
-            y=alt.Y(
-                "value:Q",
-                title="Async speed-up over Sync (×, log scale)",
-                scale=alt.Scale(type="log"),
-            ),
-            color=alt.Color(
-                "what:N",
-                title=None,
-                scale=alt.Scale(
-                    domain=[measured, ceiling],
-                    range=[BACKEND_COLOURS["Async"], OKABE_ITO[7]],
-                ),
-                legend=alt.Legend(orient="right", labelLimit=0),
-            ),
-            strokeDash=alt.StrokeDash(
-                "what:N",
-                scale=alt.Scale(domain=[measured, ceiling], range=[[1, 0], [6, 4]]),
-                legend=None,
-            ),
-            shape=alt.Shape(
-                "what:N", scale=alt.Scale(domain=[measured, ceiling], range=list(SHAPES[:2]))
-            ),
-            tooltip=[
-                alt.Tooltip("num_envs:Q", title="NUM_ENVS"),
-                alt.Tooltip("what:N"),
-                alt.Tooltip("value:Q", title="×", format=".2f"),
-            ],
-        )
-    )
-    even = (
-        alt.Chart(pd.DataFrame({"y": [1.0]}))
-        .mark_rule(strokeDash=[2, 3], color="black")
-        .encode(y="y:Q")
-    )
-    return (lines + even).properties(
-        title="Above 1: Async is faster. Below 1: Sync is faster.", height=400
-    )

@@ -1,10 +1,8 @@
-"""The "Sync vs Async" page as a script: time each backend for the page's NUM_ENVS values."""
+"""The "Sync vs Async" page's script: the lesson's exercise 2, Sync against Async, timed."""
 
 from __future__ import annotations
 
-from burgerbot.app.logic.sync_vs_async import TimingSettings, plan
-
-__all__ = ["EXERCISE_ANSWER", "snippet_for"]
+__all__ = ["COMPARISON", "EXERCISE_ANSWER"]
 
 EXERCISE_ANSWER = '''"""Exercise 2: time 4 BurgerBots x 1,000 step() calls, Sync against Async."""
 
@@ -36,6 +34,8 @@ def time_steps(vector_env_class, **options):
 def main():
     sync_s = time_steps(gym.vector.SyncVectorEnv)
     # The swap: same factories, one worker process per env ("spawn" starts each afresh).
+    # Every call then pickles the actions out and rewards, flags and infos back through
+    # pipes (observations come back through shared memory): Sync needs none of that.
     async_s = time_steps(gym.vector.AsyncVectorEnv, context="spawn")
     for name, seconds in (("SyncVectorEnv", sync_s), ("AsyncVectorEnv", async_s)):
         print(f"{name:15} {seconds:7.3f} s {NUM_ENVS * STEPS / seconds:12,.0f} env-steps/s")
@@ -51,27 +51,7 @@ if __name__ == "__main__":
 '''
 """The answer to the lesson's exercise 2, a whole script (the page hides it behind a toggle)."""
 
-
-def snippet_for(settings: TimingSettings) -> str:
-    """A self-contained script that times the page's sweep and prints env-steps/s per run.
-
-    It prints one line per (backend, NUM_ENVS) the page runs, in the page's order. The
-    numbers differ from run to run (and from the page): they are timings.
-    """
-    runs, _ = plan(settings)
-    runs_text = ",\n".join(
-        f'    ("{backend}", [{", ".join(str(n) for n in sizes)}])'
-        for backend, sizes in runs.items()
-    )
-    cost = ""
-    cost_args = ""
-    if settings.work_us:
-        cost = (
-            f"WORK_SECONDS = {settings.work_seconds!r}  # extra cost of every env-step\n"
-            f'WORK_KIND = "{settings.work_kind}"  # "busy" burns CPU, "sleep" just waits\n'
-        )
-        cost_args = "work_seconds=WORK_SECONDS, work_kind=WORK_KIND"
-    return f'''"""Sync vs Async vs native: env-steps per second of a random BurgerBot agent."""
+COMPARISON = '''"""The lesson's comparison: Sync, Async, native; 4 BurgerBots x 1,000 calls."""
 
 import time
 
@@ -81,45 +61,47 @@ import numpy as np
 from burgerbot import BurgerBotVectorEnv
 from burgerbot.factories import make_env
 
-STEPS = {settings.steps}  # step() calls per run
-{cost}RUNS = [  # (backend, NUM_ENVS values)
-{runs_text},
-]
+NUM_ENVS = 4
+STEPS = 1_000  # step() calls per run
 
 
-def build(backend, num_envs):
+def build(backend):
     if backend == "native":  # one object, all robots in numpy arrays
-        return BurgerBotVectorEnv(num_envs)
-    env_fns = [make_env({cost_args}) for _ in range(num_envs)]
-    if backend == "sync":  # all envs in this process, stepped one after another
+        return BurgerBotVectorEnv(NUM_ENVS)
+    env_fns = [make_env() for _ in range(NUM_ENVS)]
+    if backend == "sync":  # all envs in this process, called one after another
         return gym.vector.SyncVectorEnv(env_fns)
-    # One worker process per env, started fresh ("spawn"); they talk through pipes.
+    # One worker process per env, started fresh ("spawn"). In every call the actions go
+    # out, and rewards, flags and infos come back, pickled through pipes; observations
+    # come back through shared memory (shared_memory=True, the default).
     return gym.vector.AsyncVectorEnv(env_fns, context="spawn")
 
 
+def time_steps(backend):
+    """Seconds per step() call of STEPS calls with random actions."""
+    actions = np.random.default_rng(0).integers(0, 4, size=(STEPS, NUM_ENVS))
+    envs = build(backend)
+    try:
+        envs.reset(seed=0)
+        start = time.perf_counter()
+        for step_actions in actions:
+            envs.step(step_actions)
+        return (time.perf_counter() - start) / STEPS
+    finally:
+        envs.close()  # always: Async's workers must not outlive the run
+
+
 def main():
-    print(f"{{'backend':8}} {{'NUM_ENVS':>8}} {{'create s':>9}} {{'step s':>9}} "
-          f"{{'close s':>9}} {{'env-steps/s':>12}}")
-    for backend, sizes in RUNS:
-        for num_envs in sizes:
-            actions = np.random.default_rng(0).integers(0, 4, size=(STEPS, num_envs))
-            start = time.perf_counter()
-            envs = build(backend, num_envs)
-            created = time.perf_counter()
-            try:
-                envs.reset(seed=0)
-                stepping = time.perf_counter()
-                for step_actions in actions:
-                    envs.step(step_actions)
-                stepped = time.perf_counter()
-            finally:
-                envs.close()  # always: Async workers must not outlive the run
-            closed = time.perf_counter()
-            step_s = stepped - stepping
-            print(f"{{backend:8}} {{num_envs:8d}} {{created - start:9.3f}} {{step_s:9.3f}} "
-                  f"{{closed - stepped:9.3f}} {{num_envs * STEPS / step_s:12,.0f}}")
+    per_call = {backend: time_steps(backend) for backend in ("sync", "async", "native")}
+    for backend, seconds in per_call.items():
+        rate = NUM_ENVS / seconds
+        print(f"{backend:7} {seconds * 1e6:9,.1f} us per call {rate:12,.0f} env-steps/s")
+    extra = per_call["async"] - per_call["sync"]
+    per_env = extra / NUM_ENVS
+    print(f"Async's extra time per call: {extra * 1e6:,.1f} us ({per_env * 1e6:,.1f} per env)")
 
 
-if __name__ == "__main__":  # needed by "spawn": workers re-import this file
+if __name__ == "__main__":  # needed by "spawn": each worker imports this file again
     main()
 '''
+"""The lesson's comparison as a whole script, timed once (the page times it in 3 rounds)."""
