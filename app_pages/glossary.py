@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import gymnasium
+import multiprocessing
+
 import streamlit as st
 
 from burgerbot.app import learning, ui
-from burgerbot.app.glossary import LESSON, TERMS
+from burgerbot.app.glossary import LESSON, TERMS, start_method_here, term_link
 from burgerbot.app.labels import ALL_VERDICTS
 
 frame = ui.PageFrame(
@@ -18,21 +19,21 @@ frame = ui.PageFrame(
         "the first time they use a term."
     ),
 )
-CLASSES = ("SyncVectorEnv", "AsyncVectorEnv", "BurgerBotVectorEnv")
+PID = "glossary_start_method"
+START_METHODS = ("fork", "spawn", "forkserver")
 learning.prediction(
-    "glossary_not_gymnasium",
-    "Which of these three vector-env classes does your installed Gymnasium not have?",
-    CLASSES,
+    PID,
+    "An `AsyncVectorEnv` starts one worker process per environment. Which "
+    f"{term_link('spawn', 'start method')} do its workers use by default on the machine "
+    "running this app?",
+    START_METHODS,
 )
-missing = [name for name in CLASSES if not hasattr(gymnasium.vector, name)]
-learning.check(
-    "glossary_not_gymnasium",
-    " and ".join(missing) or "none of them",
-    f"Checked just now with `hasattr(gymnasium.vector, name)` on gymnasium "
-    f"{gymnasium.__version__}: {', '.join(f'`{n}`' for n in missing) or 'none'} is missing. "
-    "`BurgerBotVectorEnv` is this project's own class (`burgerbot.vector`), written to step "
-    "all robots with numpy at once.",
-)
+if learning.revealed(PID):
+    learning.check(
+        PID,
+        multiprocessing.get_all_start_methods()[0],
+        start_method_here() + ' Pass `context="spawn"` to `AsyncVectorEnv` to choose one.',
+    )
 
 columns = st.columns(2, gap="large")
 for index, (slug, term) in enumerate(TERMS.items()):
@@ -48,12 +49,14 @@ st.subheader("How the app judges the lesson's claims", anchor="verdicts")
 st.markdown("\n".join(f"- {v.badge()}: {v.meaning}" for v in ALL_VERDICTS.values()))
 
 frame.takeaways(
-    after="glossary_not_gymnasium",
+    after=PID,
     bullets=[
         "An env-step is one environment's step; a `step()` call on a vector env does N of them.",
         "Terminated: the world ended the episode. Truncated: a limit cut it off.",
         "`SyncVectorEnv` and `AsyncVectorEnv` are Gymnasium's; `BurgerBotVectorEnv` is this "
         "project's.",
         "Stable-Baselines3 takes its own VecEnv classes, not Gymnasium's vector envs.",
+        f"AsyncVectorEnv's workers start with '{multiprocessing.get_all_start_methods()[0]}' "
+        "on this machine; under 'spawn' a script needs `if __name__ == \"__main__\":`.",
     ],
 )

@@ -399,10 +399,5 @@ ui.code_expander(
     name="normalize observation evaluation",
 )
 
-if shown:
-    frame.takeaways(takeaway_bullets(table, checks, drift))
-else:
-    st.info(
-        "Lock in a prediction (or skip it) at the top of the page to see the live results and "
-        "the key takeaways."
-    )
+# Until the prediction is answered or skipped the takeaways say when they will appear.
+frame.takeaways(takeaway_bullets(table, checks, drift) if shown else [], after=PREDICTION)

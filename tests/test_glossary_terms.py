@@ -11,7 +11,7 @@ from pathlib import Path
 
 from gymnasium.vector import AsyncVectorEnv
 
-from burgerbot.app.glossary import LESSON, TERMS, taught_too_late
+from burgerbot.app.glossary import LESSON, TERMS, start_method_here, taught_too_late
 from burgerbot.app.logic.sync_vs_async import takeaways
 from burgerbot.factories import make_vector_env
 from burgerbot.random_agent import episode_odds
@@ -29,10 +29,11 @@ def test_async_says_observations_come_back_through_shared_memory_as_the_app_buil
         assert not re.search(r"(actions and results|observations[^;.]*) through pipes", text)
 
 
-def test_spawn_says_fork_is_posix_and_names_this_machines_default():
+def test_spawn_says_fork_is_posix_and_leaves_this_machines_default_to_the_prediction():
     text = TERMS["spawn"].meaning
     assert "Linux only" not in text and "macOS included" in text
-    assert f"it is '{multiprocessing.get_all_start_methods()[0]}'" in text
+    default = multiprocessing.get_all_start_methods()[0]
+    assert f"here is '{default}'" in start_method_here() and "here is" not in text
 
 
 def test_terminated_says_hits_outnumber_goals_by_the_worlds_own_odds():
@@ -58,6 +59,14 @@ def test_every_term_is_first_taught_on_a_routed_page_or_in_the_lesson():
     for slug, term in TERMS.items():
         assert term.taught == LESSON or term.taught in pages, (slug, term.taught)
         assert term.taught == LESSON or term.forms, f"{slug}: no way to spot it on a page"
+
+
+def test_each_term_is_spotted_in_its_own_entry():
+    # A pattern that finds nothing (an escaped backslash too many) would let any page pass.
+    for slug, term in TERMS.items():
+        if term.forms:
+            entry = f"{term.name} {term.meaning}"
+            assert any(re.search(form, entry) for form in term.forms), slug
 
 
 def test_a_term_used_before_the_page_that_teaches_it_is_found():

@@ -26,7 +26,7 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     text = _all_text(app)
     assert not app.dataframe, "a live table is on screen before the reveal"
     assert not markdown_tables(texts(app.markdown)), "a live table is on screen before the reveal"
-    assert "Key takeaways" not in [s.value for s in app.subheader]
+    assert "They appear once you answer the prediction above" in texts(app.caption)  # takeaways
     assert "refuses" not in text.lower() and "ValueError" not in text
     # The scripts are there from the start: they state no result.
     assert len([c for c in app.code if c.language == "python"]) >= 3

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from burgerbot.random_agent import episode_odds
 
-__all__ = ["LESSON", "TERMS", "Term", "taught_too_late", "term_link"]
+__all__ = ["LESSON", "TERMS", "Term", "start_method_here", "taught_too_late", "term_link"]
 
 
 LESSON = "lesson"
@@ -31,11 +31,17 @@ class Term(NamedTuple):
     forms: tuple[str, ...] = ()
 
 
-def _start_method_here() -> str:
-    """This machine's default start method (the first of those it supports), in a sentence."""
+def start_method_here() -> str:
+    """This machine's default start method (the first of those it supports), in a sentence.
+
+    The Glossary page's prediction asks for it, so no entry states it.
+    """
     default = multiprocessing.get_all_start_methods()[0]
     python = ".".join(map(str, sys.version_info[:2]))
-    return f"On the machine running this app (Python {python}, {sys.platform}) it is '{default}'."
+    return (
+        f"On the machine running this app (Python {python}, {sys.platform}) the default "
+        f"start method here is '{default}'."
+    )
 
 
 def _random_goal_share() -> str:
@@ -52,7 +58,7 @@ TERMS: dict[str, Term] = {
         "call. Not every env-step is a transition: in NEXT_STEP mode the row of an env being "
         "auto-reset (about 1 row in 11 for a random BurgerBot) is not.",
         taught="home",
-        forms=(r"\\benv-steps?\\b",),
+        forms=(r"\benv-steps?\b",),
     ),
     "step-call": Term(
         "step() call",
@@ -86,7 +92,7 @@ TERMS: dict[str, Term] = {
         "envs take a list of such zero-argument functions ('thunks') and call each to build "
         "their sub-environments, in this process (Sync) or in a worker process (Async).",
         taught="batch_shapes",
-        forms=(r"\\bthunks?\\b",),
+        forms=(r"\bthunks?\b",),
     ),
     "sync": Term(
         "SyncVectorEnv",
@@ -108,7 +114,7 @@ TERMS: dict[str, Term] = {
         "project's own class (not part of Gymnasium), moves all N robots with a few numpy "
         "operations per call instead of N Python `step()` calls.",
         taught="home",
-        forms=(r"\\b[Nn]ative\\b", r"BurgerBotVectorEnv"),
+        forms=(r"\b[Nn]ative\b", r"BurgerBotVectorEnv"),
     ),
     "spawn": Term(
         "spawn (start method)",
@@ -116,10 +122,9 @@ TERMS: dict[str, Term] = {
         "your main script again (so the script needs `if __name__ == \"__main__\":`); 'fork' "
         "copies the running process (on every POSIX system, macOS included, not on Windows; "
         "unsafe with threads). The default is 'spawn' on Windows and on macOS (since Python "
-        "3.8), 'fork' on Linux up to Python 3.13 and 'forkserver' from 3.14. "
-        + _start_method_here(),
+        "3.8), 'fork' on Linux up to Python 3.13 and 'forkserver' from 3.14.",
         taught="sync_vs_async",
-        forms=(r"\\bspawn\\b", r"start method", r"forkserver"),
+        forms=(r"\bspawn\b", r"start method", r"forkserver"),
     ),
     "autoreset": Term(
         "auto-reset",
@@ -148,7 +153,7 @@ TERMS: dict[str, Term] = {
         "SAME_STEP returns the next episode's first observation there and puts the final one "
         'in `infos["final_obs"]`.',
         taught="autoreset",
-        forms=(r"\\bfinal_obs\\b", r"\\bfinal_info\\b"),
+        forms=(r"\bfinal_obs\b", r"\bfinal_info\b"),
     ),
     "bootstrap": Term(
         "bootstrapping (TD target)",
@@ -163,14 +168,14 @@ TERMS: dict[str, Term] = {
         "A boolean array marking which rows of a batch to keep; for example the rows of "
         "NEXT_STEP's reset calls, which are not transitions, are masked out of a buffer.",
         taught="training_data",
-        forms=(r"\\bmasked out\\b", r"\\breset_mask\\b"),
+        forms=(r"\bmasked out\b", r"\breset_mask\b"),
     ),
     "rollout": Term(
         "rollout buffer",
         "A (steps x envs) store of transitions that an on-policy method such as PPO fills "
         "before each update (SB3: `n_steps` per env, so `n_steps * n_envs` transitions).",
         taught="why_batches",
-        forms=(r"\\b[Rr]ollout buffer",),
+        forms=(r"\b[Rr]ollout buffer",),
     ),
     "seed": Term(
         "seed",
@@ -183,7 +188,7 @@ TERMS: dict[str, Term] = {
         "Stable-Baselines3's own vector env classes (DummyVecEnv, SubprocVecEnv). SB3's "
         "algorithms accept these, not Gymnasium's vector envs.",
         taught="sb3",
-        forms=(r"\\bVecEnv\\b", r"DummyVecEnv", r"SubprocVecEnv"),
+        forms=(r"\bVecEnv\b", r"DummyVecEnv", r"SubprocVecEnv"),
     ),
     "sample-efficiency": Term(
         "sample efficiency",
@@ -197,7 +202,7 @@ TERMS: dict[str, Term] = {
         "A policy that always takes the action with the highest estimated value, with no "
         "random exploration.",
         taught="learning_speed",
-        forms=(r"\\b[Gg]reedy\\b",),
+        forms=(r"\b[Gg]reedy\b",),
     ),
     "dtype": Term(
         "dtype",
@@ -212,7 +217,7 @@ TERMS: dict[str, Term] = {
         "batched arrays and reads the auto-reset mode from `metadata['autoreset_mode']` to tell "
         "reset rows from transitions; some refuse modes they cannot handle.",
         taught="vector_wrappers",
-        forms=(r"\\b[Vv]ector wrappers?\\b",),
+        forms=(r"\b[Vv]ector wrappers?\b",),
     ),
     "running-statistics": Term(
         "running statistics",
