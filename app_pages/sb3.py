@@ -316,7 +316,8 @@ def ppo_outcome(ppo: PPOResult) -> None:
     outcome = "reaches the goal" if ppo.greedy_reaches_goal else "does not reach the goal"
     timed_out = not ppo.greedy_reaches_goal and ppo.greedy_steps >= 150
     st.markdown(
-        f"Following the trained policy greedily from the start, the robot **{outcome}**: "
+        f"Taking the trained policy's most likely action at every step from the start, the "
+        f"robot **{outcome}**: "
         f"return {ppo.greedy_return:.1f} after {ppo.greedy_steps} steps."
         + (
             " The episode ran into the 150-step time limit: the policy avoids crashing, "

@@ -164,7 +164,7 @@ def test_with_sb3_everything_runs_live_and_ppo_trains(sb3):
     assert not app.exception, [e.value for e in app.exception]
     shown = metrics(app)
     assert shown["updates"] == "2" and shown["transitions per update"] == "256"
-    assert "Following the trained policy greedily from the start" in texts(app.markdown)
+    assert "most likely action at every step from the start" in texts(app.markdown)
     charts = [json.loads(chart.proto.spec) for chart in app.get("vega_lite_chart")]
     assert charts and charts[0]["layer"][0]["encoding"]["y"]["field"] == "return"
 

@@ -259,5 +259,5 @@ def test_ppo_training_script_runs(sb3, tmp_path):
     out = assert_script_behaves(code, tmp_path)
     assert re.search(r"trained 256 env-steps in [0-9.]+ s", out)
     assert re.search(
-        r"greedy episode: return -?[0-9.]+ in \d+ steps, reached goal: (True|False)", out
+        r"trained policy: return -?[0-9.]+ in \d+ steps, reached goal: (True|False)", out
     )

@@ -57,7 +57,7 @@ TERMS: dict[str, Term] = {
         "flags from one `step()` call. A vector env with N environments returns N env-steps per "
         "call. Not every env-step is a transition: in NEXT_STEP mode the row of an env being "
         "auto-reset (about 1 row in 11 for a random BurgerBot) is not.",
-        taught="home",
+        taught="why_batches",
         forms=(r"\benv-steps?\b",),
     ),
     "step-call": Term(
@@ -123,7 +123,7 @@ TERMS: dict[str, Term] = {
         "copies the running process (on every POSIX system, macOS included, not on Windows; "
         "unsafe with threads). The default is 'spawn' on Windows and on macOS (since Python "
         "3.8), 'fork' on Linux up to Python 3.13 and 'forkserver' from 3.14.",
-        taught="sync_vs_async",
+        taught="mistakes",
         forms=(r"\bspawn\b", r"start method", r"forkserver"),
     ),
     "autoreset": Term(

@@ -52,7 +52,8 @@ def test_the_lesson_path_is_short_and_teaches_each_term_before_using_it(view: Ap
     report.record("lesson_path", "total_words", sum(words.values()))
     assert sum(words.values()) <= WORDS_ON_THE_PATH, words
     assert max(heights.values()) <= TALLEST_PAGE_PX, heights
-    assert taught_too_late(texts) == []
+    late = taught_too_late(texts)
+    assert late == [], "\n".join(late)
 
 
 @pytest.mark.parametrize("app_page", PAGES, ids=[page.stem for page in PAGES])

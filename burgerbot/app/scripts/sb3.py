@@ -239,7 +239,7 @@ try:
 finally:
     vec_env.close()
 
-# The trained policy, greedy (deterministic=True), from the start.
+# The trained policy from the start, taking its most likely action (deterministic=True).
 env = BurgerBotEnv()
 obs, _ = env.reset(seed=0)
 total, steps, reward = 0.0, 0, 0.0
@@ -249,14 +249,14 @@ for steps in range(1, env.max_steps + 1):
     total += reward
     if terminated or truncated:
         break
-print(f"greedy episode: return {total:.1f} in {steps} steps, reached goal: {reward == 50.0}")
+print(f"trained policy: return {total:.1f} in {steps} steps, reached goal: {reward == 50.0}")
 """
 
 
 def ppo_training_script(
     num_envs: int = 4, n_steps: int = 128, total_timesteps: int = 4096, seed: int = 0
 ) -> str:
-    """Train PPO on BurgerBot with ``make_vec_env``; then follow its greedy policy once."""
+    """Train PPO on BurgerBot with ``make_vec_env``; then follow its most likely actions once."""
     return _fill(
         _PPO_TRAINING,
         num_envs=int(num_envs),
