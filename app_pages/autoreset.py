@@ -600,11 +600,9 @@ def revealed_sections(settings: AutoresetSettings) -> str | None:
         "finished per env, `terminated | truncated` added up, in both modes with the same "
         "actions."
     )
-    st.page_link(
-        "app_pages/vector_wrappers.py",
-        label="To log each episode's return and length with a wrapper, see Wrapping a vector env.",
-        icon="🧩",
-    )
+    # Short link labels: Streamlit cuts a long one on a phone instead of wrapping it.
+    st.markdown("To log each episode's return and length with a wrapper, in every mode:")
+    st.page_link("app_pages/vector_wrappers.py", label="Wrapping a vector env", icon="🧩")
     counting()
     return calls.truth
 

@@ -26,7 +26,7 @@ from burgerbot.app.logic.goal_scaling import (
     run_lesson,
     takeaways,
 )
-from burgerbot.app.scripts.goal_scaling import exercise_answer_script
+from burgerbot.app.scripts.goal_scaling import exercise_answer_script, lesson_run_script
 from burgerbot.app.slots import HEAVY_RUNS, ServerBusy
 
 PAGE = "goal_scaling"
@@ -93,6 +93,11 @@ if learning.revealed(PID):
             delta_arrow="off",
         )
     learning.check(PID, goal_bucket(lesson.goals[4]), check_explanation(lesson))
+    ui.code_expander(
+        lesson_run_script(settings["seed"]),
+        "Code: this run as a script you can run",
+        name="the lesson's goal count",
+    )
     kind, why = lesson_verdict()
     st.markdown(
         f"**The lesson: 8 envs give roughly double the goals.** {VERDICTS[kind].badge()} {why}"
@@ -143,7 +148,7 @@ if learning.revealed(PID):
         st.markdown(verdict)
     st.page_link(
         "app_pages/goal_statistics.py",
-        label="Going further: the statistics behind goal counts",
+        label="Going further: goal statistics",
         icon="📊",
     )
     learning.exercise(

@@ -177,16 +177,14 @@ if answered or learning.revealed(pid):
                 f"- {point}" for point in helps_points(batch.batch_size, batch.num_envs, calls)
             )
         )
-        st.page_link(
-            "app_pages/sb3.py",
-            label="Stable-Baselines3 counts its `n_steps` per env: see what that changes.",
-            icon="🧠",
+        # Short link labels: Streamlit cuts a long one on a phone instead of wrapping it.
+        st.markdown(
+            "Stable-Baselines3 counts its `n_steps` per env: its page shows what that changes. "
+            "Does batching also make an agent learn from fewer transitions? That is under "
+            "Going further."
         )
-        st.page_link(
-            "app_pages/learning_speed.py",
-            label="Going further: does batching also make an agent learn from fewer transitions?",
-            icon="🏃",
-        )
+        st.page_link("app_pages/sb3.py", label="Stable-Baselines3", icon="🧠")
+        st.page_link("app_pages/learning_speed.py", label="Batches and learning speed", icon="🏃")
 ui.code_expander(
     buffer_script(batch.batch_size, batch.num_envs, batch.seed, batch.mode),
     label="Code: this batch as a script you can run",

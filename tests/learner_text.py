@@ -14,8 +14,11 @@ PATTERNS = [
     ("Streamlit's machinery", re.compile(r"\bst\.\w+|\bsession[ _]state\b|\bfragments?\b")),
     ("how the page works", re.compile(r"\b(the page|this page) (sends|reruns|caches|keeps)\b")),
     ("how the page works", re.compile(r"\breruns?\b", re.IGNORECASE)),
-    # "Changed since Changed since", "start method start method": a phrase said twice in a row
-    ("a doubled phrase", re.compile(r"\b([A-Za-z][\w-]*(?: [\w-]+){0,2})\)? \(?\1\b")),
+    # "the the", "Changed since Changed since", "spawn (start method) start method": a word
+    # or a phrase said twice in a row (a phrase may close a bracket between; "The mask
+    # (mask[t, i]...)" names a variable, not a slip)
+    ("a doubled phrase", re.compile(r"\b([A-Za-z][\w-]*) \1\b")),
+    ("a doubled phrase", re.compile(r"\b([A-Za-z][\w-]*(?: [\w-]+){1,2})\)? \(?\1\b")),
 ]
 
 

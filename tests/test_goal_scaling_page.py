@@ -20,7 +20,7 @@ from burgerbot.app.logic.goal_scaling import (
     repeat_summary,
     run_lesson,
 )
-from burgerbot.app.scripts.goal_scaling import exercise_answer_script
+from burgerbot.app.scripts.goal_scaling import exercise_answer_script, lesson_run_script
 from burgerbot.random_agent import goal_odds, long_run_goal_rate
 
 PAGE_FILE = "app_pages/goal_scaling.py"
@@ -169,3 +169,12 @@ def test_the_default_script_shows_the_doubling(tmp_path):
     assert "The intervals are apart: roughly double, yes" in out
     exact = goal_odds(500, 8).expected_goals / goal_odds(500, 4).expected_goals
     assert exact == pytest.approx(2.0, abs=0.01)
+
+
+@pytest.mark.parametrize("seed", [0, 4, 9])
+def test_the_lesson_run_script_prints_the_pages_live_figures(seed, tmp_path):
+    # Seeds 4 and 9 are rare runs that show a goal (with 4 envs, with 8): the script agrees.
+    run = run_lesson(seed)
+    out = assert_script_behaves(lesson_run_script(seed), tmp_path / "lesson")
+    for n in (4, 8):
+        assert f"{n} envs x 500 steps: {run.goals[n]} goals, {run.episodes[n]:,} episodes" in out

@@ -31,3 +31,7 @@ def test_each_known_slip_is_found(text, found):
 )
 def test_plain_teaching_text_passes(text):
     assert internals(text) == []
+
+
+def test_a_variable_named_in_brackets_after_its_word_is_not_a_slip():
+    assert internals("**The mask** (mask[t, i]: keep this row?)") == []

@@ -13,7 +13,7 @@ import hashlib
 import os
 
 import pytest
-from page_apptest import every_tab, open_app_page
+from page_apptest import every_tab, open_app_page, skip_predictions
 from shown_scripts import assert_script_behaves, run_notebook
 
 from burgerbot.app.notebook import script_notebook
@@ -25,7 +25,8 @@ pytestmark = pytest.mark.slow
 
 def _python_blocks(page_file: str) -> list[str]:
     """Every Python block the page shows, in every tab and expander a learner can open."""
-    app = open_app_page(f"app_pages/{page_file}", None, timeout=240)
+    # A learner who skips every prediction: the blocks that wait for an answer are drawn too.
+    app = skip_predictions(open_app_page(f"app_pages/{page_file}", None, timeout=240))
     blocks: dict[str, None] = {}
     for view in every_tab(app):
         blocks.update(dict.fromkeys(b.value for b in view.code if b.language == "python"))

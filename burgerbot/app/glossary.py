@@ -271,7 +271,7 @@ def taught_too_late(path: Sequence[tuple[str, str]]) -> list[str]:
     ``path`` holds ``(page stem, visible text)`` in the path's order. A term taught on a page
     outside the path (a "Going further" page) may not be used on the path at all.
 
-    >>> taught_too_late([("home", "100 env-steps"), ("autoreset", "NEXT_STEP")])
+    >>> taught_too_late([("home", "100 steps"), ("autoreset", "NEXT_STEP")])
     []
     >>> taught_too_late([("home", "NEXT_STEP resets"), ("autoreset", "")])
     ["home uses 'auto-reset mode' (NEXT_STEP), first taught on autoreset"]

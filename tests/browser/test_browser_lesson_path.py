@@ -33,7 +33,7 @@ def test_the_path_follows_the_lesson_and_ends_with_what_changed():
 
 def test_the_lesson_path_is_short_and_teaches_each_term_before_using_it(view: AppView, report):
     view.page.set_viewport_size({"width": 1280, "height": 900})
-    words, heights, texts = {}, {}, []
+    words, heights, revealed, texts = {}, {}, {}, []
     for page in PATH:
         view.goto(page.url_path)
         view.assert_no_exception()
@@ -43,10 +43,15 @@ def test_the_lesson_path_is_short_and_teaches_each_term_before_using_it(view: Ap
             "() => document.querySelector('[data-testid=\"stMainBlockContainer\"]').scrollHeight"
         )
         view.reveal()  # what the learner reads once every prediction is answered
+        revealed[page.stem] = len(view.main_text().split())
         texts.append((page.stem, first_load + "\n" + view.main_text()))
     for stem in words:
-        print(f"{stem:18s} {words[stem]:5,} words {heights[stem]:6,} px")
-    print(f"{'lesson path':18s} {sum(words.values()):5,} words")
+        print(
+            f"{stem:18s} {words[stem]:5,} words {heights[stem]:6,} px at first load, "
+            f"{revealed[stem]:5,} words once revealed"
+        )
+    print(f"{'lesson path':18s} {sum(words.values()):5,} words at first load")
+    report.record("lesson_path", "words_once_revealed", revealed)
     report.record("lesson_path", "words_at_first_load", words)
     report.record("lesson_path", "height_px_at_first_load", heights)
     report.record("lesson_path", "total_words", sum(words.values()))

@@ -31,7 +31,11 @@ DECIDING: dict[str, list[str]] = {
     "glossary_start_method": [r"default start method here is '\w+'"],
 }
 # Pages whose check needs one more click once the prediction is answered (a run on demand).
-RUN_AFTER_LOCK_IN = {"learning_speed": "learning_speed_train"}
+RUN_AFTER_LOCK_IN = {
+    "learning_speed": "learning_speed_train",
+    "sync_vs_async": "sync_vs_async_lesson",
+    "cost_sweeps": "cost_sweeps_run",
+}
 PREDICTION_BOX = '[class*="st-key-prediction_"]'
 
 

@@ -423,4 +423,4 @@ def forward_chart(frame: pd.DataFrame) -> alt.LayerChart:
     )
     return (
         base.mark_line() + base.mark_point(filled=True, size=70, opacity=1).encode(shape=shape)
-    ).properties(title="One policy forward pass, measured on this server", height=250)
+    ).properties(title=["One policy forward pass,", "measured on this server"], height=250)

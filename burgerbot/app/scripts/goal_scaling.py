@@ -5,7 +5,39 @@ from __future__ import annotations
 
 from burgerbot.app.logic.goal_scaling import DEFAULT_RUNS
 
-__all__ = ["exercise_answer_script"]
+__all__ = ["exercise_answer_script", "lesson_run_script"]
+
+
+def lesson_run_script(seed: int = 0) -> str:
+    """The lesson's experiment as the page runs it live: 4 random BurgerBots for 500
+    ``step()`` calls in a `SyncVectorEnv`, then 8; it prints the page's goals and episodes
+    for the same seed (the actions are drawn as `burgerbot.experiments.random_actions` does).
+    """
+    return f'''"""The lesson's experiment: 4 random BurgerBots for 500 step() calls, then 8."""
+
+import numpy as np
+from gymnasium.vector import SyncVectorEnv
+
+from burgerbot.factories import make_env
+
+STEPS = 500  # step() calls, as in the lesson
+SEED = {seed}
+GOAL_REWARD = 50.0  # a reward of exactly 50 means "reached the goal"
+
+for num_envs in (4, 8):
+    envs = SyncVectorEnv([make_env() for _ in range(num_envs)])
+    try:
+        envs.reset(seed=SEED)
+        actions = np.random.default_rng(SEED).integers(0, 4, size=(STEPS, num_envs))
+        goals = episodes = 0
+        for step_actions in actions:
+            _, rewards, terminated, truncated, _ = envs.step(step_actions)
+            goals += int(np.count_nonzero(rewards == GOAL_REWARD))
+            episodes += int(np.count_nonzero(terminated | truncated))
+    finally:
+        envs.close()
+    print(f"{{num_envs}} envs x {{STEPS}} steps: {{goals}} goals, {{episodes:,}} episodes finished")
+'''
 
 
 def exercise_answer_script(runs: int = DEFAULT_RUNS, seed: int = 0) -> str:
