@@ -42,7 +42,6 @@ from burgerbot.app.logic.sb3 import (
     takeaways,
     train_ppo,
 )
-from burgerbot.app.markdown import markdown_table
 from burgerbot.app.sb3_recording import Recording
 from burgerbot.app.script_runner import ScriptRun
 from burgerbot.app.scripts import sb3 as snippets
@@ -248,8 +247,9 @@ def show_around_first_end(
 
     def draw(library: str, table: pd.DataFrame) -> None:
         st.caption(_CAPTIONS[library])
-        # A few rows: a Markdown table costs the browser far less than a dataframe widget.
-        st.markdown(markdown_table(table))
+        # A few rows: a static table costs the browser far less than a dataframe widget, and
+        # scrolls inside its own box on a phone (a Markdown table of arrays spilled over).
+        st.table(table.set_index(table.columns[0]))
 
     ui.lazy_tabs(
         "sb3_first_end",

@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 from page_apptest import (
     each_tab,
-    markdown_tables,
     open_app_page,
     open_expanders,
     tabs_text,
@@ -57,9 +56,8 @@ def open_page(query: dict[str, str] | None = None, skip: bool = True) -> AppTest
 
 def first_end_table(app: AppTest) -> Any:
     """The table the open tab shows around the first episode end (only that tab is drawn)."""
-    tables = markdown_tables(texts(app.markdown))
-    (table,) = [table for table in tables if "last obs" in table.columns]
-    return table
+    (table,) = [t.value.reset_index() for t in app.table if "last obs" in t.value.columns]
+    return table.astype(str)
 
 
 def metrics(app: AppTest) -> dict[str, str]:
