@@ -9,7 +9,6 @@ import streamlit as st
 
 from burgerbot.app import learning, measured, ui
 from burgerbot.app.caps import CAPS
-from burgerbot.app.labels import BACKEND_NAMES
 from burgerbot.app.logic.cost_sweeps import (
     PREDICTION,
     SAME,
@@ -32,12 +31,14 @@ from burgerbot.app.scripts.cost_sweeps import snippet_for
 from burgerbot.app.settings import powers_of_two
 from burgerbot.app.slots import HEAVY_RUNS, WORKER_BUDGET, BudgetExceeded
 from burgerbot.app.timing import (
+    TIMING_COLUMNS,
     CallCost,
     TimingSettings,
     call_costs,
     core_counts,
     plan,
     run_timing,
+    shown_timing_table,
     sweep_size,
     timing_table,
     usable_cores,
@@ -127,29 +128,7 @@ def sweep_controls(settings: TimingSettings, key: Mapping[str, str]) -> None:
 
 def timing_table_panel(frame: pd.DataFrame) -> None:
     """The times of one sweep per (backend, NUM_ENVS), stepping also divided by Sync's."""
-    table = timing_table(frame).drop(columns="reset_s")  # resetting is quick on every backend
-    table["backend"] = table["backend"].map(BACKEND_NAMES)
-    st.dataframe(
-        table.rename(
-            columns={
-                "num_envs": "NUM_ENVS",
-                "create_s": "create (s)",
-                "step_s": "all steps (s)",
-                "close_s": "close (s)",
-                "env_steps_per_s": "env-steps/s",
-                "step_vs_sync": "steps ÷ Sync",
-            }
-        ),
-        hide_index=True,
-        column_config={
-            name: st.column_config.NumberColumn(format="%.4f")
-            for name in ("create (s)", "all steps (s)", "close (s)")
-        }
-        | {
-            "env-steps/s": st.column_config.NumberColumn(format="%,.0f"),
-            "steps ÷ Sync": st.column_config.NumberColumn(format="%.2f ×"),
-        },
-    )
+    ui.number_table(shown_timing_table(frame, per_num_envs=True), TIMING_COLUMNS)
     st.caption(
         "Medians of 3 rounds, in seconds. *steps ÷ Sync* divides by Sync's stepping time at the "
         "same NUM_ENVS: above 1 means slower than Sync, below 1 faster. native is "

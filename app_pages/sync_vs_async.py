@@ -23,12 +23,13 @@ from burgerbot.app.progress import ThrottledProgress
 from burgerbot.app.scripts.sync_vs_async import COMPARISON, EXERCISE_ANSWER
 from burgerbot.app.slots import HEAVY_RUNS, WORKER_BUDGET, BudgetExceeded
 from burgerbot.app.timing import (
+    TIMING_COLUMNS,
     call_costs,
     compare_backends,
     core_counts,
     run_timing,
+    shown_timing_table,
     sweep_size,
-    timing_table,
 )
 
 PAGE = "sync_vs_async"
@@ -98,28 +99,7 @@ def against_sync(frame: pd.DataFrame, backend: str, num_envs: int) -> str:
 
 def timing_table_panel(frame: pd.DataFrame) -> None:
     """The times of the run per backend, the stepping time also divided by Sync's."""
-    table = timing_table(frame).drop(columns=["reset_s", "num_envs"])  # resetting is quick
-    table["backend"] = table["backend"].map(BACKEND_NAMES)
-    st.dataframe(
-        table.rename(
-            columns={
-                "create_s": "create (s)",
-                "step_s": "all steps (s)",
-                "close_s": "close (s)",
-                "env_steps_per_s": "env-steps/s",
-                "step_vs_sync": "steps ÷ Sync",
-            }
-        ),
-        hide_index=True,
-        column_config={
-            name: st.column_config.NumberColumn(format="%.4f")
-            for name in ("create (s)", "all steps (s)", "close (s)")
-        }
-        | {
-            "env-steps/s": st.column_config.NumberColumn(format="%,.0f"),
-            "steps ÷ Sync": st.column_config.NumberColumn(format="%.2f ×"),
-        },
-    )
+    ui.number_table(shown_timing_table(frame, per_num_envs=False), TIMING_COLUMNS)
     st.caption(
         "Medians of 3 rounds, in seconds. *steps ÷ Sync*: above 1 is slower than Sync. "
         "Async's create and close start and stop its worker processes."

@@ -21,6 +21,7 @@ from burgerbot.experiments import Progress, time_backends
 
 __all__ = [
     "ROUNDS",
+    "TIMING_COLUMNS",
     "CallCost",
     "TimingSettings",
     "call_costs",
@@ -29,6 +30,7 @@ __all__ = [
     "micros",
     "plan",
     "run_timing",
+    "shown_timing_table",
     "step_rates",
     "sweep_size",
     "timing_table",
@@ -231,6 +233,26 @@ def timing_table(frame: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values(
         ["num_envs", "backend"], key=lambda s: s.map(order) if s.name == "backend" else s
     ).reset_index(drop=True)
+
+
+TIMING_COLUMNS = {
+    "num_envs": ("NUM_ENVS", None),
+    "backend": ("backend", None),
+    "create_s": ("create (s)", "%.4f"),
+    "step_s": ("all steps (s)", "%.4f"),
+    "close_s": ("close (s)", "%.4f"),
+    "env_steps_per_s": ("env-steps/s", "%,.0f"),
+    "step_vs_sync": ("steps ÷ Sync", "%.2f ×"),
+}
+"""`timing_table`'s columns as the pages show them: (heading, number format or None)."""
+
+
+def shown_timing_table(frame: pd.DataFrame, per_num_envs: bool = True) -> pd.DataFrame:
+    """`timing_table` as the pages show it: backends by name, headings, no reset time
+    (resetting is quick on every backend) and, for one NUM_ENVS, no NUM_ENVS column."""
+    table = timing_table(frame).drop(columns=["reset_s", *([] if per_num_envs else ["num_envs"])])
+    table["backend"] = table["backend"].map(BACKEND_NAMES)
+    return table.rename(columns={name: heading for name, (heading, _) in TIMING_COLUMNS.items()})
 
 
 @dataclass(frozen=True)

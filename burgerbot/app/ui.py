@@ -6,6 +6,7 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
+import pandas as pd
 import streamlit as st
 from streamlit import runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -131,6 +132,19 @@ def show_notes(notes: Sequence[str]) -> None:
     """Bad-input notes in one quiet box (the page keeps working with what it used instead)."""
     if notes:
         st.info("**Some settings were adjusted**\n" + "".join(f"\n- {n}" for n in notes), icon="ℹ️")
+
+
+def number_table(table: pd.DataFrame, formats: Mapping[str, tuple[str, str | None]]) -> None:
+    """A table with its numbers formatted: ``formats`` maps a column to (heading, format)."""
+    st.dataframe(
+        table,
+        hide_index=True,
+        column_config={
+            heading: st.column_config.NumberColumn(format=number_format)
+            for heading, number_format in formats.values()
+            if number_format and heading in table.columns
+        },
+    )
 
 
 def lazy_expander(
