@@ -105,8 +105,11 @@ if learning.revealed(PID):
 
     st.subheader("Exercise 1, answered: the lesson's run, thousands of times")
     st.write(
-        "One run cannot show it, so repeat the run and compare the average goals per run. "
-        "The robots never affect each other, so one fast native vector env "
+        "One run cannot show it, so repeat the run and compare the average goals per run, each "
+        f"with its {term_link('interval', '95% interval')}: a range that holds the true "
+        "average in 95 of 100 repeats of the whole experiment, so two averages whose intervals "
+        "lie apart differ by more than chance. The robots never affect each other, so one "
+        "fast native vector env "
         f"(`BurgerBotVectorEnv`, this project's class) of {settings['runs']:,} × 4 robots, "
         f"grouped 4 by 4, is {settings['runs']:,} runs of 4 envs; the same with 8."
     )
