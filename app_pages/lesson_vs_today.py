@@ -54,7 +54,8 @@ def show_errata() -> None:
         for fix in errata():
             left, right = st.columns([5, 1], vertical_alignment="center")
             left.markdown(
-                f"{VERDICTS[fix.kind].badge()} {fix.problem} → **today:** {fix.fix}.",
+                f"{VERDICTS[fix.kind].badge()} **The lesson:** {fix.problem} → **today:** "
+                f"{fix.fix}.",
                 help=fix.detail or None,
             )
             right.page_link(f"app_pages/{fix.page}", label=fix.link, icon="▶️")
