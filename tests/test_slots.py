@@ -316,3 +316,31 @@ def test_the_reaper_collects_after_freeing_and_on_a_timer_while_gone_sessions_li
     assert slots.collect_dropped_slots(now=1_100.0 + slots.GC_SECONDS - 1) is False
     assert slots.collect_dropped_slots(now=1_100.0 + slots.GC_SECONDS) is True
     lingering.close()
+
+
+def test_the_reaper_collects_on_its_timer_after_activity_and_gives_memory_back(monkeypatch):
+    # A page without an env slot (Auto-reset's runs) leaves cycles too: after the server has
+    # been busy, the timer collects them and hands the freed heap back; an idle server is
+    # left alone.
+    from burgerbot.app import slots
+
+    given_back: list[bool] = []
+    monkeypatch.setattr(slots, "give_memory_back", lambda: given_back.append(True) or True)
+    monkeypatch.setattr(slots, "_last_collection", 1_000.0)
+    gc.collect()  # nothing lingers, no activity since
+    assert slots.collect_dropped_slots(now=2_000.0) is False, "idle: no collection"
+    monkeypatch.setattr(slots, "_last_collection", 2_000.0)
+    gc.collect(1)  # the younger generations were collected: long-lived objects were made
+    assert slots.collect_dropped_slots(now=2_000.0 + slots.GC_SECONDS - 1) is False
+    assert slots.collect_dropped_slots(now=2_000.0 + slots.GC_SECONDS) is True
+    assert given_back == [True]
+    assert gc.get_count()[2] == 0
+
+
+def test_memory_is_given_back_where_glibc_is():
+    import platform
+
+    from burgerbot.app.slots import give_memory_back
+
+    glibc = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
+    assert give_memory_back() is glibc
