@@ -14,7 +14,7 @@ from burgerbot.app import learning, ui
 from burgerbot.app.call_stepper import call_stepper
 from burgerbot.app.caps import CAPS
 from burgerbot.app.glossary import term_link
-from burgerbot.app.labels import BACKEND_CLASSES, VERDICTS
+from burgerbot.app.labels import BACKEND_CLASSES, BACKEND_LONG_NAMES, VERDICTS
 from burgerbot.app.logic.autoreset import (
     BACKEND_CHOICES,
     OPTIONS,
@@ -71,11 +71,6 @@ HIGH = {spec.key: spec.high for spec in SPECS if hasattr(spec, "high")}
 # --- panels/autoreset.py --------------------------------------------------------------------------
 # The "Auto-reset" page's panels: each section's text, chart and tables, and its runs.
 
-_BACKEND_NOTES = {"sync": " (as in the lesson)", "native": " (this project's, not Gymnasium's)"}
-# {"sync": "SyncVectorEnv (as in the lesson)", "native": "BurgerBotVectorEnv (this ...)"}
-BACKEND_LABELS = {
-    backend: BACKEND_CLASSES[backend] + _BACKEND_NOTES[backend] for backend in BACKEND_CHOICES
-}
 
 _READING = {
     "NEXT_STEP": (
@@ -306,12 +301,12 @@ def timeline(
         )
     if backends_agree:
         captions.append(
-            f"✅ Check: the same run on {BACKEND_LABELS[other_backend]} returned exactly the same "
-            f"{results:,} (step, env) results."
+            f"✅ Check: the same run on {BACKEND_LONG_NAMES[other_backend]} returned exactly the "
+            f"same {results:,} (step, env) results."
         )
     else:
         st.error(
-            f"The same run on {BACKEND_LABELS[other_backend]} returned different results: "
+            f"The same run on {BACKEND_LONG_NAMES[other_backend]} returned different results: "
             "please report this."
         )
     st.caption(" ".join(captions))

@@ -7,7 +7,7 @@ import streamlit as st
 
 from burgerbot.app import learning, ui
 from burgerbot.app.glossary import term_link
-from burgerbot.app.labels import BACKEND_CLASSES
+from burgerbot.app.labels import BACKEND_CLASSES, BACKEND_LONG_NAMES
 from burgerbot.app.logic.vector_wrappers import (
     BACKEND_CHOICES,
     EVAL_CALLS,
@@ -53,10 +53,6 @@ from burgerbot.checks import MAX_SEED
 PAGE = "vector_wrappers"
 PREDICTION = "vector_wrappers_normalize_same_step"
 HIGH = {spec.key: spec.high for spec in SPECS if hasattr(spec, "high")}
-BACKEND_LABELS = {
-    "sync": "SyncVectorEnv (as in the lesson)",
-    "native": "BurgerBotVectorEnv (this project's)",
-}
 
 
 # --- Live runs, cached by their settings -----------------------------------------------------
@@ -144,7 +140,7 @@ col_backend.selectbox(
     "Backend",
     BACKEND_CHOICES,
     key=frame.key["backend"],
-    format_func=BACKEND_LABELS.get,
+    format_func=BACKEND_LONG_NAMES.get,
     help="The vector env the wrappers go around.",
 )
 frame.settings_done()

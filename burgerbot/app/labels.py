@@ -7,6 +7,7 @@ from typing import NamedTuple
 __all__ = [
     "ALL_VERDICTS",
     "BACKEND_CLASSES",
+    "BACKEND_LONG_NAMES",
     "BACKEND_NAMES",
     "OTHER_VERDICTS",
     "VERDICTS",
@@ -23,6 +24,13 @@ BACKEND_CLASSES = {
     "native": "BurgerBotVectorEnv",
 }
 """The class each backend builds (BurgerBotVectorEnv is this project's, not Gymnasium's)."""
+
+BACKEND_LONG_NAMES = {
+    "sync": "SyncVectorEnv (as in the lesson)",
+    "async": "AsyncVectorEnv (one worker process per env)",
+    "native": "BurgerBotVectorEnv (this project's, not Gymnasium's)",
+}
+"""The class each backend builds, with what sets it apart, for sentences and selects."""
 
 
 def backend_label(backend: str, with_class: bool = False) -> str:
