@@ -324,10 +324,11 @@ def lesson_vs_today(view: AppView) -> float:
 def vector_wrappers(view: AppView) -> float:
     """Skip the prediction: the live results appear; then SAME_STEP for the logging sections:
     the factory's statistics move into infos["final_info"] and the URL follows."""
-    assert "Key takeaways" not in view.main_text()
+    waiting = "They appear once you answer the prediction above"  # the takeaways wait
+    assert waiting in view.main_text()
     seconds = view.click(
         "vector_wrappers_normalize_same_step_skip",
-        until=lambda: "Key takeaways" in view.main_text(),
+        until=lambda: waiting not in view.main_text(),
     )
     assert "refuses" in view.main_text()  # a takeaway: which wrappers SAME_STEP refuses
     seconds += view.choose("vector_wrappers_mode", "SAME_STEP")

@@ -29,6 +29,8 @@ DECIDING: dict[str, list[str]] = {
     # "fork": this machine's default, as the check states it (the Glossary's entries name
     # every start method, as they should).
     "glossary_start_method": [r"default start method here is '\w+'"],
+    # "SyncVectorEnv" (a class the page names throughout): the timed rounds that decide it.
+    "sync_vs_async_faster": [r"rounds taken in turns: Sync [\d.,]+"],
 }
 # Pages whose check needs one more click once the prediction is answered (a run on demand).
 RUN_AFTER_LOCK_IN = {
