@@ -34,6 +34,10 @@ ROWS_AS_TRANSITIONS = [
     r"(?i)transitions \(env-steps\)",
     r"(?i)env-steps \(transitions\)",
     r"\{[^}\-]*calls?[^}\-]*\*[^}\-]*num_envs[^}\-]*\} transitions",
+    # a count of envs (rows per call), of env-steps or of rows, labelled transitions (a count
+    # with something subtracted, "{rows - resets:,} transitions", is the right one)
+    r"\{[^}\-]*\b(num_envs|env_steps|rows)\b[^}\-]*\} transitions",
+    r"(?i)(gives?|yields?) (\{[^}\-]*\}|N) transitions",
 ]
 
 
@@ -70,6 +74,27 @@ def test_the_phrase_checks_catch_what_the_pages_said_before():
         re.search(p, "those 512 calls held {calls * num_envs - resets:,} transitions")
         for p in ROWS_AS_TRANSITIONS
     )
+
+
+def test_the_phrase_checks_catch_a_rewording_of_rows_as_transitions():
+    # The same mistake in words no page used: each must still be caught.
+    reworded = [
+        "Each `step()` call gives {num_envs} transitions",
+        "A call of N envs yields N transitions",
+        "{num_envs:,} transitions in every call",
+        "the vector env's {rows:,} transitions per second",
+        "{env_steps:,} env-steps, that is {env_steps:,} transitions",
+    ]
+    for sentence in reworded:
+        assert any(re.search(p, sentence) for p in ROWS_AS_TRANSITIONS), sentence
+    # SB3's updates are counted in transitions rightly (its VecEnvs leave no reset rows)
+    # and the rows less the reset rows are transitions
+    for right in (
+        "{ppo_envs * PPO_N_STEPS:,} transitions per update; {ppo_steps:,} env-steps in all",
+        "n_steps=2048 with 4 envs gives 8,192 transitions",
+        "those calls held {rows - resets:,} transitions",
+    ):
+        assert not any(re.search(p, right) for p in ROWS_AS_TRANSITIONS), right
 
 
 def test_transitions_are_the_rows_less_the_auto_reset_rows_where_pages_count_them():
