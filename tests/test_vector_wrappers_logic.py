@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -194,3 +196,24 @@ def test_settings_from_a_url_are_clamped_with_a_note():
     settings, notes = resolve_settings({"n": "0", "steps": "5000", "backend": "nope"})
     assert (settings.num_envs, settings.steps, settings.backend) == (1, 600, "sync")
     assert len(notes) == 3
+
+
+def test_transform_check_counts_no_all_zero_final_observation_as_doubled():
+    # Undeclared SAME_STEP: the wrapper assumes NEXT_STEP and doubles no final observation.
+    # Many BurgerBot episodes end at [0, 0, 0, 0], which reads the same doubled or not: the
+    # check must not count those as doubled (it said "43 of 60 left as they were").
+    check = check_wrapper("TransformObservation", "native", logic.UNDECLARED, N, 150, SEED)
+    left, total, zeros = (int(n) for n in re.findall(r"\d+", check.detail))
+    assert check.right is False and check.verdict == "warned"
+    assert (left, total, zeros) == (43, 60, 17)  # every final observation left as it was
+
+    # Data going the other way: a wrapper that doubles every final observation is right.
+    finals = np.array([[1, 2, 3, 0], [0, 0, 0, 0]])
+    infos = {"final_obs": finals, "_final_obs": np.array([True, True])}
+    doubled = {"final_obs": finals * 2, "_final_obs": np.array([True, True])}
+    obs = np.zeros((2, 4), dtype=int)
+    raw = Calls(obs, [obs], infos=[infos])
+    right, _ = logic._check_transform(None, Calls(obs, [obs * 2], infos=[doubled]), raw, "")
+    wrong, said = logic._check_transform(None, Calls(obs, [obs * 2], infos=[infos]), raw, "")
+    assert right is True and wrong is False
+    assert [int(n) for n in re.findall(r"\d+", said)] == [1, 2, 1]
