@@ -32,6 +32,7 @@ from burgerbot.app.logic.goal_statistics import (
     comparison_settings,
     doubling_verdict,
     expectations,
+    interleaved_check,
     lesson_expectations,
     measure_goal_rate,
     rate_check,
@@ -77,6 +78,22 @@ def cached_sweep(settings: ScalingSettings) -> SweepResult:
         # A big sweep takes a server-wide slot; with none free, ServerBusy says the wait.
         with HEAVY_RUNS.hold(settings.planned_env_steps, settings.planned_step_calls):
             return run_sweep(settings, ThrottledProgress(report))
+    finally:
+        bar.empty()
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def cached_check(settings: ScalingSettings) -> tuple[SweepResult, SweepResult]:
+    # Section 4's quick check: Sync and native run by run in turns, so that their times
+    # may be compared. One backend runs at a time: the slot is that of one sweep.
+    bar = st.empty()
+
+    def report(fraction: float, message: str) -> None:
+        bar.progress(fraction, text=f"Sync and native, in turns: {message} ({fraction:.0%})")
+
+    try:
+        with HEAVY_RUNS.hold(settings.planned_env_steps, settings.planned_step_calls):
+            return interleaved_check(settings, ThrottledProgress(report))
     finally:
         bar.empty()
 
@@ -382,8 +399,13 @@ def _episode_table(summary: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def agreement_panel(sync_result: SweepResult, native_result: SweepResult) -> None:
-    """Section 4's verdict: identical counts on Sync and native, their times, the runs."""
+def agreement_panel(
+    sync_result: SweepResult, native_result: SweepResult, *, interleaved: bool
+) -> None:
+    """Section 4's verdict: identical counts on Sync and native, their times, the runs.
+
+    ``interleaved``: the two ran run by run in turns (the quick check), so their times
+    may be compared; two sweeps run at different moments may not."""
     side_by_side = compare_backends(sync_result.frame, native_result.frame)
     if bool(side_by_side["identical"].all()):
         goals = int(side_by_side["goals_sync"].sum())
@@ -397,7 +419,7 @@ def agreement_panel(sync_result: SweepResult, native_result: SweepResult) -> Non
         st.error("Some runs differ between Sync and native: this is a bug, please report it.")
     st.markdown(
         f"- {show_time(sync_result)}\n- {show_time(native_result)}\n\n"
-        f"{speed_reading(sync_result.frame, native_result.frame)}"
+        f"{speed_reading(sync_result.frame, native_result.frame, interleaved=interleaved)}"
     )
     st.dataframe(
         side_by_side.rename(columns={"num_envs": "NUM_ENVS", "env_steps": "env-steps"}),
@@ -508,8 +530,7 @@ else:
             "sweep above on both to compare that instead."
         )
         try:
-            sync_result = cached_sweep(replace(small, backend="sync"))
-            native_result = cached_sweep(replace(small, backend="native"))
+            sync_result, native_result = cached_check(small)
         except ServerBusy as busy:
             st.warning(str(busy), icon="⏳")
             sync_result = native_result = None
@@ -524,7 +545,7 @@ else:
             "Native takes the same random actions through the same world rules, so every "
             "goal, hit and episode matches run by run; it only skips the Python loop over envs.",
         )
-        agreement_panel(sync_result, native_result)
+        agreement_panel(sync_result, native_result, interleaved=not both_ran)
 
 ui.code_expander(
     snippet_for(settings),

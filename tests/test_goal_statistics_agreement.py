@@ -55,3 +55,41 @@ def test_speed_reading_gives_a_factor_only_where_every_run_says_so():
     assert "NUM_ENVS 8: **33.3×** (runs overlap)" in noisy and "in every run" not in noisy
     single = speed_reading(runs.iloc[[0, 3]], runs.iloc[[0, 3]].assign(seconds=[0.01, 0.02]))
     assert "no spread to compare" in single
+
+
+def test_sweeps_run_at_different_moments_get_no_speed_factor():
+    import pandas as pd
+
+    from burgerbot.app.logic.goal_statistics import speed_reading
+
+    runs = pd.DataFrame(
+        {"num_envs": [4, 4], "seed": [0, 1], "env_steps": [400] * 2, "seconds": [0.5, 0.6]}
+    )
+    native = runs.assign(seconds=[0.01, 0.012])  # 50x apart: clear if taken in turns
+    assert "**50.0×**" in speed_reading(runs, native)
+    # The same times from two sweeps run minutes apart: no factor, no verdict
+    apart = speed_reading(runs, native, interleaved=False)
+    assert "×" not in apart and "faster" not in apart
+
+
+def test_the_quick_check_runs_sync_and_native_in_turns_with_identical_counts(monkeypatch):
+    from burgerbot.app.logic import goal_statistics as logic
+
+    order = []
+    real = logic.goal_scaling
+
+    def recording(num_envs_list, steps, *, seeds, backend):
+        order.append((num_envs_list[0], seeds[0], backend))
+        return real(num_envs_list, steps, seeds=seeds, backend=backend)
+
+    monkeypatch.setattr(logic, "goal_scaling", recording)
+    small = logic.ScalingSettings((1, 2), steps_per_env=300, seeds=2)
+    sync, native = logic.interleaved_check(small)
+    # each run of one backend is followed by the same run of the other, the lead swapping
+    assert order == [
+        (1, 0, "sync"), (1, 0, "native"), (1, 1, "native"), (1, 1, "sync"),
+        (2, 0, "sync"), (2, 0, "native"), (2, 1, "native"), (2, 1, "sync"),
+    ]  # fmt: skip
+    assert (sync.settings.backend, native.settings.backend) == ("sync", "native")
+    assert bool(logic.compare_backends(sync.frame, native.frame)["identical"].all())
+    assert sync.env_steps == native.env_steps == 2 * (300 + 600)

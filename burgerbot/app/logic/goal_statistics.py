@@ -906,12 +906,48 @@ def comparison_settings(settings: ScalingSettings) -> ScalingSettings:
 _COUNTS = ("goals", "hits", "episodes")
 
 
-def speed_reading(sync: pd.DataFrame, native: pd.DataFrame) -> str:
+def interleaved_check(
+    settings: ScalingSettings, progress: Progress | None = None
+) -> tuple[SweepResult, SweepResult]:
+    """Sync and native on the same settings, their runs taken in turns: (sync, native).
+
+    Run by run (each NUM_ENVS and seed) the two backends run one after the other, the order
+    swapped every run. A moment when the machine is busy elsewhere then slows one run of
+    each rather than a whole sweep of one, so `speed_reading` may compare their times.
+    """
+    frames: dict[str, list[pd.DataFrame]] = {"sync": [], "native": []}
+    wall = {"sync": 0.0, "native": 0.0}
+    runs = [(n, seed) for n in settings.num_envs for seed in settings.seed_list]
+    for index, (num_envs, seed) in enumerate(runs):
+        for backend in ("sync", "native") if index % 2 == 0 else ("native", "sync"):
+            start = time.perf_counter()
+            frames[backend].append(
+                goal_scaling(
+                    [num_envs], settings.steps_for(num_envs), seeds=[seed], backend=backend
+                )
+            )
+            wall[backend] += time.perf_counter() - start
+        if progress is not None:
+            progress((index + 1) / len(runs), f"run {index + 1} of {len(runs)}")
+    sync, native = (
+        SweepResult(
+            replace(settings, backend=backend),
+            pd.concat(frames[backend], ignore_index=True),
+            wall[backend],
+        )
+        for backend in ("sync", "native")
+    )
+    return sync, native
+
+
+def speed_reading(sync: pd.DataFrame, native: pd.DataFrame, *, interleaved: bool = True) -> str:
     """How much faster native ran than Sync over the same runs, from each run's own time.
 
     Per NUM_ENVS, the seeds' runs are the repeats (Sync's and native's taken with the same
     actions): a factor only where every native run beat every Sync run
     (`burgerbot.bench.compare_timings`), else "about the same"; with one seed no verdict.
+    Runs not taken in turns (``interleaved=False``: two sweeps run at different moments) get
+    no factor at all: a busy moment may have slowed every run of one backend.
 
     Example:
         >>> runs = pd.DataFrame({"num_envs": [4, 4, 4], "seed": [0, 1, 2],
@@ -926,6 +962,11 @@ def speed_reading(sync: pd.DataFrame, native: pd.DataFrame) -> str:
     pairs = pairs[(pairs["seconds_sync"] > 0) & (pairs["seconds_native"] > 0)]
     if pairs.empty:
         return "The runs were too short to time."
+    if not interleaved:
+        return (
+            "These two sweeps ran at different moments, not run by run in turns: a busy "
+            "moment may have slowed either one, so their times are not compared here."
+        )
     parts, verdicts = [], []
     for n, group in pairs.groupby("num_envs", sort=True):
         ratios = group["seconds_sync"] / group["seconds_native"]
