@@ -391,7 +391,8 @@ def _step_arrays(call: BatchCall, n: int) -> str:
     )
     if ended := ended_envs(call.terminated, call.truncated):
         text += "\n\n" + small(
-            f"Episodes ended in env {ended}. With gymnasium's default "
+            f"Episodes ended in env{'s' if ',' in ended else ''} {ended}. With gymnasium's "
+            "default "
             f"{term_link('autoreset')}, the next `step()` resets those envs: it ignores their "
             "action and returns reward 0, both flags False and their first observation."
         )

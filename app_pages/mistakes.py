@@ -266,7 +266,7 @@ def final_obs_mistake(demo: Demo, gymnasium_version: str) -> None:
     wrong_runs = (runs["wrong_same_step"], runs["wrong_next_step"])
     gone = all(run.error is not None and run.error.type == "KeyError" for run in wrong_runs)
     st.markdown(
-        f"{VERDICTS['changed'].badge()} Gymnasium 0.29 (the lesson's) put the "
+        f"{VERDICTS['changed'].badge()} **The lesson** (gymnasium 0.29) put the "
         f"{term_link('final-observation')} of an ending episode in "
         f'`infos["final_observation"]`. The installed gymnasium {gymnasium_version} '
         + (
