@@ -8,7 +8,7 @@ from typing import Any, NoReturn
 
 import pyarrow as pa
 import streamlit as st
-from gymnasium.vector import VectorEnv
+from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv, VectorEnv
 
 from burgerbot.app import learning, ui
 from burgerbot.app.call_stepper import Request, call_stepper
@@ -300,7 +300,10 @@ def guess_panel(run: BatchRun, envs: VectorEnv, env: str) -> bool:
     with left:
         truth = shape_truth(observations.shape, len(observations))
         if truth is not None:
-            learning.check(shape_id, truth, shape_explanation(observations, single, env))
+            natively_batched = not isinstance(envs, (SyncVectorEnv, AsyncVectorEnv))
+            learning.check(
+                shape_id, truth, shape_explanation(observations, single, env, natively_batched)
+            )
     with right:
         learning.check(dtype_id, str(observations.dtype), dtype_explanation(observations, single))
     return True
@@ -391,7 +394,8 @@ def _step_arrays(call: BatchCall, n: int) -> str:
     )
     if ended := ended_envs(call.terminated, call.truncated):
         text += "\n\n" + small(
-            f"Episodes ended in env {ended}. With gymnasium's default "
+            f"Episodes ended in env{'s' if ',' in ended else ''} {ended}. With gymnasium's "
+            "default "
             f"{term_link('autoreset')}, the next `step()` resets those envs: it ignores their "
             "action and returns reward 0, both flags False and their first observation."
         )

@@ -12,6 +12,7 @@ from burgerbot.app.logic.home import (
     SPECS,
     YES,
     call_story,
+    envs_label,
     measure_speeds,
     per_call,
     prediction_explanation,
@@ -98,7 +99,7 @@ if learning.revealed(PID):
         rate = speeds.rate(loop, num_envs)
         text, arrow, colour = metric_delta(rate, plain)
         col.metric(
-            f"{num_envs:,} envs, {name}: transitions per second",
+            f"{envs_label(num_envs)}, {name}: transitions per second",
             f"{rate.median:,.0f}",
             text,
             delta_arrow=arrow,

@@ -158,8 +158,8 @@ def factory_mistake(demo: Demo) -> None:
     """Mistake 1, one of the lesson's common issues."""
     runs = demo.runs
     st.write(
-        f"A {term_link('factory')} such as `make_env(seed)` takes arguments and returns a "
-        "function with no arguments (a *thunk*) that builds the env. The "
+        f"A {term_link('factory', 'factory')} such as `make_env(seed)` takes arguments and "
+        "returns a function with no arguments (a *thunk*) that builds the env. The "
         f"{term_link('vector-env')} calls each item of its list with no arguments, so the list "
         "must hold what `make_env(seed)` returns, not `make_env` itself."
     )
@@ -266,7 +266,7 @@ def final_obs_mistake(demo: Demo, gymnasium_version: str) -> None:
     wrong_runs = (runs["wrong_same_step"], runs["wrong_next_step"])
     gone = all(run.error is not None and run.error.type == "KeyError" for run in wrong_runs)
     st.markdown(
-        f"{VERDICTS['changed'].badge()} Gymnasium 0.29 (the lesson's) put the "
+        f"{VERDICTS['changed'].badge()} **The lesson** (gymnasium 0.29) put the "
         f"{term_link('final-observation')} of an ending episode in "
         f'`infos["final_observation"]`. The installed gymnasium {gymnasium_version} '
         + (
@@ -339,8 +339,8 @@ def main_guard_mistake(demo: Demo) -> None:
     default = multiprocessing.get_all_start_methods()[0]
     here = f"{platform.system()}, Python {sys.version_info.major}.{sys.version_info.minor}"
     st.write(
-        f"With the {term_link('spawn')} start method, each worker is a fresh Python that "
-        "imports your main script again before it builds its env. Without "
+        f"With the {term_link('spawn', '`spawn`')} start method, each worker is a fresh Python "
+        "that imports your main script again before it builds its env. Without "
         '`if __name__ == "__main__":`, that import runs the whole script again, so each '
         "worker tries to start workers of its own. `spawn` is the default on macOS and "
         f"Windows; on this server ({here}) the default is `{default}`, so these scripts ask for "
@@ -419,8 +419,8 @@ def sync_mistake(key: str) -> tuple[Demo, measured.Measured] | None:
 # --- Predict: the lesson's first common issue ------------------------------------------------
 learning.prediction(
     PREDICTION,
-    f"`make_env(seed)` is a {term_link('factory')}: it returns a function with no arguments "
-    "that builds one env. This line gives the vector env the factory itself: "
+    f"`make_env(seed)` is a {term_link('factory', 'factory')}: it returns a function with no "
+    "arguments that builds one env. This line gives the vector env the factory itself: "
     "`SyncVectorEnv([make_env for _ in range(N)])`. What happens when the script runs?",
     FACTORY_OPTIONS,
 )

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from gymnasium.envs.classic_control.cartpole import CartPoleEnv, CartPoleVectorEnv
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
+from sentence_facts import quotes
 
 from burgerbot import BurgerBotVectorEnv, world
 from burgerbot.app.caps import CAPS, Caps
@@ -320,6 +321,28 @@ def test_explanations_follow_the_batch():
         envs.close()
     assert "`(5,)`" in shape and "one single number" in shape and "Discrete(16)" in shape
     assert said == "a single number (state), shape ()"
+
+
+@pytest.mark.parametrize(
+    ("env", "backend", "stacked"),
+    [("BurgerBot", "sync", True), ("BurgerBot", "native", False), ("CartPole-v1", "native", False)],
+)
+def test_the_shape_explanation_says_stacking_only_for_vector_envs_of_separate_envs(
+    env, backend, stacked
+):
+    """SyncVectorEnv stacks its envs' observations; BurgerBotVectorEnv and CartPoleVectorEnv
+    hold no separate envs (no ``envs`` list) and compute the batch as arrays."""
+    envs = build_vector_env(settings(env, n=3, backend=backend))
+    try:
+        call = BatchRun(envs, 0).reset()
+        assert hasattr(envs, "envs") == stacked  # SyncVectorEnv keeps its sub-environments
+        native = not isinstance(envs, SyncVectorEnv | AsyncVectorEnv)
+        shape = shape_explanation(call.observations, envs.single_observation_space, env, native)
+    finally:
+        envs.close()
+    assert quotes(shape, 3, 4)
+    assert ("stacks each env's" in shape) == stacked
+    assert ("natively batched" in shape) == (not stacked)
 
 
 def test_cartpole_dtype_and_one_observation_come_from_its_space():

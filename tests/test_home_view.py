@@ -99,6 +99,18 @@ def test_the_call_story_and_the_check_follow_the_race(rates, spread, truth):
 def test_a_call_of_one_env_is_one_row():
     speeds = make_speeds(sync_loses, sizes=(1, 16))
     assert "returned 1 row and" in call_story(speeds, 1)
+    assert "with 1 env returned" in call_story(speeds, 1)
+
+
+def test_a_vector_env_of_one_env_says_its_row_is_a_transition_only_on_average():
+    """A SyncVectorEnv of 1 env returns its auto-reset rows too: 0.91 transitions per call,
+    so its calls per second exceed its transitions per second (the plain loop's do not)."""
+    speeds = make_speeds(sync_loses, sizes=(1, 16))
+    call = per_call(speeds, "sync", 1)
+    assert call.transitions == pytest.approx(1 - RESET_SHARE)
+    assert quotes(call.caption(), 1, 1 - RESET_SHARE, round(call.calls_per_second))
+    step = per_call(speeds, "plain")
+    assert quotes(step.caption(), 1, round(step.calls_per_second))
 
 
 def test_takeaways_carry_the_measured_ratios_or_say_about_the_same():

@@ -238,6 +238,11 @@ def alone_rates(speeds: Speeds):
     return speeds.rate("sync", 16), speeds.rate("plain")
 
 
+def policy_rates(speeds: Speeds):
+    """Sync at 16 envs and the plain loop, with the policy picking every action."""
+    return speeds.rate("sync", 16, True), speeds.rate("plain", 1, True)
+
+
 def trend(story: str) -> str:
     """Whether the policy story says Sync's transitions per second rose or fell with N."""
     match = re.search(r"Sync's (rose|fell|did not clearly change)", story)
@@ -285,6 +290,19 @@ def test_takeaways_carry_the_measured_ratios():
     assert quotes(with_policy, 64, float(f"{observations:.0f}"))  # 26x less each
     ratio = like_this_server("sync", PREDICTION_N, True) / 30_000
     assert quotes(with_policy, PREDICTION_N, two_sig(ratio))
+
+
+def test_the_policy_takeaway_says_so_only_when_the_cheaper_batch_and_syncs_win_agree():
+    """A cheaper batch (25 µs for 64 observations, 10 µs for 1) with Sync winning reads as
+    cause and effect; with Sync losing, or a batch no cheaper, it must not."""
+    agree = speed_takeaways(make_speeds(like_this_server, forward_us=(10, 11, 12, 25)))[1]
+    assert compare(*policy_rates(make_speeds(like_this_server))) == "faster"
+    assert ", so with a policy" in agree
+    loses = speed_takeaways(make_speeds(policy_hurts_sync, forward_us=(10, 11, 12, 25)))[1]
+    assert compare(*policy_rates(make_speeds(policy_hurts_sync))) == "slower"
+    assert ", so " not in loses
+    flat = speed_takeaways(make_speeds(like_this_server, forward_us=(10, 100, 300, 640)))[1]
+    assert "not clearly cheaper" in flat and ", so " not in flat
 
 
 def test_sizes_always_hold_the_prediction_and_the_chosen_n():

@@ -787,8 +787,14 @@ def shape_truth(shape: tuple[int, ...], num_envs: int) -> str | None:
     return None
 
 
-def shape_explanation(observations: np.ndarray, single: Space, env: str) -> str:
-    """Why the batch has its shape: axis 0 is the env, then one env's observation shape."""
+def shape_explanation(
+    observations: np.ndarray, single: Space, env: str, natively_batched: bool = False
+) -> str:
+    """Why the batch has its shape: axis 0 is the env, then one env's observation shape.
+
+    ``natively_batched``: the vector env holds no envs to stack (BurgerBotVectorEnv,
+    CartPoleVectorEnv): it computes the whole batch as arrays, in the shape stacking gives.
+    """
     n = len(observations)
     space = f"`single_observation_space` is `{short_repr(single)}`, shape `{single.shape}`"
     if single.shape == ():
@@ -798,10 +804,17 @@ def shape_explanation(observations: np.ndarray, single: Space, env: str) -> str:
             "single numbers gives a flat batch of shape (N,), not (N, 1)."
         )
     k = observations.shape[1]
+    how = (
+        f"This natively batched vector env holds no separate envs: it computes all {n} "
+        f"observations as one array, the shape stacking each env's `{single.shape}` "
+        f"observation ({space}) would give."
+        if natively_batched
+        else f"The vector env stacks each env's `{single.shape}` observation ({space}) into "
+        "one array."
+    )
     return (
         f"`observations.shape` is `{observations.shape}`: {n} envs on axis 0 (one row per env) "
-        f"and k = {k} observation components on axis 1 ({', '.join(ENVS[env].columns)}). The "
-        f"vector env stacks each env's `{single.shape}` observation ({space}) into one array."
+        f"and k = {k} observation components on axis 1 ({', '.join(ENVS[env].columns)}). {how}"
     )
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "YES",
     "PerCall",
     "call_story",
+    "envs_label",
     "measure_speeds",
     "per_call",
     "prediction_explanation",
@@ -40,6 +41,15 @@ SAME = "About the same here"
 SECONDS, REPEATS = 0.02, 5
 """Timing budget per repeat and repeats per row, taken in turns: under a second in all.
 Each repeat makes hundreds of `step()` calls; the verdicts read the five repeats' spread."""
+
+
+def envs_label(num_envs: int) -> str:
+    """'1 env', '16 envs', '1,024 envs'.
+
+    >>> envs_label(1), envs_label(1024)
+    ('1 env', '1,024 envs')
+    """
+    return "1 env" if num_envs == 1 else f"{num_envs:,} envs"
 
 
 def sizes_for(num_envs: int) -> tuple[int, ...]:
@@ -75,11 +85,14 @@ class PerCall:
 
     def caption(self) -> str:
         """'16 rows per `step()` call (14.6 of them transitions on average), 25,000 calls/s'."""
-        if self.rows == 1:
-            return f"1 row per `step()` call, {self.calls_per_second:,.0f} calls per second"
+        rows = "1 row" if self.rows == 1 else f"{self.rows:,} rows"
+        if self.transitions == self.rows:  # the plain loop: every row is a transition
+            return f"{rows} per `step()` call, {self.calls_per_second:,.0f} calls per second"
+        # A vector env of 1 env too returns its auto-reset rows: 0.9 transitions per call.
+        of_them = "of it a transition" if self.rows == 1 else "of them transitions"
         return (
-            f"{self.rows:,} rows per `step()` call ({self.transitions:,.1f} of them transitions "
-            f"on average), {self.calls_per_second:,.0f} calls per second"
+            f"{rows} per `step()` call ({self.transitions:,.{2 if self.rows == 1 else 1}f} "
+            f"{of_them} on average), {self.calls_per_second:,.0f} calls per second"
         )
 
 
@@ -97,7 +110,7 @@ def call_story(speeds: Speeds, num_envs: int) -> str:
     step, call = per_call(speeds, "plain"), per_call(speeds, "sync", num_envs)
     rows = "1 row" if num_envs == 1 else f"{num_envs:,} rows"
     text = (
-        f"A `step()` call of Sync with {num_envs:,} envs returned {rows} and took "
+        f"A `step()` call of Sync with {envs_label(num_envs)} returned {rows} and took "
         f"{us(call.seconds)}; a plain `env.step()` took {us(step.seconds)} (medians): one Sync "
         f"call cost as much as {figure(call.seconds / step.seconds)} plain steps."
     )
