@@ -53,8 +53,10 @@ def test_takeaways_follow_the_batch():
 def test_when_it_helps_follows_the_batch(n, calls):
     points = helps_points(2048, n, calls)
     assert len(points) == 4
-    if n == 1:  # one env: what 4 would take, for comparison
+    if n == 1:  # one env batches nothing: every point says what 4 envs would change
         assert quotes(points[0], 2048, 1, 4, 512)
+        assert quotes(points[1], 4) and quotes(points[2], 4)
+        assert not quotes(points[1], 1) and not quotes(points[2], 1)
     else:
         assert bold(points[0])[-1] == f"{calls:,}" and quotes(points[0], 2048, n)
-    assert quotes(points[1], n) and quotes(points[2], n)
+        assert quotes(points[1], n) and quotes(points[2], n)

@@ -384,12 +384,20 @@ def helps_points(batch_size: int, num_envs: int, calls: int) -> list[str]:
             f"{batch_size:,} rows per update with {envs} take **{calls:,}** `step()` calls "
             f"instead of {batch_size:,}."
         )
+    # One env has nothing to batch: say what 4 envs would change, not that 1 env changed it.
+    if num_envs == 1:
+        off_policy = ": with 4 envs they would fill their replay buffer 4 times faster per call."
+        varied = "with 4 envs one update's rows would come from 4 episodes at different stages"
+    else:
+        off_policy = (
+            f" fill their replay buffer faster: each call adds {envs}' worth of transitions."
+        )
+        varied = f"one update's rows come from {envs} at different stages of their episodes"
     return [
         f"**On-policy methods such as PPO:** {on_policy}",
-        f"**Off-policy methods such as DQN** fill their replay buffer faster: each call adds "
-        f"{envs}' worth of transitions.",
-        f"**More varied data:** one update's rows come from {envs} at different stages of "
-        "their episodes, not one long stretch of a single episode, so the update is less noisy.",
+        f"**Off-policy methods such as DQN**{off_policy}",
+        f"**More varied data:** {varied}, not one long stretch of a single episode, so the "
+        "update is less noisy.",
         "**For a world as tiny as BurgerBot the gain is small:** a step costs microseconds, so "
         "there is little per-call cost to share. The pattern matters because "
         "Stable-Baselines3 is built on it.",
