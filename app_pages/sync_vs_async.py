@@ -13,6 +13,7 @@ from burgerbot.app.logic.sync_vs_async import (
     LESSON,
     Bookkeeping,
     Messages,
+    extra_per_env_rounds,
     measure_bookkeeping,
     measure_messages,
     overhead_text,
@@ -130,7 +131,7 @@ def lesson_panel(
             delta_arrow="off",
         )
     rounds = compare_backends(lesson, "async", "sync", n)
-    st.markdown(overhead_text(costs[0], bookkeeping, rounds))
+    st.markdown(overhead_text(costs[0], bookkeeping, rounds, extra_per_env_rounds(lesson, n)))
     if (rounds is None or rounds[0] != "similar") and (said := messages.sentence(costs[0])):
         st.markdown(said)
     if bookkeeping is not None:

@@ -87,8 +87,9 @@ def buffer_panel(frame: pd.DataFrame, layout: BufferLayout, settings: BufferSett
     m4.metric("episodes that ended in it", f"{int(frame['ends_episode'].sum()):,}")
     if not layout.exact:
         st.caption(
-            f"{batch_size:,} is not a multiple of {num_envs}: {layout.step_calls:,} calls "
-            f"collect {layout.collected:,} rows, {layout.collected - batch_size:,} more "
+            f"{batch_size:,} is not a multiple of {num_envs}: {layout.step_calls:,} "
+            f"call{'s collect' if layout.step_calls != 1 else ' collects'} "
+            f"{layout.collected:,} rows, {layout.collected - batch_size:,} more "
             "than needed. In practice you pick NUM_ENVS and the steps per env so that their "
             "product is the batch."
         )

@@ -223,6 +223,12 @@ def test_cost_text_follows_the_measured_costs():
     # 8x apart in the median, but one seed of 16 as slow as 1's: no "fell"
     noisy = cost_text({1: seeds(5_000.0), 16: [40_000.0, 5_000.0, 41_000.0]}, plain_us=2.5)
     assert "not" in bold(noisy)
+    # 128x the env-steps per call, the calls' costs overlapping across seeds: no cost ratio
+    overlap = cost_text({2: [8_000.0, 10_000.0, 12_000.0], 256: seeds(256 * 5_000.0)}, 2.5)
+    assert quotes(overlap, 200, 128) and not quotes(overlap, 1.0)
+    # every 256-env call quicker than every 1-env call: no ratio below 1 either
+    cheaper = cost_text({1: seeds(2_000.0), 256: seeds(256 * 2_300.0)}, plain_us=2.5)
+    assert quotes(cheaper, 500, 256) and not quotes(cheaper, 0.9)
     one = cost_text({4: [10_000.0]}, plain_us=2.5)
     assert bold(one) == ["100.0 µs", "2.5 µs"] and "BurgerBotEnv" in one
     assert "no spread" in cost_text({1: [5_000.0], 16: [40_000.0]}, plain_us=2.5)

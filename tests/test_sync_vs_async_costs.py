@@ -8,6 +8,7 @@ from multiprocessing.reduction import ForkingPickler
 import numpy as np
 import pandas as pd
 import pytest
+from sentence_facts import quotes
 
 from burgerbot.app.logic import sync_vs_async as costs_view
 from burgerbot.app.logic.sync_vs_async import (
@@ -199,3 +200,21 @@ def test_measure_messages_pickles_what_async_sends_for_one_env():
     # The observation comes back through shared memory: the message holds None in its place.
     assert messages.back_bytes < messages.out_bytes + 200
     assert 0 < messages.pickle_s < 0.01
+
+
+def test_asyncs_extra_against_the_plain_step_is_a_ratio_only_when_their_rounds_lie_apart():
+    # Sync 60 µs and Async 900 µs per call, 4 envs: 210 µs extra per env in the middle round
+    run = frame([("sync", 4, 0.060), ("async", 4, 0.900)], spread=0.05)
+    extra = costs_view.extra_per_env_rounds(run, 4)
+    assert extra == pytest.approx([(0.855 - 0.057) / 4_000, 0.210e-3, (0.945 - 0.063) / 4_000])
+    cost = CallCost(4, sync_s=60 * US, async_s=900 * US, native_s=None)
+    apart = overhead_text(cost, rounds([6, 7, 8], [15, 16, 17]), None, extra)
+    assert quotes(apart, 840, 210, 30) and "win back" in apart  # 210 / 7: ranges apart
+    # A plain step whose rounds reach 300 µs (a noisy machine): no ratio, both ranges quoted
+    noisy = overhead_text(cost, rounds([0.5, 2, 300], [15, 16, 17]), None, extra)
+    assert quotes(noisy, 840, 200, 221, 0.5, 300) and not quotes(noisy, 105)
+    assert "win back" not in noisy and "less than" not in noisy
+    # A round where Async was not slower than Sync: no ratio either
+    mixed = overhead_text(cost, rounds([6, 7, 8], [15, 16, 17]), None, [-1e-6, 200e-6])
+    assert "win back" not in mixed and not quotes(mixed, 30)
+    assert costs_view.extra_per_env_rounds(run[run["backend"] == "sync"], 4) == []

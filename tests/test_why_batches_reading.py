@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 from sentence_facts import bold, quotes
 
 from burgerbot.app.logic.why_batches import (
+    batch_counts_text,
     calls_explanation,
     calls_options,
     calls_truth,
@@ -53,8 +55,19 @@ def test_takeaways_follow_the_batch():
 def test_when_it_helps_follows_the_batch(n, calls):
     points = helps_points(2048, n, calls)
     assert len(points) == 4
-    if n == 1:  # one env: what 4 would take, for comparison
+    if n == 1:  # one env batches nothing: every point says what 4 envs would change
         assert quotes(points[0], 2048, 1, 4, 512)
+        assert quotes(points[1], 4) and quotes(points[2], 4)
+        assert not quotes(points[1], 1) and not quotes(points[2], 1)
     else:
         assert bold(points[0])[-1] == f"{calls:,}" and quotes(points[0], 2048, n)
-    assert quotes(points[1], n) and quotes(points[2], n)
+        assert quotes(points[1], n) and quotes(points[2], n)
+
+
+def test_counts_of_one_read_in_the_singular():
+    # (a SAME_STEP batch of 2,048 rows with 4 envs and seed 0 holds exactly 1 goal)
+    text = batch_counts_text(pd.Series({"move": 1, "turn_or_stop": 3, "hit": 1, "goal": 1}), 6, "X")
+    assert "**1** move," in text and "**1** hit," in text and "**1** goal." in text
+    assert "**3** turns or stops" in text
+    one_call = takeaways(64, 256, 1, 0)[0] + calls_explanation(64, 256, 1, 0)
+    assert "1 calls" not in one_call and "1 `step()` calls" not in helps_points(64, 256, 1)[0]

@@ -548,10 +548,20 @@ def cost_text(speeds: Mapping[int, Sequence[float]], plain_us: float) -> str | N
             "env-step fell with NUM_ENVS: train with two seeds or more."
         )
     fell = compare_timings(usable[n_large], usable[n_small]).verdict == "faster"
+    # The cost per call is a timing comparison of its own: a ratio only when the seeds'
+    # call rates lie apart (a few short calls at a large NUM_ENVS are mostly noise).
+    calls_per_s = {n: [rate / n for rate in usable[n]] for n in (n_small, n_large)}
+    calls = compare_timings(calls_per_s[n_large], calls_per_s[n_small]).verdict
+    if calls == "slower":
+        for_cost = f"{large_us * n_large / (small_us * n_small):.1f}x the cost"
+    elif calls == "similar":
+        for_cost = "about the same cost (the seeds' costs per call overlap)"
+    else:
+        for_cost = "no more cost per call (quicker in every seed here: noise on a shared machine)"
     per_call = (
         f"One call cost {small_us * n_small:,.0f} µs with NUM_ENVS={n_small} and "
-        f"{large_us * n_large:,.0f} µs with NUM_ENVS={n_large}: {n_large / n_small:g}x the "
-        f"env-steps for {large_us * n_large / (small_us * n_small):.1f}x the cost."
+        f"{large_us * n_large:,.0f} µs with NUM_ENVS={n_large} (medians): "
+        f"{n_large / n_small:g}x the env-steps for {for_cost}."
     )
     if fell and share > 0.5:
         part = "over 99%" if share > 0.99 else f"about {share:.0%}"

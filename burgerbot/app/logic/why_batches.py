@@ -145,6 +145,15 @@ def drawn_text(layout: BufferLayout, drawing: BufferDrawing) -> str:
     return shown
 
 
+def counted(count: int, singular: str, plural: str | None = None) -> str:
+    """A bold count and its noun, singular for exactly one.
+
+    >>> counted(1, "goal"), counted(2, "goal")
+    ('**1** goal', '**2** goals')
+    """
+    return f"**{count:,}** {singular if count == 1 else plural or singular + 's'}"
+
+
 def batch_counts_text(events: pd.Series, collected: int, mode: str) -> str:
     """What the whole batch holds, event by event (``events`` counts each ``event``)."""
     resets = int(events.get("reset", 0))
@@ -159,10 +168,10 @@ def batch_counts_text(events: pd.Series, collected: int, mode: str) -> str:
     )
     return (
         f"In the whole batch of {collected:,} rows ({term_link('env-step', 'env-steps')}): "
-        f"**{int(events.get('move', 0)):,}** "
-        f"moves, **{int(events.get('turn_or_stop', 0)):,}** turns or stops, "
-        f"**{int(events.get('hit', 0)):,}** hits, **{int(events.get('goal', 0)):,}** goals."
-        + reset_text
+        f"{counted(int(events.get('move', 0)), 'move')}, "
+        f"{counted(int(events.get('turn_or_stop', 0)), 'turn or stop', 'turns or stops')}, "
+        f"{counted(int(events.get('hit', 0)), 'hit')}, "
+        f"{counted(int(events.get('goal', 0)), 'goal')}." + reset_text
     )
 
 
@@ -354,7 +363,8 @@ def calls_explanation(batch_size: int, num_envs: int, calls: int, resets: int | 
     rows = calls * num_envs
     text = (
         f"Each `step()` call returns one row per env (an env-step), {num_envs} per call, so "
-        f"{batch_size:,} rows take ⌈{batch_size:,} ÷ {num_envs}⌉ = {calls:,} calls."
+        f"{batch_size:,} rows take ⌈{batch_size:,} ÷ {num_envs}⌉ = {calls:,} "
+        f"call{'s' if calls != 1 else ''}."
     )
     if rows != batch_size:
         text += f" The last call overshoots: {rows - batch_size:,} extra."
@@ -381,15 +391,24 @@ def helps_points(batch_size: int, num_envs: int, calls: int) -> list[str]:
         )
     else:
         on_policy = (
-            f"{batch_size:,} rows per update with {envs} take **{calls:,}** `step()` calls "
+            f"{batch_size:,} rows per update with {envs} take **{calls:,}** `step()` "
+            f"call{'s' if calls != 1 else ''} "
             f"instead of {batch_size:,}."
         )
+    # One env has nothing to batch: say what 4 envs would change, not that 1 env changed it.
+    if num_envs == 1:
+        off_policy = ": with 4 envs they would fill their replay buffer 4 times faster per call."
+        varied = "with 4 envs one update's rows would come from 4 episodes at different stages"
+    else:
+        off_policy = (
+            f" fill their replay buffer faster: each call adds {envs}' worth of transitions."
+        )
+        varied = f"one update's rows come from {envs} at different stages of their episodes"
     return [
         f"**On-policy methods such as PPO:** {on_policy}",
-        f"**Off-policy methods such as DQN** fill their replay buffer faster: each call adds "
-        f"{envs}' worth of transitions.",
-        f"**More varied data:** one update's rows come from {envs} at different stages of "
-        "their episodes, not one long stretch of a single episode, so the update is less noisy.",
+        f"**Off-policy methods such as DQN**{off_policy}",
+        f"**More varied data:** {varied}, not one long stretch of a single episode, so the "
+        "update is less noisy.",
         "**For a world as tiny as BurgerBot the gain is small:** a step costs microseconds, so "
         "there is little per-call cost to share. The pattern matters because "
         "Stable-Baselines3 is built on it.",
@@ -408,7 +427,8 @@ def takeaways(batch_size: int, num_envs: int, calls: int, resets: int | None) ->
     )
     if resets is not None:
         first += (
-            f", and in NEXT_STEP mode those {calls:,} calls held "
+            f", and in NEXT_STEP mode {'those' if calls != 1 else 'that'} {calls:,} "
+            f"call{'s' if calls != 1 else ''} held "
             f"{calls * num_envs - resets:,} transitions and {resets:,} reset rows, which the "
             "update must mask out"
         )
