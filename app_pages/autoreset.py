@@ -14,7 +14,7 @@ from burgerbot.app import learning, ui
 from burgerbot.app.call_stepper import call_stepper
 from burgerbot.app.caps import CAPS
 from burgerbot.app.glossary import term_link
-from burgerbot.app.labels import BACKEND_CLASSES, BACKEND_LONG_NAMES, VERDICTS
+from burgerbot.app.labels import BACKEND_CLASSES, BACKEND_LONG_NAMES, VERDICTS, counted
 from burgerbot.app.logic.autoreset import (
     BACKEND_CHOICES,
     OPTIONS,
@@ -568,7 +568,8 @@ def revealed_sections(settings: AutoresetSettings) -> str | None:
     learning.exercise(
         "autoreset_final_obs",
         "collect the final observations in NEXT_STEP mode",
-        f"Write a script that steps {settings.num_envs} BurgerBots in NEXT_STEP mode for "
+        f"Write a script that steps {counted(settings.num_envs, 'BurgerBot')} "
+        f"in NEXT_STEP mode for "
         f"{settings.steps} calls with the page's random actions "
         f"(`np.random.default_rng({settings.seed}).integers(0, 4, size=(STEPS, NUM_ENVS))`) "
         "and collects every episode's final observation, with the step and the env it came "

@@ -7,6 +7,7 @@ import streamlit as st
 
 from burgerbot.app import learning, ui
 from burgerbot.app.glossary import term_link
+from burgerbot.app.labels import counted
 from burgerbot.app.logic.disabled_mode import (
     COUNT_STEPS,
     OPTIONS,
@@ -64,8 +65,9 @@ frame.settings_done()
 
 learning.prediction(
     PREDICTION,
-    f"{values['n']} BurgerBots step with random actions in DISABLED mode until one's episode "
-    "ends. Then `envs.step(actions)` is called once more, without any reset. What happens?",
+    f"{counted(values['n'], 'BurgerBot')} step with random actions in DISABLED mode until "
+    "one's episode ends. Then `envs.step(actions)` is called once more, without any reset. "
+    "What happens?",
     OPTIONS,
 )
 demo = disabled_run(values["n"], values["seed"])

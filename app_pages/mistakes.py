@@ -14,7 +14,7 @@ import streamlit as st
 
 from burgerbot.app import learning, measured, ui
 from burgerbot.app.glossary import term_link
-from burgerbot.app.labels import VERDICTS
+from burgerbot.app.labels import VERDICTS, counted
 from burgerbot.app.logic.mistakes import (
     ASYNC_NUM_ENVS,
     FACTORY_OPTIONS,
@@ -528,7 +528,8 @@ if shown:
         learning.exercise(
             "mistakes_dtype",
             "which dtype? (the lesson's exercise 3)",
-            f"Build a `SyncVectorEnv` of {num_envs} BurgerBots and one of {num_envs} CartPoles, "
+            f"Build a `SyncVectorEnv` of {counted(num_envs, 'BurgerBot')} and one of "
+            f"{counted(num_envs, 'CartPole')}, "
             "reset both, and print each batched observation's `shape` and "
             f"{term_link('dtype')}. Is BurgerBot's `int64`? What does CartPole give, whose "
             "observation space is a `float32` `Box`? (The table above has the answer too; the "

@@ -10,7 +10,7 @@ import streamlit as st
 from burgerbot.app import learning, sb3_recording, ui
 from burgerbot.app.caps import CAPS
 from burgerbot.app.glossary import term_link
-from burgerbot.app.labels import VERDICTS
+from burgerbot.app.labels import VERDICTS, counted
 from burgerbot.app.logic.sb3 import (
     ACCEPTS_OPTIONS,
     GYM_NEXT_STEP,
@@ -269,7 +269,8 @@ def recorded_comparison(recording: Recording) -> None:
         return
     n, steps, seed = RECORDED_SIDE
     st.markdown(
-        f"With SB3 in the comparison ({recording.label()}; {n} BurgerBots, {steps} calls, "
+        f"With SB3 in the comparison ({recording.label()}; {counted(n, 'BurgerBot')}, "
+        f"{steps} calls, "
         f"seed {seed}), the script below printed:"
     )
     st.code(output, language="text", wrap_lines=True)
@@ -422,7 +423,7 @@ else:
     with st.expander("The two APIs, question by question (a table)", icon="📋"):
         st.caption(
             "Cells marked *✓ live* were read from a run of the installed libraries on "
-            f"{num_envs} BurgerBots on this server; the others come from each library's "
+            f"{counted(num_envs, 'BurgerBot')} on this server; the others come from each library's "
             "documentation."
         )
         with st.spinner("Importing stable-baselines3 and torch (slow the first time)…"):
@@ -434,7 +435,7 @@ else:
     runs = "SB3's `DummyVecEnv` and " if have_sb3 else ""
     st.markdown(
         f"{runs}Gymnasium's `SyncVectorEnv` in two {term_link('autoreset', 'auto-reset')} "
-        f"modes: same random actions, {steps} calls, {num_envs} BurgerBots.\n\n"
+        f"modes: same random actions, {steps} calls, {counted(num_envs, 'BurgerBot')}.\n\n"
         f"{VERDICTS['imprecise'].badge()} SB3's VecEnvs reset an ended env **on the same step**, "
         'as the lesson describes, but keep the last observation in `infos[i]["terminal_'
         'observation"]`, not `infos["final_observation"]`. '

@@ -9,7 +9,7 @@ import streamlit as st
 
 from burgerbot.app import learning, ui
 from burgerbot.app.glossary import term_link
-from burgerbot.app.labels import VERDICTS
+from burgerbot.app.labels import VERDICTS, counted
 from burgerbot.app.logic.training_data import (
     FACTORY_SEED,
     FROM_RETURNED,
@@ -303,7 +303,7 @@ run = cached_run(
     settings.mode, settings.num_envs, settings.steps, settings.max_steps, settings.seed
 )
 st.caption(
-    f"Live: {settings.num_envs} BurgerBots in Gymnasium's `SyncVectorEnv` "
+    f"Live: {counted(settings.num_envs, 'BurgerBot')} in Gymnasium's `SyncVectorEnv` "
     f"({term_link('vector-env')}), {settings.mode} {term_link('autoreset')}, "
     f"{settings.steps} `step()` calls of random actions. Row t, column i: what call t gave "
     "env i."

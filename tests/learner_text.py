@@ -19,6 +19,11 @@ PATTERNS = [
     # (mask[t, i]...)" names a variable, not a slip)
     ("a doubled phrase", re.compile(r"\b([A-Za-z][\w-]*) \1\b")),
     ("a doubled phrase", re.compile(r"\b([A-Za-z][\w-]*(?: [\w-]+){1,2})\)? \(?\1\b")),
+    # "1 BurgerBots", "all 1 episodes": a count of one with a plural noun (labels.counted)
+    (
+        "a plural for one",
+        re.compile(r"(?<![\d.,])\b1 (?:BurgerBot|CartPole|env|episode|call|goal|hit|row|step)s\b"),
+    ),
 ]
 
 
@@ -29,6 +34,8 @@ def internals(text: str) -> list[str]:
     ['an environment variable: BURGERBOT_MAX_ENVS', 'a doubled phrase: Changed since Changed since']
     >>> internals("4 envs give 4 rows per call, at 0.33 ms a call.")
     []
+    >>> internals("Steps 1 BurgerBots; all 1 episodes right; 1 env, 21 envs, 0.1 calls.")
+    ['a plural for one: 1 BurgerBots', 'a plural for one: 1 episodes']
     """
     return [
         f"{what}: {match.group(0)}"

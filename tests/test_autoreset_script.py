@@ -49,7 +49,7 @@ def test_the_snippets_actions_are_the_pages_actions():
 
 
 END = re.compile(r"end step=(\d+) env=(\d+) cause=(\w+) final_obs=(\[.*\])")
-COUNT = re.compile(r"finished episodes per env \((\d+) envs, (\d+) steps\): (\[.*\])")
+COUNT = re.compile(r"finished episodes per env \(NUM_ENVS=(\d+), STEPS=(\d+)\): (\[.*\])")
 
 
 @pytest.mark.parametrize("mode", PAGE_MODES)

@@ -15,6 +15,7 @@ from learner_text import internals
         ("the page sends the next step() as soon as it shows a call", "how the page works"),
         ("Each click reruns only this part.", "how the page works"),
         ("kept in st.session_state", "Streamlit's machinery"),
+        ("Write a script that steps 1 BurgerBots in NEXT_STEP mode", "a plural for one"),
     ],
 )
 def test_each_known_slip_is_found(text, found):
@@ -27,6 +28,7 @@ def test_each_known_slip_is_found(text, found):
         "Since gymnasium 1.0 the default is NEXT_STEP: the ending call returns the final one.",
         "4 envs x 1,000 steps: Sync took 0.21 s, Async 1.9 s (about 9 times longer).",
         "Run it again: a run is random, and so are its goals.",
+        "1 BurgerBot, 11 envs, 0.1 calls a second, 2.1 rows, 1 episode right.",
     ],
 )
 def test_plain_teaching_text_passes(text):

@@ -13,6 +13,7 @@ __all__ = [
     "VERDICTS",
     "Verdict",
     "backend_label",
+    "counted",
 ]
 
 BACKEND_NAMES = {"sync": "Sync", "async": "Async", "native": "native"}
@@ -98,3 +99,13 @@ OTHER_VERDICTS = {
 
 ALL_VERDICTS = {**VERDICTS, **OTHER_VERDICTS}
 """Every verdict a page that runs the lesson's checks can give: its legend lists them all."""
+
+
+def counted(count: int, singular: str, plural: str | None = None, *, bold: bool = False) -> str:
+    """A count and its noun, singular for exactly one (``bold`` puts the count in Markdown bold).
+
+    >>> counted(1, "BurgerBot"), counted(1_024, "env"), counted(2, "goal", bold=True)
+    ('1 BurgerBot', '1,024 envs', '**2** goals')
+    """
+    number = f"**{count:,}**" if bold else f"{count:,}"
+    return f"{number} {singular if count == 1 else plural or singular + 's'}"

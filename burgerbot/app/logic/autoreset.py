@@ -15,6 +15,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 from burgerbot import checks, world
 from burgerbot.app.caps import CAPS
+from burgerbot.app.labels import counted
 from burgerbot.app.markdown import markdown_html, markdown_table
 from burgerbot.app.palette import OKABE_ITO, SHAPES, colour_scale
 from burgerbot.app.settings import ChoiceSetting, IntSetting
@@ -1186,10 +1187,6 @@ def count_finished_by_mode(
 # shows, and the key takeaways.
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count:,} {word}" + ("" if count == 1 else "s")
-
-
 def mode_captions(default_mode: str) -> list[str]:
     """One caption per mode of `PAGE_MODES`; the installed default (read live) is marked so.
 
@@ -1277,7 +1274,7 @@ def counting_sentence(counts: pd.DataFrame, count_steps: int) -> str:
         if has_disabled
         else f"and SAME_STEP **{same:,}**. "
     )
-    envs = f"in {fewer_envs} of {_plural(num_envs, 'env')}"
+    envs = f"in {fewer_envs} of {counted(num_envs, 'env')}"
     if nxt < same:
         text += (
             f"This time NEXT_STEP finished **fewer** episodes than SAME_STEP (fewer {envs}): it "
@@ -1316,15 +1313,15 @@ def causes_sentence(counts: pd.DataFrame) -> str:
     """
     totals = _totals(counts).sum()
     goals, hits, cut = (int(totals[c]) for c in ("goals", "hits", "truncations"))
-    limit = f" and {_plural(cut, 'episode')} cut off at the step limit" if cut else ""
+    limit = f" and {counted(cut, 'episode')} cut off at the step limit" if cut else ""
     if goals == 0:
         return (
             "No goals: a robot moving at random almost never finds its way to the burger. "
-            f"Over the modes together: {_plural(hits, 'hit')}{limit}."
+            f"Over the modes together: {counted(hits, 'hit')}{limit}."
         )
     return (
-        f"Over the modes together: {_plural(goals, 'goal')} (reward 50.0), "
-        f"{_plural(hits, 'hit')}{limit}."
+        f"Over the modes together: {counted(goals, 'goal')} (reward 50.0), "
+        f"{counted(hits, 'hit')}{limit}."
     )
 
 

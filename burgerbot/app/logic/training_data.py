@@ -14,6 +14,7 @@ import pandas as pd
 from gymnasium.vector import SyncVectorEnv
 
 from burgerbot import world
+from burgerbot.app.labels import counted
 from burgerbot.app.palette import OKABE_ITO, SHAPES
 from burgerbot.app.settings import ChoiceSetting, IntSetting
 from burgerbot.checks import MAX_SEED
@@ -59,7 +60,6 @@ __all__ = [
     "lean_policy",
     "mask_grid",
     "obs_text",
-    "plural",
     "reset_rows",
     "reset_seeds",
     "reset_seeds_sentence",
@@ -199,10 +199,6 @@ def fmt(value: float) -> str:
     return f"{value:+.2f}".replace("+-", "-")
 
 
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")
-
-
 # --- The prediction --------------------------------------------------------------------------
 
 ROWS_OPTIONS = (
@@ -255,23 +251,23 @@ def rows_explanation(run: TrainingRun) -> str:
         )
         same = np.array_equal(~run.real, resets)
         return (
-            f"{checked} {plural(failing, 'row')} did not: each comes on the call after an "
+            f"{checked} {counted(failing, 'row')} did not: each comes on the call after an "
             f"episode ended, where {what}. "
             + (
                 "The mask drops exactly these rows"
                 if same
                 else f"The mask drops {int(resets.sum())} rows, not exactly these"
             )
-            + f"; the {plural(ends, 'row')} that end an episode are real transitions and stay."
+            + f"; the {counted(ends, 'row')} that end an episode are real transitions and stay."
         )
     failing_text = (
         "every one replays"
         if failing == 0
-        else f"{plural(failing, 'row')} did not replay (unexpected)"
+        else f"{counted(failing, 'row')} did not replay (unexpected)"
     )
     return (
         f'{checked} Taking the next observation from `infos["final_obs"]` on the '
-        f"{plural(ends, 'row')} that end an episode, {failing_text}: SAME_STEP never spends "
+        f"{counted(ends, 'row')} that end an episode, {failing_text}: SAME_STEP never spends "
         "a call on a reset, so the mask keeps every row."
     )
 
@@ -304,7 +300,7 @@ def targets_sentence(run: TrainingRun) -> str:
     else:
         move = "lower than" if mean_without < mean_with else "higher than"
     return (
-        f"Without the mask, {plural(count, 'made-up target')} ({value_text}) enter the batch "
+        f"Without the mask, {counted(count, 'made-up target')} ({value_text}) enter the batch "
         f"of {plain.size}. They sit {'exactly' if same_rows else 'not only'} at the reset "
         f"rows. The batch mean is {fmt(mean_without)} without the mask, {move} "
         f"{fmt(mean_with)} with it over the {int(run.mask.sum())} real transitions."
@@ -642,7 +638,7 @@ def endings_sentence(run: TrainingRun, result: Endings) -> str:
             "`step()` calls or a smaller max_steps."
         )
     parts = [
-        f"This buffer holds {plural(total, 'episode end')}: {result.terminated} terminated, "
+        f"This buffer holds {counted(total, 'episode end')}: {result.terminated} terminated, "
         f"{result.truncated} truncated"
         + (f", {result.both} both at once (terminated wins: no bootstrap)" if result.both else "")
         + "."

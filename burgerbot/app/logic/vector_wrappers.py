@@ -24,6 +24,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorEnv
 from gymnasium.wrappers import vector as vector_wrappers
 from gymnasium.wrappers.utils import RunningMeanStd
 
+from burgerbot.app.labels import counted
 from burgerbot.app.settings import ChoiceSetting, IntSetting
 from burgerbot.checks import MAX_SEED
 from burgerbot.factories import make_env
@@ -554,7 +555,8 @@ def _check_stats(wrapped: Any, calls: Calls, raw: Calls, mode: str) -> tuple[boo
     logged, truth = _episodes_logged(calls), episodes_from_rows(raw, mode)
     check = check_loop("table", mode, logged, truth)
     if check.right:
-        return True, f"all {check.finished} episodes right"
+        everything = "" if check.finished == 1 else "all "
+        return True, f"{everything}{counted(check.finished, 'episode')} right"
     return False, loop_sentence(check).removeprefix("Wrong: ")
 
 

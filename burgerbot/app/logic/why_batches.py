@@ -13,6 +13,7 @@ import pandas as pd
 
 from burgerbot.app.caps import CAPS, Caps
 from burgerbot.app.glossary import term_link
+from burgerbot.app.labels import counted
 from burgerbot.app.palette import OKABE_ITO
 from burgerbot.app.settings import ChoiceSetting, IntSetting, clamp_num_envs
 from burgerbot.buffers import BufferLayout
@@ -145,18 +146,10 @@ def drawn_text(layout: BufferLayout, drawing: BufferDrawing) -> str:
     return shown
 
 
-def counted(count: int, singular: str, plural: str | None = None) -> str:
-    """A bold count and its noun, singular for exactly one.
-
-    >>> counted(1, "goal"), counted(2, "goal")
-    ('**1** goal', '**2** goals')
-    """
-    return f"**{count:,}** {singular if count == 1 else plural or singular + 's'}"
-
-
 def batch_counts_text(events: pd.Series, collected: int, mode: str) -> str:
     """What the whole batch holds, event by event (``events`` counts each ``event``)."""
     resets = int(events.get("reset", 0))
+    turns = counted(int(events.get("turn_or_stop", 0)), "turn or stop", "turns or stops", bold=True)
     reset_text = (
         f" **{resets:,}** of them are NEXT_STEP reset rows (the call after an episode ends: "
         "reward 0, the action was ignored), so the batch holds "
@@ -168,10 +161,10 @@ def batch_counts_text(events: pd.Series, collected: int, mode: str) -> str:
     )
     return (
         f"In the whole batch of {collected:,} rows ({term_link('env-step', 'env-steps')}): "
-        f"{counted(int(events.get('move', 0)), 'move')}, "
-        f"{counted(int(events.get('turn_or_stop', 0)), 'turn or stop', 'turns or stops')}, "
-        f"{counted(int(events.get('hit', 0)), 'hit')}, "
-        f"{counted(int(events.get('goal', 0)), 'goal')}." + reset_text
+        f"{counted(int(events.get('move', 0)), 'move', bold=True)}, "
+        f"{turns}, "
+        f"{counted(int(events.get('hit', 0)), 'hit', bold=True)}, "
+        f"{counted(int(events.get('goal', 0)), 'goal', bold=True)}." + reset_text
     )
 
 

@@ -17,7 +17,7 @@ __all__ = [
 END_LINE = "end step={step} env={env} cause={cause} final_obs={final}"
 """How the script prints one episode end (tests parse it back)."""
 
-COUNT_LINE = "finished episodes per env ({num_envs} envs, {steps} steps): {counts}"
+COUNT_LINE = "finished episodes per env (NUM_ENVS={num_envs}, STEPS={steps}): {counts}"
 """How the script prints the counts of finished episodes."""
 
 _FINAL_OBS = {
