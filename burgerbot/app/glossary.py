@@ -63,8 +63,8 @@ TERMS: dict[str, Term] = {
     "step-call": Term(
         "step() call",
         "One call of `envs.step(actions)` on a vector env: it steps every sub-environment once "
-        "and returns their results as batches. Speed is counted in env-steps per second, "
-        "since a call does N of them.",
+        "and returns their results as batches. Speeds are counted per env-step (or per "
+        "transition, leaving out auto-reset rows), not per call, since a call does N env-steps.",
         taught=LESSON,
     ),
     "transition": Term(

@@ -88,7 +88,7 @@ class PerCall:
         rows = "1 row" if self.rows == 1 else f"{self.rows:,} rows"
         if self.transitions == self.rows:  # the plain loop: every row is a transition
             return f"{rows} per `step()` call, {self.calls_per_second:,.0f} calls per second"
-        # A vector env of 1 env too returns its auto-reset rows: 0.9 transitions per call.
+        # A vector env of 1 env returns auto-reset rows too: 0.9 of its row is a transition.
         of_them = "of it a transition" if self.rows == 1 else "of them transitions"
         return (
             f"{rows} per `step()` call ({self.transitions:,.{2 if self.rows == 1 else 1}f} "
