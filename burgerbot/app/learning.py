@@ -101,7 +101,7 @@ def check(pid: str, truth: str, explanation: str, run: str = "the live run") -> 
     predictions = _predictions()
     locked = predictions.get(pid)
     if locked is None and st.session_state.get(f"{pid}_skipped"):
-        st.info(f"**{run[0].upper()}{run[1:]} gave {truth}.** {explanation}", icon="🔎")
+        st.info(f"**{run[0].upper()}{run[1:]} gave: {truth}.** {explanation}", icon="🔎")
         return None
     if locked is None:
         st.caption(f"🔮 Lock in a prediction above and it is checked here against {run}.")
