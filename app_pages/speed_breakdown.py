@@ -56,7 +56,7 @@ frame = ui.PageFrame(
     title="🔬 Speed breakdown: where batching pays",
     intro=(
         "This page assumes you have done the lesson's Home and Batch shapes pages. You will "
-        "learn why Sync loses to a plain loop on a world as cheap as BurgerBot, and where "
+        "learn whether Sync can beat a plain loop on a world as cheap as BurgerBot, and where "
         "batching pays all the same: one policy forward pass for the whole batch."
     ),
     topics=["The speed problem", "SyncVectorEnv", "Vectorised BurgerBot"],
