@@ -156,7 +156,7 @@ def test_speed_text_gives_no_factor_when_one_noisy_seed_overlaps():
     assert bold(one) == [] and "no spread" in one and quotes(one, 1000, 8000)
 
 
-def test_comparison_text_reads_the_smallest_and_largest_that_learned():
+def test_comparison_text_reads_throughput_always_and_learning_from_those_that_learned():
     table = summary(
         [
             (1, 3, 3, 200.0, 0.06, 3_000.0),
@@ -182,7 +182,10 @@ def test_comparison_text_reads_the_smallest_and_largest_that_learned():
     mixed = runs.assign(seconds=[0.6, 0.1, 0.7, 0.2, 0.2, 0.2, 0.5, 0.12, 0.11])
     overlap = comparison_text(table, mixed)
     assert bold(overlap)[-1] == "Net effect." and "about as much" in overlap
-    assert comparison_text(table.assign(reached=[3, 0, 0, 0]), runs) is None
+    # one NUM_ENVS learned: throughput, which does not depend on learning, stays on its own
+    only_one_learned = comparison_text(table.assign(reached=[3, 0, 0, 0]), runs)
+    assert bold(only_one_learned) == ["Throughput.", f"{speed:.1f}x"]
+    assert comparison_text(table, runs[runs["num_envs"] == 1]) is None  # one NUM_ENVS run
 
 
 def test_millisecond_training_times_decide_nothing():

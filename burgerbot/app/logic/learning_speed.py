@@ -448,28 +448,34 @@ def env_steps_per_s(per_run: pd.DataFrame) -> dict[int, list[float]]:
 
 
 def comparison_text(summary: pd.DataFrame, per_run: pd.DataFrame) -> str | None:
-    """What the smallest and largest NUM_ENVS that learned the task say, in numbers.
+    """What the runs say, in numbers: throughput from the smallest and largest NUM_ENVS run
+    (it does not depend on learning), then sample efficiency and the net effect from the
+    smallest and largest NUM_ENVS that learned the task, when at least two did.
 
     ``summary`` and ``per_run`` are `burgerbot.training.summarise_runs` and `runs_frame`.
-    None when fewer than two NUM_ENVS learned it.
+    None when fewer than two NUM_ENVS were run.
     """
-    learned = summary[summary["reached"] > 0]
-    if len(learned) < 2:
-        return None
-    n_small, n_large = int(learned["num_envs"].iloc[0]), int(learned["num_envs"].iloc[-1])
     speeds = env_steps_per_s(per_run)
-    sample = sample_text(
-        needed_env_steps(per_run, n_small), needed_env_steps(per_run, n_large), n_small, n_large
-    )
-    order = order_text(summary)
-    return "\n\n".join(
-        [
-            f"**Throughput.** {speed_text(speeds[n_small], speeds[n_large], n_small, n_large)}",
+    if len(speeds) < 2:
+        return None
+    fewest, most = min(speeds), max(speeds)
+    parts = [f"**Throughput.** {speed_text(speeds[fewest], speeds[most], fewest, most)}"]
+    learned = summary[summary["reached"] > 0]
+    if len(learned) >= 2:
+        n_small, n_large = int(learned["num_envs"].iloc[0]), int(learned["num_envs"].iloc[-1])
+        sample = sample_text(
+            needed_env_steps(per_run, n_small),
+            needed_env_steps(per_run, n_large),
+            n_small,
+            n_large,
+        )
+        order = order_text(summary)
+        parts += [
             f"**Env-steps needed to learn** (sample efficiency). {sample}"
             + (f" {order}" if order else ""),
             f"**Net effect.** {_clock_text(per_run, n_small, n_large)}",
         ]
-    )
+    return "\n\n".join(parts)
 
 
 # --- Where the time goes ----------------------------------------------------------------------
