@@ -306,10 +306,17 @@ def chromium_visitors(config: Config) -> list[Visitor]:
 
 
 async def attend_in_chromium(
-    visitor: Visitor, browser: Any, http_base: str, config: Config, arrive: float
+    visitor: Visitor,
+    browser: Any,
+    http_base: str,
+    config: Config,
+    arrive: float,
+    opened: asyncio.Event,
+    stop: asyncio.Event,
 ) -> Outcome:
     """A real Chromium tab: open Batch shapes with ``visitor``'s settings, skip the
-    questions, then click Step once about once a second, each click timed in the page."""
+    questions (then set ``opened``), then click Step once about once a second until ``stop``
+    is set, each click timed in the page."""
     out = Outcome(visitor)
     rng = random.Random(visitor.seed)
     await asyncio.sleep(arrive)
@@ -320,7 +327,9 @@ async def attend_in_chromium(
         page = await context.new_page()
         page.on("pageerror", lambda error: out.exceptions.append(str(error)))
         started = time.monotonic()
-        await page.goto(f"{http_base}/{PAGE}?{visitor.query}", wait_until="commit")
+        await page.goto(
+            f"{http_base}/{PAGE}?{visitor.query}", wait_until="commit", timeout=timeout_ms
+        )
         await page.wait_for_function(SETTLED_JS, arg=0, timeout=timeout_ms, polling=100)
         out.page_s = time.monotonic() - started
         skip = page.locator(f".st-key-{reveal_id(visitor.env)}_skip button")
@@ -330,11 +339,11 @@ async def attend_in_chromium(
             await page.wait_for_function(SETTLED_JS, arg=since, timeout=timeout_ms, polling=100)
         step_button = f'.st-key-{STEP_KEY} button[data-call="step"]'
         await page.wait_for_selector(step_button, timeout=timeout_ms)
+        opened.set()
         expected = 0
         out.opened_at = time.monotonic()
-        end = time.monotonic() + config.seconds
         next_click = time.monotonic() + rng.uniform(0, config.interval)
-        while next_click < end:
+        while not stop.is_set():
             await asyncio.sleep(max(0.0, next_click - time.monotonic()))
             clicked = time.monotonic()
             out.click_times.append(clicked)
@@ -365,17 +374,23 @@ async def attend_in_chromium(
         out.errors.append(f"{type(exc).__name__}: {exc}")
         out.done_at = out.done_at or time.monotonic()
     finally:
+        opened.set()  # whatever happened, the classroom may start
         await context.close()
     return out
 
 
 async def chromium_classroom(
-    http_base: str, config: Config, visitors: list[Visitor]
+    http_base: str,
+    config: Config,
+    visitors: list[Visitor],
+    opened: list[asyncio.Event],
+    stop: asyncio.Event,
 ) -> list[Outcome]:
-    """The Chromium tabs, arriving spread among the websocket visitors' arrivals."""
+    """The Chromium tabs, arriving ``stagger`` seconds apart before the websocket visitors
+    (each sets its ``opened`` event once it can step) and stepping until ``stop``: so they
+    step beside the whole classroom, however long a busy server takes to open their page."""
     from playwright.async_api import async_playwright
 
-    arrivals = config.sessions * config.stagger
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(
             executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
@@ -385,7 +400,7 @@ async def chromium_classroom(
                 await asyncio.gather(
                     *(
                         attend_in_chromium(
-                            v, browser, http_base, config, arrivals * (i + 1) / (len(visitors) + 1)
+                            v, browser, http_base, config, i * config.stagger, opened[i], stop
                         )
                         for i, v in enumerate(visitors)
                     )
@@ -478,13 +493,21 @@ def run_classroom(config: Config) -> dict[str, Any]:
 
             async def held() -> tuple[list[Outcome], list[Outcome]]:
                 nonlocal children_peak
-                task = asyncio.ensure_future(classroom(base, config, visitors))
+                # The Chromium tabs (if any) open first and step until the classroom is over.
+                tabs = chromium_visitors(config)
+                tabs_open = [asyncio.Event() for _ in tabs]
+                classroom_over = asyncio.Event()
                 in_chromium = asyncio.ensure_future(
-                    chromium_classroom(server.base_url, config, chromium_visitors(config))
-                    if config.chromium
+                    chromium_classroom(server.base_url, config, tabs, tabs_open, classroom_over)
+                    if tabs
                     else asyncio.sleep(0, result=[])
                 )
-                while not (task.done() and in_chromium.done()):
+                task: asyncio.Future | None = None
+                while task is None or not (task.done() and in_chromium.done()):
+                    if task is None and all(event.is_set() for event in tabs_open):
+                        task = asyncio.ensure_future(classroom(base, config, visitors))
+                    if task is not None and task.done():
+                        classroom_over.set()
                     children_peak = max(children_peak, len(server.children()))
                     cpu.append((time.monotonic(), server_cpu_seconds(server.process.pid)))
                     await asyncio.sleep(0.5)
@@ -512,9 +535,11 @@ def run_classroom(config: Config) -> dict[str, Any]:
             "warm_visit_exceptions": warm_exceptions + probe_exceptions,
             "held_s": round(held_s, 1),
             "load_average_at_close": load_average,
-            "chromium": summarize_chromium(browser_outcomes),
+            "chromium": summarize_chromium(browser_outcomes, stepping_together(outcomes)),
             # Every click counts, the Chromium tabs' too: their requests cost server CPU.
-            "server_cpu_ms_per_click": steady_cpu_ms_per_click(outcomes + browser_outcomes, cpu),
+            "server_cpu_ms_per_click": steady_cpu_ms_per_click(
+                [o for o in outcomes + browser_outcomes if o.click_times], cpu
+            ),
             "memory_mb": {
                 "baseline_after_one_visitor": megabytes(baseline),
                 "peak": megabytes(max(sampler.total_pss, default=baseline)),
@@ -578,15 +603,30 @@ def summarize(config: Config, outcomes: list[Outcome], how: str, ttl: int) -> di
     }
 
 
-def summarize_chromium(outcomes: list[Outcome]) -> dict[str, Any]:
+def stepping_together(outcomes: list[Outcome]) -> tuple[float, float]:
+    """From when the last visitor began stepping to when the first one stopped."""
+    return max(o.opened_at for o in outcomes), min(o.done_at for o in outcomes)
+
+
+def summarize_chromium(outcomes: list[Outcome], together: tuple[float, float]) -> dict[str, Any]:
     """The Chromium tabs' figures: their clicks as the websocket client times them, and as
-    the learner sees them (until the next call shows), with those that asked the server."""
+    the learner sees them (until the next call shows), with those that asked the server;
+    and the same for the clicks made while every websocket visitor was stepping."""
+    start, end = together
+    inside = [
+        latency
+        for o in outcomes
+        for clicked, latency in zip(o.click_times, o.latencies, strict=False)
+        if start <= clicked <= end
+    ]
     return {
         "sessions": len(outcomes),
         "clicks": sum(len(o.latencies) for o in outcomes),
         "in_page_clicks": sum(o.in_page_clicks for o in outcomes),
         "asked_server_clicks": sum(o.fragment_clicks for o in outcomes),
         "latency_s": spread([t for o in outcomes for t in o.latencies]),
+        "clicks_while_every_websocket_visitor_steps": len(inside),
+        "latency_while_every_websocket_visitor_steps_s": spread(inside),
         "shown_s": spread([t for o in outcomes for t in o.shown_latencies]),
         "asked_server_answered_s": spread([t for o in outcomes for t in o.answered_latencies]),
         "open_batch_shapes_s": spread([o.page_s for o in outcomes]),
@@ -595,8 +635,9 @@ def summarize_chromium(outcomes: list[Outcome]) -> dict[str, Any]:
         "errors": [f"{o.visitor.name}: {e}" for o in outcomes for e in o.errors],
         "how": (
             f"{len(outcomes)} tabs of one headless Chromium (Playwright, {CHROMIUM}) on this "
-            "machine, each opening Batch shapes (BurgerBot, Sync, 4 envs), skipping its "
-            "questions and clicking the stepper's Step once about once a second; each click is "
+            "machine, opening Batch shapes (BurgerBot, Sync, 4 envs) and skipping its questions "
+            "before the websocket visitors arrive, then clicking the stepper's Step once about "
+            "once a second until the last websocket visitor has stopped; each click is "
             "timed in the page (performance.now(), polled every animation frame) until the view "
             "shows the next call and, if it sent a request, until that run finished."
         ),
@@ -632,17 +673,16 @@ def report_lines(result: dict[str, Any]) -> list[str]:
 def chromium_lines(chromium: dict[str, Any]) -> list[str]:
     if not chromium["sessions"]:
         return []
-    lat, shown, answered = (
-        chromium["latency_s"],
-        chromium["shown_s"],
-        chromium["asked_server_answered_s"],
-    )
+    lat, shown = chromium["latency_s"], chromium["shown_s"]
+    answered = chromium["asked_server_answered_s"]
+    together = chromium["latency_while_every_websocket_visitor_steps_s"]
     return [
         f"Chromium tabs {chromium['sessions']}: clicks {chromium['clicks']} "
         f"({chromium['in_page_clicks']} answered in the page, "
         f"{chromium['asked_server_clicks']} asked the server)",
         f"  timed as the websocket client times it: p50 {lat['p50']} s, p95 {lat['p95']} s, "
-        f"max {lat['max']} s",
+        f"max {lat['max']} s; the {chromium['clicks_while_every_websocket_visitor_steps']} "
+        f"clicks made while every websocket visitor stepped: {together}",
         f"  until the next call shows: p50 {shown['p50']} s, p95 {shown['p95']} s, "
         f"max {shown['max']} s; clicks that asked the server, until their run finished: "
         f"p50 {answered['p50']} s, p95 {answered['p95']} s, max {answered['max']} s",
