@@ -1,6 +1,8 @@
 """A classroom on one server: N websocket visitors open Home, then step Batch shapes each second.
 
 Run: ``python tests/classroom.py --sessions 30 --seconds 120`` (``--json`` for JSON).
+``--chromium 3`` adds three real Chromium tabs (Playwright, /usr/bin/chromium) stepping Batch
+shapes beside them, timed in the page: does a click feel the same in a browser?
 
 The server is started as the hosted demo is: a clean copy of the app in a fresh virtualenv
 with only ``requirements.txt`` installed (``--python current`` uses this interpreter
@@ -36,6 +38,14 @@ from classroom_client import StreamlitSession, latest_step
 
 from burgerbot.app.caps import Caps
 from burgerbot.app.logic.batch_shapes import reveal_id
+from tools.browser_runs import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    RUN_TRACKER_JS,
+    RUNS_FINISHED_JS,
+    SETTLED_JS,
+    VIEWPORT,
+)
 
 __all__ = ["Config", "Outcome", "Visitor", "plan_visitors", "run_classroom", "summarize"]
 
@@ -82,6 +92,10 @@ class Outcome:
     exceptions: list[str] = field(default_factory=list)
     crossings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # Chromium visitors only: from the click until the page shows the next call.
+    shown_latencies: list[float] = field(default_factory=list)
+    # Chromium visitors only: from the click until the run it asked for had finished.
+    answered_latencies: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -100,6 +114,7 @@ class Config:
     # is closed as soon as it is built).
     idle_seconds: int = 60
     stagger: float = 0.5  # seconds between two visitors' arrivals
+    chromium: int = 0  # real Chromium tabs stepping beside the websocket visitors
 
 
 def app_ttl() -> int:
@@ -226,6 +241,175 @@ async def classroom(base_url: str, config: Config, visitors: list[Visitor]) -> l
     return list(await asyncio.gather(*tasks))
 
 
+# --- Chromium visitors -------------------------------------------------------------------------
+
+# Counts the BackMsgs the page sends (each asks the server for a script run): a click the
+# stepper answers in the page sends none. Runs after RUN_TRACKER_JS, whose WebSocket class
+# inherits this send.
+SEND_COUNTER_JS = """
+(() => {
+  window.__stSends = 0;
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (...args) {
+    window.__stSends += 1;
+    return send.apply(this, args);
+  };
+})();
+"""
+
+# One click on the stepper's Step once, timed in the page (so a busy Python loop or the
+# Playwright pipe adds nothing): until the view shows another call, polled each animation
+# frame; then, if the click sent a request (the component sends its trigger value just
+# after the click, hence the short look), until the run it asked for has finished.
+CLICK_STEP_JS = """
+async ({ key, timeoutMs, lookMs }) => {
+  const shown = () => {
+    const view = document.querySelector(`.st-key-${key} .bb-call-view`);
+    const match = view && /Latest call: (?:step (\\d+)|reset)/.exec(view.innerText);
+    return match ? (match[1] === undefined ? 0 : Number(match[1])) : null;
+  };
+  const before = shown();
+  const button = document.querySelector(`.st-key-${key} button[data-call="step"]`);
+  if (!button || button.disabled) return { error: "Step once is missing or disabled", before };
+  const sends = window.__stSends;
+  const runs = window.__stRuns.finished;
+  const start = performance.now();
+  const until = (holds, limitMs) => new Promise((resolve) => {
+    const tick = () => {
+      if (holds()) resolve(true);
+      else if (performance.now() - start > limitMs) resolve(false);
+      else requestAnimationFrame(tick);
+    };
+    tick();
+  });
+  button.click();
+  const changed = await until(() => shown() !== before, timeoutMs);
+  const shownMs = performance.now() - start;
+  await until(() => window.__stSends > sends, shownMs + lookMs);
+  const sent = window.__stSends - sends;
+  let answeredMs = null;
+  if (sent) {
+    await until(() => window.__stRuns.finished > runs, timeoutMs);
+    const at = window.__stRuns.lastFinishedAt;
+    answeredMs = window.__stRuns.finished > runs && at !== null ? at - start : null;
+  }
+  return { before, after: shown(), changed, shownMs, sent, answeredMs };
+}
+"""
+LOOK_FOR_REQUEST_MS = 250
+"""How long after the view changed a click may still send its request (it sends at once)."""
+
+
+def chromium_visitors(config: Config) -> list[Visitor]:
+    """The Chromium tabs' settings: BurgerBot, Sync, 4 envs, seeds apart from the others'."""
+    return [Visitor(f"c{i:02d}", "BurgerBot", "sync", 4, 1000 + i) for i in range(config.chromium)]
+
+
+async def attend_in_chromium(
+    visitor: Visitor,
+    browser: Any,
+    http_base: str,
+    config: Config,
+    arrive: float,
+    opened: asyncio.Event,
+    stop: asyncio.Event,
+) -> Outcome:
+    """A real Chromium tab: open Batch shapes with ``visitor``'s settings, skip the
+    questions (then set ``opened``), then click Step once about once a second until ``stop``
+    is set, each click timed in the page."""
+    out = Outcome(visitor)
+    rng = random.Random(visitor.seed)
+    await asyncio.sleep(arrive)
+    context = await browser.new_context(viewport=VIEWPORT)
+    timeout_ms = 120_000
+    try:
+        await context.add_init_script(RUN_TRACKER_JS + SEND_COUNTER_JS)
+        page = await context.new_page()
+        page.on("pageerror", lambda error: out.exceptions.append(str(error)))
+        started = time.monotonic()
+        await page.goto(
+            f"{http_base}/{PAGE}?{visitor.query}", wait_until="commit", timeout=timeout_ms
+        )
+        await page.wait_for_function(SETTLED_JS, arg=0, timeout=timeout_ms, polling=100)
+        out.page_s = time.monotonic() - started
+        skip = page.locator(f".st-key-{reveal_id(visitor.env)}_skip button")
+        if await skip.count():
+            since = await page.evaluate(RUNS_FINISHED_JS)
+            await skip.first.click()
+            await page.wait_for_function(SETTLED_JS, arg=since, timeout=timeout_ms, polling=100)
+        step_button = f'.st-key-{STEP_KEY} button[data-call="step"]'
+        await page.wait_for_selector(step_button, timeout=timeout_ms)
+        opened.set()
+        expected = 0
+        out.opened_at = time.monotonic()
+        next_click = time.monotonic() + rng.uniform(0, config.interval)
+        while not stop.is_set():
+            await asyncio.sleep(max(0.0, next_click - time.monotonic()))
+            clicked = time.monotonic()
+            out.click_times.append(clicked)
+            click = await page.evaluate(
+                CLICK_STEP_JS,
+                {"key": STEP_KEY, "timeoutMs": timeout_ms, "lookMs": LOOK_FOR_REQUEST_MS},
+            )
+            if click.get("error") or not click["changed"]:
+                out.errors.append(f"click {len(out.click_times)}: {click}")
+                break
+            shown_s, sent = click["shownMs"] / 1000, bool(click["sent"])
+            answered_s = (click["answeredMs"] or click["shownMs"]) / 1000
+            out.shown_latencies.append(shown_s)
+            if sent:
+                out.answered_latencies.append(answered_s)
+            # As the websocket client times it: a click that asks the server is timed
+            # until the run it asked for has finished; one answered in the page, until shown.
+            out.latencies.append(answered_s if sent else shown_s)
+            out.fragment_clicks += sent
+            out.in_page_clicks += not sent
+            expected += 1
+            if click["after"] != expected:
+                out.crossings.append(f"expected step {expected}; the page shows {click['after']}")
+                expected = click["after"] if click["after"] is not None else expected
+            next_click = clicked + config.interval * rng.uniform(0.8, 1.2)
+        out.done_at = time.monotonic()
+    except Exception as exc:  # one failed tab is a finding, not the end of the run
+        out.errors.append(f"{type(exc).__name__}: {exc}")
+        out.done_at = out.done_at or time.monotonic()
+    finally:
+        opened.set()  # whatever happened, the classroom may start
+        await context.close()
+    return out
+
+
+async def chromium_classroom(
+    http_base: str,
+    config: Config,
+    visitors: list[Visitor],
+    opened: list[asyncio.Event],
+    stop: asyncio.Event,
+) -> list[Outcome]:
+    """The Chromium tabs, arriving ``stagger`` seconds apart before the websocket visitors
+    (each sets its ``opened`` event once it can step) and stepping until ``stop``: so they
+    step beside the whole classroom, however long a busy server takes to open their page."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            return list(
+                await asyncio.gather(
+                    *(
+                        attend_in_chromium(
+                            v, browser, http_base, config, i * config.stagger, opened[i], stop
+                        )
+                        for i, v in enumerate(visitors)
+                    )
+                )
+            )
+        finally:
+            await browser.close()
+
+
 async def one_visit(base_url: str, steps: int = 0) -> list[str]:
     """A lone visitor: Home, Batch shapes (Sync, 4 envs), ``steps`` clicks; its exceptions."""
     async with StreamlitSession(base_url, "probe") as tab:
@@ -307,17 +491,31 @@ def run_classroom(config: Config) -> dict[str, Any]:
             cpu: list[tuple[float, float]] = []  # (time, server CPU seconds)
             started, children_peak = time.monotonic(), 0
 
-            async def held() -> list[Outcome]:
+            async def held() -> tuple[list[Outcome], list[Outcome]]:
                 nonlocal children_peak
-                task = asyncio.ensure_future(classroom(base, config, visitors))
-                while not task.done():
+                # The Chromium tabs (if any) open first and step until the classroom is over.
+                tabs = chromium_visitors(config)
+                tabs_open = [asyncio.Event() for _ in tabs]
+                classroom_over = asyncio.Event()
+                in_chromium = asyncio.ensure_future(
+                    chromium_classroom(server.base_url, config, tabs, tabs_open, classroom_over)
+                    if tabs
+                    else asyncio.sleep(0, result=[])
+                )
+                task: asyncio.Future | None = None
+                while task is None or not (task.done() and in_chromium.done()):
+                    if task is None and all(event.is_set() for event in tabs_open):
+                        task = asyncio.ensure_future(classroom(base, config, visitors))
+                    if task is not None and task.done():
+                        classroom_over.set()
                     children_peak = max(children_peak, len(server.children()))
                     cpu.append((time.monotonic(), server_cpu_seconds(server.process.pid)))
                     await asyncio.sleep(0.5)
-                return task.result()
+                return task.result(), in_chromium.result()
 
-            outcomes = asyncio.run(held())
+            outcomes, browser_outcomes = asyncio.run(held())
             held_s = time.monotonic() - started
+            load_average = [round(x, 2) for x in os.getloadavg()]
         at_close, closed = server.pss(), time.monotonic()
         # Async envs close after BURGERBOT_ASYNC_IDLE_SECONDS; their reaper looks every tenth.
         children_gone = True
@@ -336,7 +534,12 @@ def run_classroom(config: Config) -> dict[str, Any]:
         return summarize(config, outcomes, how, ttl) | {
             "warm_visit_exceptions": warm_exceptions + probe_exceptions,
             "held_s": round(held_s, 1),
-            "server_cpu_ms_per_click": steady_cpu_ms_per_click(outcomes, cpu),
+            "load_average_at_close": load_average,
+            "chromium": summarize_chromium(browser_outcomes, stepping_together(outcomes)),
+            # Every click counts, the Chromium tabs' too: their requests cost server CPU.
+            "server_cpu_ms_per_click": steady_cpu_ms_per_click(
+                [o for o in outcomes + browser_outcomes if o.click_times], cpu
+            ),
             "memory_mb": {
                 "baseline_after_one_visitor": megabytes(baseline),
                 "peak": megabytes(max(sampler.total_pss, default=baseline)),
@@ -400,6 +603,47 @@ def summarize(config: Config, outcomes: list[Outcome], how: str, ttl: int) -> di
     }
 
 
+def stepping_together(outcomes: list[Outcome]) -> tuple[float, float]:
+    """From when the last visitor began stepping to when the first one stopped."""
+    return max(o.opened_at for o in outcomes), min(o.done_at for o in outcomes)
+
+
+def summarize_chromium(outcomes: list[Outcome], together: tuple[float, float]) -> dict[str, Any]:
+    """The Chromium tabs' figures: their clicks as the websocket client times them, and as
+    the learner sees them (until the next call shows), with those that asked the server;
+    and the same for the clicks made while every websocket visitor was stepping."""
+    start, end = together
+    inside = [
+        latency
+        for o in outcomes
+        for clicked, latency in zip(o.click_times, o.latencies, strict=False)
+        if start <= clicked <= end
+    ]
+    return {
+        "sessions": len(outcomes),
+        "clicks": sum(len(o.latencies) for o in outcomes),
+        "in_page_clicks": sum(o.in_page_clicks for o in outcomes),
+        "asked_server_clicks": sum(o.fragment_clicks for o in outcomes),
+        "latency_s": spread([t for o in outcomes for t in o.latencies]),
+        "clicks_while_every_websocket_visitor_steps": len(inside),
+        "latency_while_every_websocket_visitor_steps_s": spread(inside),
+        "shown_s": spread([t for o in outcomes for t in o.shown_latencies]),
+        "asked_server_answered_s": spread([t for o in outcomes for t in o.answered_latencies]),
+        "open_batch_shapes_s": spread([o.page_s for o in outcomes]),
+        "exceptions": [f"{o.visitor.name}: {e}" for o in outcomes for e in o.exceptions],
+        "crossings": [f"{o.visitor.name}: {c}" for o in outcomes for c in o.crossings],
+        "errors": [f"{o.visitor.name}: {e}" for o in outcomes for e in o.errors],
+        "how": (
+            f"{len(outcomes)} tabs of one headless Chromium (Playwright, {CHROMIUM}) on this "
+            "machine, opening Batch shapes (BurgerBot, Sync, 4 envs) and skipping its questions "
+            "before the websocket visitors arrive, then clicking the stepper's Step once about "
+            "once a second until the last websocket visitor has stopped; each click is "
+            "timed in the page (performance.now(), polled every animation frame) until the view "
+            "shows the next call and, if it sent a request, until that run finished."
+        ),
+    }
+
+
 def report_lines(result: dict[str, Any]) -> list[str]:
     lat, mem, kids = result["latency_s"], result["memory_mb"], result["children"]
     return [
@@ -419,8 +663,34 @@ def report_lines(result: dict[str, Any]) -> list[str]:
         f"{mem['peak']} MB, at close {mem['at_close']} MB, after TTL "
         f"{mem['after_ttl_no_new_visitor']} MB, after release {mem['after_release']} MB",
         f"child processes peak {kids['peak']}, left after release {kids['left_after_release']}",
+        f"load average (1, 5, 15 min) as the classroom closed {result['load_average_at_close']}",
         *[f"  problem: {p}" for k in ("errors", "exceptions", "crossings") for p in result[k]],
+        *chromium_lines(result["chromium"]),
         "how: " + result["how"],
+    ]
+
+
+def chromium_lines(chromium: dict[str, Any]) -> list[str]:
+    if not chromium["sessions"]:
+        return []
+    lat, shown = chromium["latency_s"], chromium["shown_s"]
+    answered = chromium["asked_server_answered_s"]
+    together = chromium["latency_while_every_websocket_visitor_steps_s"]
+    return [
+        f"Chromium tabs {chromium['sessions']}: clicks {chromium['clicks']} "
+        f"({chromium['in_page_clicks']} answered in the page, "
+        f"{chromium['asked_server_clicks']} asked the server)",
+        f"  timed as the websocket client times it: p50 {lat['p50']} s, p95 {lat['p95']} s, "
+        f"max {lat['max']} s; the {chromium['clicks_while_every_websocket_visitor_steps']} "
+        f"clicks made while every websocket visitor stepped: {together}",
+        f"  until the next call shows: p50 {shown['p50']} s, p95 {shown['p95']} s, "
+        f"max {shown['max']} s; clicks that asked the server, until their run finished: "
+        f"p50 {answered['p50']} s, p95 {answered['p95']} s, max {answered['max']} s",
+        f"  open Batch shapes {chromium['open_batch_shapes_s']} (s); errors "
+        f"{len(chromium['errors'])}, page errors {len(chromium['exceptions'])}, "
+        f"state crossings {len(chromium['crossings'])}",
+        *[f"  problem: {p}" for k in ("errors", "exceptions", "crossings") for p in chromium[k]],
+        "  how: " + chromium["how"],
     ]
 
 
@@ -440,7 +710,11 @@ def main(argv: list[str] | None = None) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2) if print_json else "\n".join(report_lines(result)))
-    problems = result["errors"] or result["exceptions"] or result["crossings"]
+    problems = [
+        problem
+        for figures in (result, result["chromium"])
+        for problem in figures["errors"] + figures["exceptions"] + figures["crossings"]
+    ]
     return 1 if problems else 0
 
 
