@@ -71,6 +71,8 @@ _CSS = """
 .bb-stepper .bb-call-view td:last-child { white-space: normal; min-width: 14rem; }
 .bb-call-view summary { cursor: pointer; margin-bottom: 0.5rem; }
 .bb-stepper .bb-call-view details td:last-child { min-width: 0; }
+/* Side-by-side tables hold numbers only: each as narrow as its cells, so two fit a row. */
+.bb-stepper .bb-call-view .bb-columns td:last-child { min-width: 0; }
 .bb-call-view code {
   font-family: var(--st-code-font, monospace); font-size: 0.85em; padding: 0.1em 0.25em;
   background: var(--st-secondary-background-color, #f0f2f6); border-radius: 0.25rem;

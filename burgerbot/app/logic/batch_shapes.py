@@ -962,7 +962,7 @@ def side_by_side(left: str, right: str) -> str:
     columns = "\n\n".join(
         f'<div style="{_COLUMN_STYLE}">\n\n{block}\n\n</div>' for block in (left, right)
     )
-    return f'<div style="{_COLUMNS_STYLE}">\n\n{columns}\n\n</div>'
+    return f'<div class="bb-columns" style="{_COLUMNS_STYLE}">\n\n{columns}\n\n</div>'
 
 
 def pictures_html(pictures: Sequence[str], captions: Sequence[str], width: int) -> str:
