@@ -46,7 +46,6 @@ from burgerbot.app.logic.goal_statistics import (
     to_csv,
     try_this,
 )
-from burgerbot.app.progress import ThrottledProgress
 from burgerbot.app.scripts.goal_statistics import snippet_for
 from burgerbot.app.settings import powers_of_two
 from burgerbot.app.slots import HEAVY_RUNS, ServerBusy
@@ -64,21 +63,12 @@ def reference_rate(_by: str = "") -> tuple[GoalRate, measured.Measured]:
 
 @st.cache_data(max_entries=6, show_spinner=False)
 def cached_sweep(settings: ScalingSettings) -> SweepResult:
-    # The bar lives inside the cached function, so a cache hit replays it and then clears
-    # it again. Stopping the page raises from the bar's update, which ends the run and
-    # closes every env.
-    bar = st.empty()
-    name = backend_label(settings.backend)
-
-    def report(fraction: float, message: str) -> None:
-        bar.progress(fraction, text=f"{name} sweep: {message} ({fraction:.0%})")
-
-    try:
-        # A big sweep takes a server-wide slot; with none free, ServerBusy says the wait.
-        with HEAVY_RUNS.hold(settings.planned_env_steps, settings.planned_step_calls):
-            return run_sweep(settings, ThrottledProgress(report))
-    finally:
-        bar.empty()
+    # A big sweep takes a server-wide slot; with none free, ServerBusy says the wait.
+    with (
+        measured.progress_bar(f"{backend_label(settings.backend)} sweep: ") as report,
+        HEAVY_RUNS.hold(settings.planned_env_steps, settings.planned_step_calls),
+    ):
+        return run_sweep(settings, report)
 
 
 # --- The page's drawing blocks: expectations, controls, results and the Sync check ---------

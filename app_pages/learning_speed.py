@@ -40,32 +40,24 @@ PACKAGES = ("numpy", "gymnasium")
 def training_results(
     num_envs_list: tuple[int, ...], env_steps: int, seeds: int, first_seed: int, _by: str = ""
 ) -> tuple[dict, measured.Measured]:
-    # The bar lives inside the cached function: a cache hit replays it and clears it again.
-    # Leaving the page raises from the bar's update, which ends the run.
-    bar = st.empty()
+    with measured.progress_bar() as report:
 
-    def report(fraction: float, message: str) -> None:
-        bar.progress(min(1.0, max(0.0, fraction)), text=f"{message} ({fraction:.0%})")
+        def train() -> dict:
+            plain_us = plain_step_microseconds()
+            runs = training.compare_num_envs(
+                num_envs_list,
+                seeds=range(first_seed, first_seed + seeds),
+                config=QLearningConfig(env_steps=env_steps),
+                progress=report,
+            )
+            return {
+                "summary": training.summarise_runs(runs),
+                "per_run": training.runs_frame(runs),
+                "curves": training.curves_frame(runs),
+                "plain_us": plain_us,
+            }
 
-    def train() -> dict:
-        plain_us = plain_step_microseconds()
-        runs = training.compare_num_envs(
-            num_envs_list,
-            seeds=range(first_seed, first_seed + seeds),
-            config=QLearningConfig(env_steps=env_steps),
-            progress=report,
-        )
-        return {
-            "summary": training.summarise_runs(runs),
-            "per_run": training.runs_frame(runs),
-            "curves": training.curves_frame(runs),
-            "plain_us": plain_us,
-        }
-
-    try:
         return measured.measure(train, PACKAGES, _by)
-    finally:
-        bar.empty()
 
 
 # --- Panels -----------------------------------------------------------------------------------
