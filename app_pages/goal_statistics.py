@@ -209,21 +209,21 @@ def sweep_controls(settings: ScalingSettings, key: Mapping[str, str]) -> None:
             "Same total env-steps: every NUM_ENVS gets the same budget, split over its envs."
         ),
     )
-    col_steps.number_input(
+    ui.number_setting(
+        col_steps,
         "Steps per env",
-        min_value=1,
-        max_value=SPECS[1].high,
+        SPECS[1],
+        key,
         step=100,
-        key=key["steps"],
         disabled=settings.budget != "per_env",
         help="step() calls per run (the lesson uses 500).",
     )
-    col_total.number_input(
+    ui.number_setting(
+        col_total,
         "Env-steps per run",
-        min_value=1,
-        max_value=SPECS[2].high,
+        SPECS[2],
+        key,
         step=1000,
-        key=key["total"],
         disabled=settings.budget != "total",
         help="Each NUM_ENVS gets this many env-steps: total ÷ NUM_ENVS step() calls.",
     )

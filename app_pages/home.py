@@ -18,7 +18,7 @@ from burgerbot.app.logic.home import (
     prediction_truth,
     speed_takeaways,
 )
-from burgerbot.app.rates import NUM_ENVS_CHOICES, metric_delta, nearest_choice
+from burgerbot.app.rates import metric_delta, nearest_choice
 from burgerbot.app.scripts.home import speed_script
 
 PAGE = "home"
@@ -58,25 +58,17 @@ st.markdown(
     f"{term_link('native', 'native')} vector env, **not part of Gymnasium** (it moves all "
     "the robots with a few numpy operations)."
 )
-learning.prediction(
+num_envs, shown, again = ui.race_controls(
+    frame,
     PID,
     f"Does `SyncVectorEnv` with {PREDICTION_N} envs collect more transitions per second than "
     "a plain loop over one `BurgerBotEnv`?",
     (YES, NO),
+    "about a second",
 )
-(spec,) = SPECS
-left, right = st.columns([4, 1], vertical_alignment="bottom")
-num_envs = left.select_slider(
-    "NUM_ENVS for the numbers below (once they are shown, changing it measures again: "
-    "about a second)",
-    options=NUM_ENVS_CHOICES,
-    key=frame.key[spec.key],
-)
-frame.settings_done()
 
-if learning.revealed(PID):
-    if right.button("Measure again", key="home_measure", icon=":material/refresh:"):
-        st.session_state["_home_run"] = st.session_state.get("_home_run", 0) + 1
+if shown:
+    if again:
         measure_race.clear(num_envs)
     with st.spinner("Stepping BurgerBots…"):
         speeds, record = measure_race(num_envs, visit.visitor)

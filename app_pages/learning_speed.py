@@ -83,20 +83,20 @@ def training_controls(key: Mapping[str, str], chosen: tuple[int, ...], caps: Cap
         max_selections=SPECS[0].max_items,
         help="Each NUM_ENVS is trained separately with the same seeds and settings.",
     )
-    t2.number_input(
+    ui.number_setting(
+        t2,
         "Env-steps per run",
-        min_value=SPECS[1].low,
-        max_value=SPECS[1].high,
+        SPECS[1],
+        key,
         step=500,
-        key=key["steps"],
         help=(
             "Env-steps (rows, reset rows included) each run collects, whatever its NUM_ENVS: "
             "the same amount of experience for everyone. All runs of one click together stay "
             f"under {caps.max_train_env_steps:,}."
         ),
     )
-    t3.number_input("Seeds", min_value=1, max_value=SPECS[2].high, step=1, key=key["seeds"])
-    t4.number_input("First seed", min_value=0, max_value=SPECS[3].high, step=1, key=key["tseed"])
+    ui.number_setting(t3, "Seeds", SPECS[2], key)
+    ui.number_setting(t4, "First seed", SPECS[3], key)
 
 
 def results_panel(results: Mapping[str, Any], measured_caption: str) -> None:

@@ -26,7 +26,7 @@ from burgerbot.app.logic.speed_breakdown import (
     speed_chart,
     speed_takeaways,
 )
-from burgerbot.app.rates import NUM_ENVS_CHOICES, nearest_choice
+from burgerbot.app.rates import nearest_choice
 from burgerbot.app.scripts.speed_breakdown import speed_script
 
 PAGE = "speed_breakdown"
@@ -74,27 +74,17 @@ st.markdown(
     f"{term_link('env-step', 'env-steps')}, per call; the row of an env being "
     f"{term_link('autoreset', 'auto-reset')} is no {term_link('transition')} and is not counted."
 )
-learning.prediction(
+num_envs, shown, again = ui.race_controls(
+    frame,
     PID,
     f"With the policy network picking every action, does `SyncVectorEnv` with {PREDICTION_N} "
     "envs collect more transitions per second than the plain loop?",
     (YES, NO),
+    "about two seconds",
 )
-(spec,) = SPECS
-left, right = st.columns([4, 1], vertical_alignment="bottom")
-num_envs = left.select_slider(
-    "NUM_ENVS for the numbers below (once they are shown, changing it measures again: "
-    "about two seconds)",
-    options=NUM_ENVS_CHOICES,
-    key=frame.key[spec.key],
-)
-frame.settings_done()
 
-if learning.revealed(PID):
-    if right.button("Measure again", key="speed_breakdown_measure", icon=":material/refresh:"):
-        st.session_state["_speed_breakdown_run"] = (
-            st.session_state.get("_speed_breakdown_run", 0) + 1
-        )
+if shown:
+    if again:
         measure_breakdown.clear(num_envs)
     with st.spinner("Stepping BurgerBots…"):
         speeds, record = measure_breakdown(num_envs, visit.visitor)
