@@ -270,8 +270,8 @@ def sweep_plan(settings: ScalingSettings) -> None:
             },
         )
 
-    # Drawn only while open: a dataframe costs the browser on every visit of the page.
-    ui.lazy_expander("Expected goals per run for these settings", table)
+    with st.expander("Expected goals per run for these settings"):
+        table()
 
 
 def _no_goal_warning(summary: pd.DataFrame, seeds: int) -> None:

@@ -274,7 +274,8 @@ if chosen:
             name="the Q-learning loop",
         )
 
-    ui.lazy_expander("The training loop, written out (one run)", training_loop, icon="🐍")
+    with st.expander("The training loop, written out (one run)", icon="🐍"):
+        training_loop()
     ui.code_expander(
         training_script(chosen, train.env_steps, train.seeds, train.first_seed),
         label="Code: this experiment as a script you can run",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import multiprocessing
 import platform
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from functools import partial
@@ -94,8 +93,7 @@ def spaces_section(rows: Sequence[SpaceRow], num_envs: int) -> None:
             st.caption(f"{row.env} ({vector_env_label(row.vector_env)})")
             st.code(row.batched_observation_repr, language="text")
 
-    ui.lazy_tabs(
-        "mistakes_spaces",
+    ui.tabs(
         [
             (
                 "What `reset` and `step` returned",
@@ -139,13 +137,8 @@ def show_run(
 
 
 def script_tabs(scripts: Sequence[tuple[str, ScriptRun, ScriptRun | None, str]]) -> None:
-    """Scripts side by side as tabs, each full width: (tab label, run, compared with, name).
-
-    Only the open tab is drawn (`ui.lazy_tabs`); the set of tabs is named after its first
-    script.
-    """
-    ui.lazy_tabs(
-        "mistakes_" + re.sub(r"\W+", "_", scripts[0][3]),
+    """Scripts side by side as tabs, each full width: (tab label, run, compared with, name)."""
+    ui.tabs(
         [
             (label, partial(show_run, run, "", compare_with, name=name))
             for label, run, compare_with, name in scripts
@@ -242,8 +235,7 @@ def actions_mistake(demo: Demo, num_envs: int) -> None:
         )
         show_run(runs["elsewhere"], "The script that gave these:", name="actions elsewhere")
 
-    ui.lazy_tabs(
-        "mistakes_actions",
+    ui.tabs(
         [
             (
                 "❌ actions of shape `(N, 1)`",

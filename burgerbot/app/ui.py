@@ -35,6 +35,7 @@ __all__ = [
     "show_notes",
     "sidebar",
     "sync_query_params",
+    "tabs",
     "widget_key",
 ]
 
@@ -204,6 +205,16 @@ def lazy_tabs(name: str, tabs: Sequence[tuple[str, Callable[[], None]]]) -> None
     if len(set(labels)) != len(labels):
         raise ValueError(f"tab labels must differ: {labels}")
     _lazy_tabs(TABS_KEY_PREFIX + name, labels, tuple(draw for _, draw in tabs))
+
+
+def tabs(labelled: Sequence[tuple[str, Callable[[], None]]]) -> None:
+    """Plain ``st.tabs``, each drawn by its ``draw()``: ``[(label, draw)]``, as `lazy_tabs`
+    takes them, for tabs whose laziness did not pay (the browser switches them itself)."""
+    for container, (_, draw) in zip(
+        st.tabs([label for label, _ in labelled]), labelled, strict=True
+    ):
+        with container:
+            draw()
 
 
 @st.fragment
