@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from burgerbot.app import learning, ui
+from burgerbot.app import learning, measured, ui
 from burgerbot.app.call_stepper import call_stepper
 from burgerbot.app.caps import CAPS
 from burgerbot.app.glossary import term_link
@@ -121,27 +121,21 @@ def computed(key: Hashable, label: str, compute: Callable[[Any], Any], env_steps
     cache = shared_results()
     if key in cache:
         return cache.get_or_compute(key, lambda: compute(None))
-    bar = st.progress(0.0, text=label)
-
-    def progress(fraction: float, message: str) -> None:
-        bar.progress(fraction, text=f"{label}: {message}")
-
-    def heavy_compute() -> Any:
-        with HEAVY_RUNS.hold(env_steps=env_steps):
-            return compute(progress)
-
     try:
-        return cache.get_or_compute(key, heavy_compute)
+        with measured.progress_bar(f"{label}: ") as report:
+
+            def heavy_compute() -> Any:
+                with HEAVY_RUNS.hold(env_steps=env_steps):
+                    return compute(report)
+
+            return cache.get_or_compute(key, heavy_compute)
     except ServerBusy as busy:
-        bar.empty()
         st.warning(str(busy), icon="⏳")
         st.button("Try again", key=f"{PAGE}_busy_retry")
         st.stop()
     except Exception as exc:  # a failed run must not take the page down
         st.error(f"{label} failed: {exc}")
         st.stop()
-    finally:
-        bar.empty()
 
 
 @st.cache_data(show_spinner=False)

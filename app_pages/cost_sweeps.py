@@ -26,7 +26,6 @@ from burgerbot.app.logic.cost_sweeps import (
     takeaways,
     throughput_chart,
 )
-from burgerbot.app.progress import ThrottledProgress
 from burgerbot.app.scripts.cost_sweeps import snippet_for
 from burgerbot.app.settings import powers_of_two
 from burgerbot.app.slots import HEAVY_RUNS, WORKER_BUDGET, BudgetExceeded
@@ -54,23 +53,15 @@ WINS = f"{PAGE}_wins"
 @st.cache_data(max_entries=6, show_spinner=False)
 def cached_sweep(settings: TimingSettings, _by: str = "") -> tuple[pd.DataFrame, measured.Measured]:
     """The timing frame of one sweep, and when and where it was measured."""
-    # The bar lives inside the cached function: a cache hit replays it, then clears it.
-    # Stopping the page raises from the bar's update; the run then closes its env.
-    bar = st.empty()
+    with measured.progress_bar("Timing ") as report:
 
-    def report(fraction: float, message: str) -> None:
-        bar.progress(fraction, text=f"Timing {message} ({fraction:.0%})")
+        def compute() -> pd.DataFrame:
+            # A big sweep takes a server-wide slot; with none free, ServerBusy (a
+            # BudgetExceeded, shown as a warning by `run`) says the wait.
+            with HEAVY_RUNS.hold(*sweep_size(settings)):
+                return run_timing(settings, report, budget=WORKER_BUDGET)
 
-    def compute() -> pd.DataFrame:
-        # A big sweep takes a server-wide slot; with none free, ServerBusy (a BudgetExceeded,
-        # shown as a warning by `run`) says the wait.
-        with HEAVY_RUNS.hold(*sweep_size(settings)):
-            return run_timing(settings, ThrottledProgress(report), budget=WORKER_BUDGET)
-
-    try:
         return measured.measure(compute, PACKAGES, _by)
-    finally:
-        bar.empty()
 
 
 def run(settings: TimingSettings, fresh: bool, visit: measured.Visit) -> dict | None:

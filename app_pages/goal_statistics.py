@@ -47,7 +47,6 @@ from burgerbot.app.logic.goal_statistics import (
     to_csv,
     try_this,
 )
-from burgerbot.app.progress import ThrottledProgress
 from burgerbot.app.scripts.goal_statistics import snippet_for
 from burgerbot.app.settings import powers_of_two
 from burgerbot.app.slots import HEAVY_RUNS, ServerBusy
@@ -65,21 +64,12 @@ def reference_rate(_by: str = "") -> tuple[GoalRate, measured.Measured]:
 
 @st.cache_data(max_entries=6, show_spinner=False)
 def cached_sweep(settings: ScalingSettings) -> SweepResult:
-    # The bar lives inside the cached function, so a cache hit replays it and then clears
-    # it again. Stopping the page raises from the bar's update, which ends the run and
-    # closes every env.
-    bar = st.empty()
-    name = backend_label(settings.backend)
-
-    def report(fraction: float, message: str) -> None:
-        bar.progress(fraction, text=f"{name} sweep: {message} ({fraction:.0%})")
-
-    try:
-        # A big sweep takes a server-wide slot; with none free, ServerBusy says the wait.
-        with HEAVY_RUNS.hold(settings.planned_env_steps, settings.planned_step_calls):
-            return run_sweep(settings, ThrottledProgress(report))
-    finally:
-        bar.empty()
+    # A big sweep takes a server-wide slot; with none free, ServerBusy says the wait.
+    with (
+        measured.progress_bar(f"{backend_label(settings.backend)} sweep: ") as report,
+        HEAVY_RUNS.hold(settings.planned_env_steps, settings.planned_step_calls),
+    ):
+        return run_sweep(settings, report)
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
@@ -236,21 +226,21 @@ def sweep_controls(settings: ScalingSettings, key: Mapping[str, str]) -> None:
             "Same total env-steps: every NUM_ENVS gets the same budget, split over its envs."
         ),
     )
-    col_steps.number_input(
+    ui.number_setting(
+        col_steps,
         "Steps per env",
-        min_value=1,
-        max_value=SPECS[1].high,
+        SPECS[1],
+        key,
         step=100,
-        key=key["steps"],
         disabled=settings.budget != "per_env",
         help="step() calls per run (the lesson uses 500).",
     )
-    col_total.number_input(
+    ui.number_setting(
+        col_total,
         "Env-steps per run",
-        min_value=1,
-        max_value=SPECS[2].high,
+        SPECS[2],
+        key,
         step=1000,
-        key=key["total"],
         disabled=settings.budget != "total",
         help="Each NUM_ENVS gets this many env-steps: total ÷ NUM_ENVS step() calls.",
     )
@@ -297,8 +287,8 @@ def sweep_plan(settings: ScalingSettings) -> None:
             },
         )
 
-    # Drawn only while open: a dataframe costs the browser on every visit of the page.
-    ui.lazy_expander("Expected goals per run for these settings", table)
+    with st.expander("Expected goals per run for these settings"):
+        table()
 
 
 def _no_goal_warning(summary: pd.DataFrame, seeds: int) -> None:
@@ -551,6 +541,7 @@ ui.code_expander(
     snippet_for(settings),
     label="Code: this sweep as a script you can run",
     name="the goal-scaling sweep",
+    lazy=True,
 )
 st.caption(
     "The sweep script prints one line per NUM_ENVS and seed: the same numbers as the page's "

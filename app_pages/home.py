@@ -19,7 +19,7 @@ from burgerbot.app.logic.home import (
     prediction_truth,
     speed_takeaways,
 )
-from burgerbot.app.rates import NUM_ENVS_CHOICES, metric_delta, nearest_choice
+from burgerbot.app.rates import metric_delta, nearest_choice
 from burgerbot.app.scripts.home import speed_script
 
 PAGE = "home"
@@ -28,8 +28,8 @@ PACKAGES = ("gymnasium", "numpy")
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def measure_race(num_envs: int, versions: measured.Versions, generation: int, _by: str):
-    # Once per server, NUM_ENVS and versions; "Measure again" moves `generation` on.
+def measure_race(num_envs: int, _by: str):
+    # Once per server and NUM_ENVS; "Measure again" clears it.
     return measured.measure(lambda: measure_speeds(num_envs), PACKAGES, _by)
 
 
@@ -59,31 +59,20 @@ st.markdown(
     f"{term_link('native', 'native')} vector env, **not part of Gymnasium** (it moves all "
     "the robots with a few numpy operations)."
 )
-learning.prediction(
+num_envs, shown, again = ui.race_controls(
+    frame,
     PID,
     f"Does `SyncVectorEnv` with {PREDICTION_N} envs collect more transitions per second than "
     "a plain loop over one `BurgerBotEnv`?",
     (YES, NO),
+    "about a second",
 )
-(spec,) = SPECS
-left, right = st.columns([4, 1], vertical_alignment="bottom")
-num_envs = left.select_slider(
-    "NUM_ENVS for the numbers below (once they are shown, changing it measures again: "
-    "about a second)",
-    options=NUM_ENVS_CHOICES,
-    key=frame.key[spec.key],
-)
-frame.settings_done()
-shown = (PAGE, num_envs)
 
-if learning.revealed(PID):
-    if right.button("Measure again", key="home_measure", icon=":material/refresh:"):
-        st.session_state["_home_run"] = st.session_state.get("_home_run", 0) + 1
-        measured.GENERATIONS.bump(shown)
+if shown:
+    if again:
+        measure_race.clear(num_envs)
     with st.spinner("Stepping BurgerBots…"):
-        versions = measured.library_versions(PACKAGES)
-        generation = measured.GENERATIONS.get(shown)
-        speeds, record = measure_race(num_envs, versions, generation, visit.visitor)
+        speeds, record = measure_race(num_envs, visit.visitor)
 
     plain = speeds.rate("plain")
     cols = st.columns(3)

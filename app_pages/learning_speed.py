@@ -40,32 +40,24 @@ PACKAGES = ("numpy", "gymnasium")
 def training_results(
     num_envs_list: tuple[int, ...], env_steps: int, seeds: int, first_seed: int, _by: str = ""
 ) -> tuple[dict, measured.Measured]:
-    # The bar lives inside the cached function: a cache hit replays it and clears it again.
-    # Leaving the page raises from the bar's update, which ends the run.
-    bar = st.empty()
+    with measured.progress_bar() as report:
 
-    def report(fraction: float, message: str) -> None:
-        bar.progress(min(1.0, max(0.0, fraction)), text=f"{message} ({fraction:.0%})")
+        def train() -> dict:
+            plain_us = plain_step_microseconds()
+            runs = training.compare_num_envs(
+                num_envs_list,
+                seeds=range(first_seed, first_seed + seeds),
+                config=QLearningConfig(env_steps=env_steps),
+                progress=report,
+            )
+            return {
+                "summary": training.summarise_runs(runs),
+                "per_run": training.runs_frame(runs),
+                "curves": training.curves_frame(runs),
+                "plain_us": plain_us,
+            }
 
-    def train() -> dict:
-        plain_us = plain_step_microseconds()
-        runs = training.compare_num_envs(
-            num_envs_list,
-            seeds=range(first_seed, first_seed + seeds),
-            config=QLearningConfig(env_steps=env_steps),
-            progress=report,
-        )
-        return {
-            "summary": training.summarise_runs(runs),
-            "per_run": training.runs_frame(runs),
-            "curves": training.curves_frame(runs),
-            "plain_us": plain_us,
-        }
-
-    try:
         return measured.measure(train, PACKAGES, _by)
-    finally:
-        bar.empty()
 
 
 # --- Panels -----------------------------------------------------------------------------------
@@ -91,20 +83,20 @@ def training_controls(key: Mapping[str, str], chosen: tuple[int, ...], caps: Cap
         max_selections=SPECS[0].max_items,
         help="Each NUM_ENVS is trained separately with the same seeds and settings.",
     )
-    t2.number_input(
+    ui.number_setting(
+        t2,
         "Env-steps per run",
-        min_value=SPECS[1].low,
-        max_value=SPECS[1].high,
+        SPECS[1],
+        key,
         step=500,
-        key=key["steps"],
         help=(
             "Env-steps (rows, reset rows included) each run collects, whatever its NUM_ENVS: "
             "the same amount of experience for everyone. All runs of one click together stay "
             f"under {caps.max_train_env_steps:,}."
         ),
     )
-    t3.number_input("Seeds", min_value=1, max_value=SPECS[2].high, step=1, key=key["seeds"])
-    t4.number_input("First seed", min_value=0, max_value=SPECS[3].high, step=1, key=key["tseed"])
+    ui.number_setting(t3, "Seeds", SPECS[2], key)
+    ui.number_setting(t4, "First seed", SPECS[3], key)
 
 
 def results_panel(results: Mapping[str, Any], measured_caption: str) -> None:
@@ -282,7 +274,8 @@ if chosen:
             name="the Q-learning loop",
         )
 
-    ui.lazy_expander("The training loop, written out (one run)", training_loop, icon="🐍")
+    with st.expander("The training loop, written out (one run)", icon="🐍"):
+        training_loop()
     ui.code_expander(
         training_script(chosen, train.env_steps, train.seeds, train.first_seed),
         label="Code: this experiment as a script you can run",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import multiprocessing
 import platform
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from functools import partial
@@ -48,29 +47,28 @@ from burgerbot.app.slots import WORKER_BUDGET, BudgetExceeded, WorkerBudget
 PAGE = "mistakes"
 PREDICTION = "mistakes_factory"
 PACKAGES = ("gymnasium", "numpy")
-Versions = measured.Versions
 
 
-# Each result is computed once per server, settings and library versions, shared by visitors.
+# Each result is computed once per server and settings, shared by visitors.
 @st.cache_data(max_entries=8, show_spinner=False)
-def spaces_rows(num_envs: int, versions: Versions, _by: str):
+def spaces_rows(num_envs: int, _by: str):
     return measured.measure(lambda: spaces_table(num_envs), PACKAGES, _by)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def sync_demo(key: str, num_envs: int, versions: Versions, _by: str):
+def sync_demo(key: str, num_envs: int, _by: str):
     return measured.measure(lambda: SYNC_MISTAKES[key](num_envs), PACKAGES, _by)
 
 
 # The Async demos are the same for every N (always 2 workers) and run only when their mistake
-# is chosen: once per server until "Run again" moves `generation` on.
+# is chosen: once per server until "Run again" clears it.
 @st.cache_data(max_entries=1, show_spinner=False)
-def async_demo(versions: Versions, generation: int, _budget: WorkerBudget, _by: str):
+def async_demo(_budget: WorkerBudget, _by: str):
     return measured.measure(lambda: unclosed_async_mistake(_budget), PACKAGES, _by)
 
 
 @st.cache_data(max_entries=1, show_spinner=False)
-def main_guard_demo(versions: Versions, generation: int, _budget: WorkerBudget, _by: str):
+def main_guard_demo(_budget: WorkerBudget, _by: str):
     return measured.measure(lambda: run_main_guard_mistake(_budget), PACKAGES, _by)
 
 
@@ -95,8 +93,7 @@ def spaces_section(rows: Sequence[SpaceRow], num_envs: int) -> None:
             st.caption(f"{row.env} ({vector_env_label(row.vector_env)})")
             st.code(row.batched_observation_repr, language="text")
 
-    ui.lazy_tabs(
-        "mistakes_spaces",
+    ui.tabs(
         [
             (
                 "What `reset` and `step` returned",
@@ -140,13 +137,8 @@ def show_run(
 
 
 def script_tabs(scripts: Sequence[tuple[str, ScriptRun, ScriptRun | None, str]]) -> None:
-    """Scripts side by side as tabs, each full width: (tab label, run, compared with, name).
-
-    Only the open tab is drawn (`ui.lazy_tabs`); the set of tabs is named after its first
-    script.
-    """
-    ui.lazy_tabs(
-        "mistakes_" + re.sub(r"\W+", "_", scripts[0][3]),
+    """Scripts side by side as tabs, each full width: (tab label, run, compared with, name)."""
+    ui.tabs(
         [
             (label, partial(show_run, run, "", compare_with, name=name))
             for label, run, compare_with, name in scripts
@@ -243,8 +235,7 @@ def actions_mistake(demo: Demo, num_envs: int) -> None:
         )
         show_run(runs["elsewhere"], "The script that gave these:", name="actions elsewhere")
 
-    ui.lazy_tabs(
-        "mistakes_actions",
+    ui.tabs(
         [
             (
                 "❌ actions of shape `(N, 1)`",
@@ -404,13 +395,12 @@ st.slider(
 )
 num_envs, cap_note = clamp_num_envs("sync", int(st.session_state[frame.key[n_spec.key]]))
 frame.settings_done([cap_note] if cap_note else [])
-versions = measured.library_versions(PACKAGES)
 
 
 def sync_mistake(key: str) -> tuple[Demo, measured.Measured] | None:
     """The runs of mistake ``key`` (1-4), or None after saying why they could not run."""
     try:
-        return sync_demo(key, num_envs, versions, visit.visitor)
+        return sync_demo(key, num_envs, visit.visitor)
     except Exception as error:  # the page keeps working; the message says what broke
         st.error(f"Could not run the scripts: {type(error).__name__}: {error}")
         return None
@@ -479,12 +469,7 @@ if shown:
         result = None
         with st.spinner("Running the scripts as files, with their worker processes..."):
             try:
-                result = run_demo(
-                    versions,
-                    measured.GENERATIONS.get((PAGE, chosen)),
-                    WORKER_BUDGET,
-                    visit.visitor,
-                )
+                result = run_demo(WORKER_BUDGET, visit.visitor)
             except BudgetExceeded as error:
                 st.warning(str(error))
             except Exception as error:
@@ -498,7 +483,7 @@ if shown:
                 help=record.detail(),
             )
             if st.button("Run these scripts again", key=f"{PAGE}_{button}"):
-                measured.GENERATIONS.bump((PAGE, chosen))
+                run_demo.clear()
                 st.rerun()
 
     # --- Reference: what five vector envs return ----------------------------------------------
@@ -516,7 +501,7 @@ if shown:
             "(not part of Gymnasium)."
         )
         try:
-            rows, spaces_record = spaces_rows(num_envs, versions, visit.visitor)
+            rows, spaces_record = spaces_rows(num_envs, visit.visitor)
         except Exception as error:  # the page keeps working; the message says what broke
             st.error(f"Could not build the spaces table: {type(error).__name__}: {error}")
         else:

@@ -7,7 +7,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from burgerbot.app import learning, sb3_recording, ui
+from burgerbot.app import learning, measured, sb3_recording, ui
 from burgerbot.app.caps import CAPS
 from burgerbot.app.glossary import term_link
 from burgerbot.app.labels import VERDICTS, counted
@@ -69,16 +69,8 @@ def lesson_calls(num_envs: int) -> dict[str, ScriptRun]:
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def ppo_run(num_envs: int, total_timesteps: int, seed: int) -> PPOResult:
-    # The bar lives inside the cached function: a cache hit replays it and clears it again.
-    bar = st.empty()
-
-    def report(fraction: float, message: str) -> None:
-        bar.progress(min(1.0, max(0.0, fraction)), text=f"{message} ({fraction:.0%})")
-
-    try:
+    with measured.progress_bar() as report:
         return train_ppo(num_envs, PPO_N_STEPS, total_timesteps, seed, report)
-    finally:
-        bar.empty()
 
 
 # --- panels/sb3.py ---

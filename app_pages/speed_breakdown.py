@@ -26,7 +26,7 @@ from burgerbot.app.logic.speed_breakdown import (
     speed_chart,
     speed_takeaways,
 )
-from burgerbot.app.rates import NUM_ENVS_CHOICES, nearest_choice
+from burgerbot.app.rates import nearest_choice
 from burgerbot.app.scripts.speed_breakdown import speed_script
 
 PAGE = "speed_breakdown"
@@ -35,14 +35,14 @@ PACKAGES = ("gymnasium", "numpy")
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def measure_breakdown(num_envs: int, versions: measured.Versions, generation: int, _by: str):
-    # Once per server, NUM_ENVS and versions; "Measure again" moves `generation` on.
+def measure_breakdown(num_envs: int, _by: str):
+    # Once per server and NUM_ENVS; "Measure again" clears it.
     return measured.measure(lambda: measure_speeds(num_envs), PACKAGES, _by)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def breakdown_chart_specs(num_envs: int, versions: measured.Versions, generation: int, _speeds):
-    # Built and validated once per measurement (the same key as `measure`), not per rerun.
+def breakdown_chart_specs(num_envs: int, measured_at: str, _speeds):
+    # Built and validated once per measurement (NUM_ENVS and its start time), not per rerun.
     return (
         forward_chart(forward_frame(_speeds.forwards)).to_dict(),
         speed_chart(chart_frame(_speeds)).to_dict(),
@@ -74,34 +74,21 @@ st.markdown(
     f"{term_link('env-step', 'env-steps')}, per call; the row of an env being "
     f"{term_link('autoreset', 'auto-reset')} is no {term_link('transition')} and is not counted."
 )
-learning.prediction(
+num_envs, shown, again = ui.race_controls(
+    frame,
     PID,
     f"With the policy network picking every action, does `SyncVectorEnv` with {PREDICTION_N} "
     "envs collect more transitions per second than the plain loop?",
     (YES, NO),
+    "about two seconds",
 )
-(spec,) = SPECS
-left, right = st.columns([4, 1], vertical_alignment="bottom")
-num_envs = left.select_slider(
-    "NUM_ENVS for the numbers below (once they are shown, changing it measures again: "
-    "about two seconds)",
-    options=NUM_ENVS_CHOICES,
-    key=frame.key[spec.key],
-)
-frame.settings_done()
-shown = (PAGE, num_envs)
 
-if learning.revealed(PID):
-    if right.button("Measure again", key="speed_breakdown_measure", icon=":material/refresh:"):
-        st.session_state["_speed_breakdown_run"] = (
-            st.session_state.get("_speed_breakdown_run", 0) + 1
-        )
-        measured.GENERATIONS.bump(shown)
+if shown:
+    if again:
+        measure_breakdown.clear(num_envs)
     with st.spinner("Stepping BurgerBots…"):
-        versions = measured.library_versions(PACKAGES)
-        generation = measured.GENERATIONS.get(shown)
-        speeds, record = measure_breakdown(num_envs, versions, generation, visit.visitor)
-        forward_spec, speed_spec = breakdown_chart_specs(num_envs, versions, generation, speeds)
+        speeds, record = measure_breakdown(num_envs, visit.visitor)
+        forward_spec, speed_spec = breakdown_chart_specs(num_envs, record.detail(), speeds)
     st.caption(
         f"{record.caption('Measured', visit=visit)} Shared by every visitor until *Measure again*.",
         help=f"{record.detail()} Each number is the median of 5 runs of "

@@ -20,7 +20,6 @@ from burgerbot.app.logic.sync_vs_async import (
     speed_verdict,
     takeaways,
 )
-from burgerbot.app.progress import ThrottledProgress
 from burgerbot.app.scripts.sync_vs_async import COMPARISON, EXERCISE_ANSWER
 from burgerbot.app.slots import HEAVY_RUNS, WORKER_BUDGET, BudgetExceeded
 from burgerbot.app.timing import (
@@ -45,25 +44,17 @@ def cached_timing(
 ) -> tuple[tuple[pd.DataFrame, Bookkeeping, Messages], measured.Measured]:
     """The lesson's timing frame, a plain one-env loop timed beside Sync, and what Async's
     messages for one env weigh and cost to pickle."""
-    # The bar lives inside the cached function: a cache hit replays it, then clears it.
-    # Stopping the page raises from the bar's update; the run then closes its env.
-    bar = st.empty()
+    with measured.progress_bar("Timing ") as report:
 
-    def report(fraction: float, message: str) -> None:
-        bar.progress(fraction, text=f"Timing {message} ({fraction:.0%})")
+        def compute() -> tuple[pd.DataFrame, Bookkeeping, Messages]:
+            # Counted like any big run: with no server-wide slot free, ServerBusy (a
+            # BudgetExceeded, shown as a warning by `run`) says the wait.
+            with HEAVY_RUNS.hold(*sweep_size(LESSON)):
+                frame = run_timing(LESSON, report, budget=WORKER_BUDGET)
+            report(1.0, "a plain BurgerBotEnv.step loop beside Sync")
+            return frame, measure_bookkeeping(LESSON.num_envs[0]), measure_messages()
 
-    def compute() -> tuple[pd.DataFrame, Bookkeeping, Messages]:
-        # Counted like any big run: with no server-wide slot free, ServerBusy (a
-        # BudgetExceeded, shown as a warning by `run`) says the wait.
-        with HEAVY_RUNS.hold(*sweep_size(LESSON)):
-            frame = run_timing(LESSON, ThrottledProgress(report), budget=WORKER_BUDGET)
-        report(1.0, "a plain BurgerBotEnv.step loop beside Sync")
-        return frame, measure_bookkeeping(LESSON.num_envs[0]), measure_messages()
-
-    try:
         return measured.measure(compute, PACKAGES, _by)
-    finally:
-        bar.empty()
 
 
 def run(fresh: bool, visit: measured.Visit) -> dict | None:

@@ -56,12 +56,12 @@ def buffer_controls(key: dict[str, str]) -> None:
         key=key["n"],
         help="How many BurgerBots step together: each step() call returns this many rows.",
     )
-    col_batch.number_input(
+    ui.number_setting(
+        col_batch,
         "Rows per update",
-        min_value=SPECS[1].low,
-        max_value=SPECS[1].high,
+        SPECS[1],
+        key,
         step=64,
-        key=key["batch"],
         help=(
             "Rows PPO collects before each update (its rollout; with SB3's own vector envs "
             "every row is a transition). Stable-Baselines3's default is n_steps=2048 per env."
@@ -74,7 +74,7 @@ def buffer_controls(key: dict[str, str]) -> None:
         horizontal=True,
         help="NEXT_STEP is gymnasium's default. SAME_STEP resets like Stable-Baselines3 does.",
     )
-    col_seed.number_input("Seed", min_value=0, max_value=SPECS[3].high, step=1, key=key["bseed"])
+    ui.number_setting(col_seed, "Seed", SPECS[3], key)
 
 
 def buffer_panel(frame: pd.DataFrame, layout: BufferLayout, settings: BufferSettings) -> None:

@@ -28,8 +28,8 @@ from burgerbot.app.logic.goal_statistics import (
     summarise,
     sweep_cap,
 )
+from burgerbot.app.measured import ThrottledProgress
 from burgerbot.app.palette import OKABE_ITO
-from burgerbot.app.progress import ThrottledProgress
 from burgerbot.app.scripts import goal_statistics as scaling_snippets
 from burgerbot.app.scripts.goal_statistics import snippet_for
 from burgerbot.experiments import goal_scaling, random_actions

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import doctest
 import os
 import platform
 import socket
 import sys
-import threading
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
-from burgerbot.app.measured import Generations, Measured, Visit, age_text, library_versions, measure
+from burgerbot.app import measured
+from burgerbot.app.measured import (
+    Measured,
+    ThrottledProgress,
+    Visit,
+    age_text,
+    library_versions,
+    measure,
+)
 from burgerbot.app.versions import installed_version
 
 AT = datetime(2026, 3, 4, 15, 42, 10, tzinfo=UTC)
@@ -59,7 +67,7 @@ def test_caption_on_another_day_gives_the_date_and_absent_packages_say_so():
     )
     one_core = Measured(AT, 0.1, "box", 1, "3.12.0", ())
     assert "(box, 1 core)" in one_core.caption(now=AT)
-    assert one_core.with_versions() == "Python 3.12.0"
+    assert one_core.caption(now=AT).endswith(", with Python 3.12.0.")
 
 
 def test_detail_and_version_lookup():
@@ -111,17 +119,16 @@ def test_visit_keeps_one_token_per_session():
     assert first.started <= second.started
 
 
-def test_generations_move_on_per_key_and_never_lose_a_bump():
-    counters = Generations()
-    assert counters.get("a") == 0
+def test_throttled_progress_passes_few_reports_and_always_the_last():
+    seen = []
+    report = ThrottledProgress(lambda f, m: seen.append((f, m)), updates=10)
+    for i in range(1, 1001):
+        report(i / 1000, f"step {i}")
+    assert len(seen) <= 11 and seen[-1] == (1.0, "step 1000")
+    before_last = [fraction for fraction, _ in seen[:-1]]
+    gaps = np.diff(before_last)
+    assert all(gap >= 0.1 - 1e-9 for gap in gaps)
 
-    def bump_many() -> None:
-        for _ in range(500):
-            counters.bump("a")
 
-    threads = [threading.Thread(target=bump_many) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert counters.get("a") == 2000 and counters.get("b") == 0
+def test_docstring_examples_run():
+    assert doctest.testmod(measured).failed == 0

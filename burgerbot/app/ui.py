@@ -15,7 +15,8 @@ from burgerbot.app import learning
 from burgerbot.app.caps import CAPS_NOTES
 from burgerbot.app.kept_state import keep_state
 from burgerbot.app.library_wheel import library_wheel
-from burgerbot.app.settings import Setting, parse_settings, to_query
+from burgerbot.app.rates import NUM_ENVS_CHOICES
+from burgerbot.app.settings import IntSetting, Setting, parse_settings, to_query
 from burgerbot.app.slots import EnvSlot
 from burgerbot.app.versions import running_versions
 
@@ -29,9 +30,12 @@ __all__ = [
     "lazy_tabs",
     "library_download",
     "load_settings",
+    "number_setting",
+    "race_controls",
     "show_notes",
     "sidebar",
     "sync_query_params",
+    "tabs",
     "widget_key",
 ]
 
@@ -88,7 +92,8 @@ def widget_key(page: str, spec: Setting) -> str:
 
 
 def load_settings(page: str, specs: Sequence[Setting]) -> list[str]:
-    """On a page's first run in a session, put URL settings into its widgets' state.
+    """On a page's first run in a session, put URL settings into its widgets' state; on every
+    run, give back the settings a run of another page dropped (`keep_state`).
 
     Returns the notes about bad URL values (kept for the session, shown every run).
     """
@@ -100,19 +105,9 @@ def load_settings(page: str, specs: Sequence[Setting]) -> list[str]:
             st.session_state[widget_key(page, spec)] = values[spec.key]
         st.session_state[f"_{page}_url_notes"] = notes
         st.session_state[loaded_flag] = True
-    else:
-        # Streamlit drops the state of widgets a run did not draw, so a learner coming back
-        # from another page would find its settings at their minimum: restore the last ones.
-        kept = st.session_state.get(_kept_key(page), {})
-        for spec in specs:
-            key = widget_key(page, spec)
-            if key not in st.session_state and spec.key in kept:
-                st.session_state[key] = kept[spec.key]
+    for spec in specs:
+        keep_state(widget_key(page, spec))
     return st.session_state.get(f"_{page}_url_notes", [])
-
-
-def _kept_key(page: str) -> str:
-    return f"_{page}_kept_settings"
 
 
 def sync_query_params(page: str, specs: Sequence[Setting]) -> None:
@@ -120,7 +115,6 @@ def sync_query_params(page: str, specs: Sequence[Setting]) -> None:
     values = {
         spec.key: st.session_state.get(widget_key(page, spec), spec.default) for spec in specs
     }
-    st.session_state[_kept_key(page)] = values
     wanted = to_query(specs, values)
     # get_all: a repeated key (?n=1&n=2) must be rewritten to the one value in use.
     current = {key: st.query_params.get_all(key) for key in st.query_params}
@@ -144,6 +138,16 @@ def number_table(table: pd.DataFrame, formats: Mapping[str, tuple[str, str | Non
             for heading, number_format in formats.values()
             if number_format and heading in table.columns
         },
+    )
+
+
+def number_setting(
+    where: Any, label: str, spec: IntSetting, key: Mapping[str, str], step: int = 1, **options: Any
+) -> None:
+    """``where.number_input`` for an integer setting: within the setting's bounds, keyed as
+    the page frame keys its widgets (``key`` is `PageFrame.key`); ``options`` as Streamlit's."""
+    where.number_input(
+        label, min_value=spec.low, max_value=spec.high, step=step, key=key[spec.key], **options
     )
 
 
@@ -203,6 +207,16 @@ def lazy_tabs(name: str, tabs: Sequence[tuple[str, Callable[[], None]]]) -> None
     _lazy_tabs(TABS_KEY_PREFIX + name, labels, tuple(draw for _, draw in tabs))
 
 
+def tabs(labelled: Sequence[tuple[str, Callable[[], None]]]) -> None:
+    """Plain ``st.tabs``, each drawn by its ``draw()``: ``[(label, draw)]``, as `lazy_tabs`
+    takes them, for tabs whose laziness did not pay (the browser switches them itself)."""
+    for container, (_, draw) in zip(
+        st.tabs([label for label, _ in labelled]), labelled, strict=True
+    ):
+        with container:
+            draw()
+
+
 @st.fragment
 def _lazy_tabs(key: str, labels: tuple[str, ...], draws: tuple[Callable[[], None], ...]) -> None:
     keep_state(key, allowed=labels)
@@ -217,10 +231,13 @@ def code_expander(
     label: str = "Code: this view as a script you can run",
     *,
     name: str = "this view as a script",
+    lazy: bool = False,
 ) -> None:
     """A self-contained script equivalent to the page's current settings, with downloads.
 
-    Drawn only while open (`lazy_expander`): a script with its downloads is several elements.
+    A plain expander: drawing its script while closed cost no measurable warm page switch time
+    on eight pages (tools.latency). ``lazy``: drawn only while open (`lazy_expander`), where
+    it did pay (Goal counts: the statistics, about 15-20% of the switch).
     """
 
     def draw() -> None:
@@ -230,7 +247,11 @@ def code_expander(
         )
         learning.script_block(code, name=name)
 
-    lazy_expander(label, draw, icon="🐍")
+    if lazy:
+        lazy_expander(label, draw, icon="🐍")
+    else:
+        with st.expander(label, icon="🐍"):
+            draw()
 
 
 def _connection_probe() -> Callable[[], bool] | None:
@@ -326,3 +347,31 @@ class PageFrame:
         """After the widgets: notes on adjusted settings, and the settings mirrored in the URL."""
         show_notes([*self.notes, *extra_notes])
         sync_query_params(self.page, self.specs)
+
+
+def race_controls(
+    frame: PageFrame, pid: str, question: str, options: Sequence[str], duration: str
+) -> tuple[int, bool, bool]:
+    """A speed race's yes/no prediction, its NUM_ENVS slider (the frame's one setting) and,
+    once the prediction is revealed, its "Measure again" button (Home, Speed breakdown).
+
+    Returns NUM_ENVS, whether the answer may show (`learning.revealed`) and whether "Measure
+    again" was pressed in this run; ``duration`` says how long measuring takes.
+    """
+    learning.prediction(pid, question, options)
+    (spec,) = frame.specs
+    left, right = st.columns([4, 1], vertical_alignment="bottom")
+    num_envs = left.select_slider(
+        "NUM_ENVS for the numbers below (once they are shown, changing it measures again: "
+        f"{duration})",
+        options=NUM_ENVS_CHOICES,
+        key=frame.key[spec.key],
+    )
+    frame.settings_done()
+    if not learning.revealed(pid):
+        return num_envs, False, False
+    again = right.button("Measure again", key=f"{frame.page}_measure", icon=":material/refresh:")
+    if again:
+        runs = f"_{frame.page}_run"
+        st.session_state[runs] = st.session_state.get(runs, 0) + 1
+    return num_envs, True, again
