@@ -330,10 +330,19 @@ def killed_worker_then_abandoned(server: StreamlitServer, base: str) -> dict[str
     return result
 
 
+async def _open_stepper(tab: StreamlitSession, query: str, env: str) -> None:
+    """Open Batch shapes with ``query`` and skip its prediction, which hides the stepper."""
+    from burgerbot.app.logic.batch_shapes import reveal_id
+
+    await tab.open("batch_shapes", query)
+    if not tab.has(STEPPER):
+        await tab.click(f"{reveal_id(env)}_skip")
+
+
 async def _hammer(base: str, stop: asyncio.Event, counts: list[int], errors: list[str]) -> None:
     tab = StreamlitSession(base, "hammer")
     async with tab:
-        await tab.open("batch_shapes", HAMMER_QUERY)
+        await _open_stepper(tab, HAMMER_QUERY, "CartPole-v1")
         mine = len(counts)
         counts.append(0)
         while not stop.is_set():
@@ -369,7 +378,7 @@ def hammering(server: StreamlitServer, base: str) -> dict[str, Any]:
     async def go() -> None:
         visitor = StreamlitSession(base, "visitor")
         async with visitor:
-            await visitor.open("batch_shapes", VISITOR_QUERY)
+            await _open_stepper(visitor, VISITOR_QUERY, "BurgerBot")
             result["idle_s"] = spread(await _visit(visitor, 16.0))
             stop, counts, errors = asyncio.Event(), [], []
             hammers = [
