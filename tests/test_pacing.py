@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from burgerbot.app.pacing import CpuGate
+from burgerbot.app.pacing import WAITING_WEIGHT, CpuGate
 
 
 class FakeClock:
@@ -114,3 +114,17 @@ def test_busy_seconds_halve_every_half_life(clock):
     clock.now += 20.0
     assert gate.busy("tab") == pytest.approx(0.5)
     assert gate.busy("never seen") == 0.0
+
+
+def test_waiting_counts_half_as_much_as_holding(clock):
+    """So a tab kept waiting catches up on the tabs served, rather than falling behind."""
+    gate = CpuGate(clock=clock)
+    order: list[str] = []
+    with gate.turn("holder"):
+        waiter = in_thread(gate, "waiter", order)
+        until(lambda: gate.waiting() == ["waiter"], "the waiter waits")
+        clock.now += 4.0
+    waiter.join(5)
+    assert order == ["waiter"]
+    assert gate.busy("holder") == pytest.approx(4.0)
+    assert gate.busy("waiter") == pytest.approx(WAITING_WEIGHT * 4.0)

@@ -8,10 +8,11 @@ session is waiting. A learner alone never waits (nobody else holds the gate or w
 it); a visitor clicking at a learner's pace waits at most one piece of a hammering
 session's work; hammering sessions share what is left in turns.
 
-How busy a session is: the seconds it has recently held the gate or waited for it, halved
-every `HALF_LIFE_S` seconds. Wall time rather than CPU time: a tab that asks again as soon
-as it is answered is always busy, a learner clicking now and then is not, even when one of
-its requests costs as much CPU as one of the hammering tab's.
+How busy a session is: the seconds it has recently held the gate, plus half the seconds
+it waited for it (`WAITING_WEIGHT`), halved every `HALF_LIFE_S` seconds. Wall time rather
+than CPU time: a tab that asks again as soon as it is answered is always busy, a learner
+clicking now and then is not, even when one of its requests costs as much CPU as one of the
+hammering tab's.
 
 Example:
     >>> gate = CpuGate()
@@ -29,10 +30,14 @@ from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-__all__ = ["HALF_LIFE_S", "STEPPING", "CpuGate", "Turn"]
+__all__ = ["HALF_LIFE_S", "STEPPING", "WAITING_WEIGHT", "CpuGate", "Turn"]
 
 HALF_LIFE_S = 10.0
 """A session's busy seconds halve every this many seconds."""
+WAITING_WEIGHT = 0.5
+"""A second spent waiting for the gate counts this much as one spent holding it: waiting
+marks a tab that asks all the time, yet one kept waiting must catch up on the ones served
+(counted in full, the tabs served most would stay the least busy and be served first)."""
 
 
 @dataclass
@@ -75,14 +80,15 @@ class CpuGate:
     # --- How busy -------------------------------------------------------------------------------
 
     def busy(self, who: Hashable) -> float:
-        """``who``'s seconds holding or waiting for the gate, each halved every
-        ``half_life_s`` since."""
+        """``who``'s seconds holding the gate plus `WAITING_WEIGHT` times those waiting
+        for it, each halved every ``half_life_s`` since."""
         seconds, at = self._used.get(who, (0.0, 0.0))
         return seconds * 0.5 ** ((self._clock() - at) / self.half_life_s)
 
-    def _charge(self, turn: Turn) -> None:
+    def _charge(self, turn: Turn, weight: float = 1.0) -> None:
+        """Add the time since ``turn``'s last charge to its session's busy seconds."""
         now = self._clock()
-        spent = max(0.0, now - turn._started)
+        spent = weight * max(0.0, now - turn._started)
         turn._started = now
         self._used[turn.who] = (self.busy(turn.who) + spent, now)
         # Forget sessions whose use has faded (bounded memory with many visitors).
@@ -121,10 +127,10 @@ class CpuGate:
     def turn(self, who: Hashable) -> Iterator[Turn]:
         """Hold the gate for ``who`` (a session) while the ``with`` block computes; call
         `Turn.piece_done` between its pieces of work."""
-        arrived = self._clock()
+        turn = Turn(self, who, _started=self._clock())
         with self._changed:
-            waited = self._acquire(who)
-        turn = Turn(self, who, waited, _started=arrived)
+            turn.waited = self._acquire(who)
+            self._charge(turn, WAITING_WEIGHT)
         try:
             yield turn
         finally:
@@ -139,7 +145,8 @@ class CpuGate:
             if ticket is None or self.busy(self._waiting[ticket]) >= self.busy(turn.who):
                 return False
             self._release()
-            self._acquire(turn.who)  # its waiting is charged at the next piece
+            self._acquire(turn.who)
+            self._charge(turn, WAITING_WEIGHT)
         turn.waited = True
         turn.yielded += 1
         return True
