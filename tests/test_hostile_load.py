@@ -10,8 +10,9 @@ with `requirements.txt` only, the app's `.streamlit/config.toml`, default caps),
 4. an abandoned Async env: a tab with all 8 Async workers closes;
 5. five hammering tabs (Step x10 as fast as the server answers, CartPole, 1,024 Sync envs)
    beside a visitor clicking Step x10 once a second, whose clicks that reach the server are
-   timed: alone, during the hammering tabs' first `BURST_PHASE_S` (each spends its pacing
-   burst then, reported only), and for `HAMMER_SECONDS` after (asserted).
+   timed: alone, during the hammering tabs' first `BURST_PHASE_S` (the stepping gate,
+   `burgerbot.app.pacing`, has not yet seen which tabs are busy: reported only), and for
+   `HAMMER_SECONDS` after (asserted).
 
 Memory is PSS summed over the server and every process below it. One setting differs from
 the hosted demo so that the releases can be watched within minutes: disconnected sessions
@@ -387,8 +388,8 @@ def hammering(server: StreamlitServer, base: str) -> dict[str, Any]:
             ]
             while len(counts) < HAMMER_TABS and not any(h.done() for h in hammers):
                 await asyncio.sleep(0.2)
-            # Each hammering tab first spends its burst (`SessionPacer.burst_seconds` of CPU)
-            # unpaced: those seconds are measured and reported, the bound is for what follows.
+            # New tabs start as idle as the visitor: the stepping gate serves them in
+            # turn until it has seen which are busy. Those seconds are reported only.
             result["while_the_hammers_burst_s"] = spread(await _visit(visitor, BURST_PHASE_S))
             cpu_before, began = server_cpu_seconds(server.process.pid), time.monotonic()
             beside = await _visit(visitor, HAMMER_SECONDS)
