@@ -186,9 +186,14 @@ def answer_request(slot: EnvSlot, run: BatchRun, seed: int, request: Request) ->
     slot.touch()
     slot.state["serial"] = slot.state.get("serial", 0) + 1
     what = f"reset(seed={seed})" if request.kind == "reset" else "step()"
-    # In the server-wide gate: a "go" past the calls held steps here (see `latest_call_panel`).
+    # A reset, or a call past those taken ahead, calls the env here: in the server-wide gate
+    # (see `latest_call_panel`). Showing calls taken ahead needs no turn.
+    shows = max(request.reached, request.target) if request.kind == "go" else request.reached
+    calls_env = request.kind == "reset" or (
+        request.kind in ("go", "more", "play") and shows > run.steps + len(run.ahead)
+    )
     try:
-        with STEPPING.turn(id(slot)):
+        with STEPPING.turn(id(slot)) if calls_env else contextlib.nullcontext():
             if request.kind == "reset":
                 run.reset()
                 slot.state["resets"] = slot.state.get("resets", 0) + 1
@@ -385,7 +390,8 @@ def take_ahead(
     slot: EnvSlot, run: BatchRun, settings: BatchSettings, stretch: int, turn: Turn
 ) -> None:
     """Take steps ahead of the learner's clicks until ``stretch`` wait, making each one's
-    view, and offer the gate to a less busy session after each (`Turn.piece_done`)."""
+    view, and offer the gate to a less busy session after each step and view
+    (`Turn.piece_done`)."""
     while len(run.ahead) < stretch:
         # A failed step here shows nothing early: the click's own request meets the error;
         # but an Async env whose worker died cannot step again: say so now, once.
@@ -395,6 +401,7 @@ def take_ahead(
             if dead_workers(slot.env):
                 fail(slot, slot.failure_message("step()", exc))
             return
+        turn.piece_done()  # a step of many envs, then its view: two pieces
         _view(slot, call, settings)
         turn.piece_done()
 
