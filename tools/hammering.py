@@ -3,7 +3,8 @@
 Five tabs press Batch shapes' Step x10 (CartPole, 1,024 Sync envs) every 50 ms beside a
 visitor (BurgerBot, 16 native envs) pressing Step x10 once a second; prints the visitor's
 timed clicks alone and beside the hammering (`tests/test_hostile_load.hammering`), about a
-minute a run. Run: ``python tools/hammering.py [--port 8621] [--repeat 1]``.
+minute a run. Run: ``python tools/hammering.py [--port 8621] [--repeat 1]``; with
+``PROBE_PATH`` set, the server starts with that folder on its path (a sitecustomize probe).
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ def main() -> None:
     from test_hostile_load import hammering
 
     server = streamlit_server.StreamlitServer.start(
-        log_path=ROOT / "test-artifacts" / "hammering-server.log", test_options=False
+        log_path=ROOT / "test-artifacts" / "hammering-server.log",
+        test_options=False,
+        extra_env={"PYTHONPATH": os.environ["PROBE_PATH"]} if "PROBE_PATH" in os.environ else None,
     )
     try:
         base = f"ws://127.0.0.1:{server.port}"
