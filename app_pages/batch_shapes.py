@@ -62,6 +62,7 @@ from burgerbot.app.logic.batch_shapes import (
     takeaways,
 )
 from burgerbot.app.markdown import markdown_html, markdown_table
+from burgerbot.app.pacing import STEPPING, Turn
 from burgerbot.app.scripts.batch_shapes import PROB_PITFALL, snippet_for
 from burgerbot.app.slots import BudgetExceeded, EnvSlot, dead_workers
 from burgerbot.checks import MAX_SEED
@@ -185,16 +186,23 @@ def answer_request(slot: EnvSlot, run: BatchRun, seed: int, request: Request) ->
     slot.touch()
     slot.state["serial"] = slot.state.get("serial", 0) + 1
     what = f"reset(seed={seed})" if request.kind == "reset" else "step()"
+    # A reset, or a call past those taken ahead, calls the env here: in the server-wide gate
+    # (see `latest_call_panel`). Showing calls taken ahead needs no turn.
+    shows = max(request.reached, request.target) if request.kind == "go" else request.reached
+    calls_env = request.kind == "reset" or (
+        request.kind in ("go", "more", "play") and shows > run.steps + len(run.ahead)
+    )
     try:
-        if request.kind == "reset":
-            run.reset()
-            slot.state["resets"] = slot.state.get("resets", 0) + 1
-        elif request.kind == "go":
-            run.advance_to(max(request.reached, request.target))
-        elif request.kind in ("more", "play"):
-            run.advance_to(request.reached)
-        if request.kind in ("play", "pause"):
-            _set_playing(slot, request.kind == "play")
+        with STEPPING.turn(id(slot)) if calls_env else contextlib.nullcontext():
+            if request.kind == "reset":
+                run.reset()
+                slot.state["resets"] = slot.state.get("resets", 0) + 1
+            elif request.kind == "go":
+                run.advance_to(max(request.reached, request.target))
+            elif request.kind in ("more", "play"):
+                run.advance_to(request.reached)
+            if request.kind in ("play", "pause"):
+                _set_playing(slot, request.kind == "play")
     except Exception as exc:  # e.g. an Async worker that died
         slot.state["failed"] = (
             f"`{what}` failed: {exc}. The env was closed; the page builds a new one."
@@ -234,7 +242,8 @@ def play_one_step(slot: EnvSlot, run: BatchRun, caps: Caps) -> None:
         )
         st.rerun(scope="app")
     slot.state["play_steps"] = slot.state.get("play_steps", 0) + 1
-    call_env(slot, lambda: run.step(1), "step()")
+    with STEPPING.turn(id(slot)):
+        call_env(slot, lambda: run.step(1), "step()")
 
 
 # --- The vector env, kept between runs in this session's slot ----------------------------------
@@ -351,18 +360,16 @@ def latest_call_panel(
     of the next calls, which the run takes now (`BatchRun.take_ahead`): Step once shows
     them in the browser, and the stepper asks for the next stretch when it runs low.
     """
-    now = _view(slot, run.latest, settings)
     playing = bool(slot.state.get("playing"))
-    calls = [run.latest]
-    if not playing:
-        stretch = max(1, min(STRETCH, STRETCH_BYTES // max(1, len(now))))
-        # A failed step here shows nothing early: the click's own request meets the error;
-        # but an Async env whose worker died cannot step again: say so now, once.
-        try:
-            calls += run.take_ahead(stretch)
-        except Exception as exc:
-            if dead_workers(slot.env):
-                fail(slot, slot.failure_message("step()", exc))
+    # The steps and views are made in the server-wide gate, one call a piece: a session
+    # stepping on its own never waits; beside others, the least busy goes first.
+    with STEPPING.turn(id(slot)) as turn:
+        now = _view(slot, run.latest, settings)
+        if not playing:
+            take_ahead(
+                slot, run, settings, max(1, min(STRETCH, STRETCH_BYTES // max(1, len(now)))), turn
+            )
+    calls = [run.latest] + ([] if playing else list(run.ahead))
     views = [now] + [_view(slot, call, settings) for call in calls[1:]]
     _keep_views(slot, calls)
     call_stepper(
@@ -380,6 +387,26 @@ def latest_call_panel(
     if st.toggle(f"Show the recent calls (the last {HISTORY_LENGTH} are kept)", key=history_key):
         # Straight from the rows: the newest call (the first row) has every column.
         st.dataframe(pa.Table.from_pylist(history_rows(run)), hide_index=True)
+
+
+def take_ahead(
+    slot: EnvSlot, run: BatchRun, settings: BatchSettings, stretch: int, turn: Turn
+) -> None:
+    """Take steps ahead of the learner's clicks until ``stretch`` wait, making each one's
+    view, and offer the gate to a less busy session after each step and view
+    (`Turn.piece_done`)."""
+    while len(run.ahead) < stretch:
+        # A failed step here shows nothing early: the click's own request meets the error;
+        # but an Async env whose worker died cannot step again: say so now, once.
+        try:
+            call = run.take_ahead(len(run.ahead) + 1)[-1]
+        except Exception as exc:
+            if dead_workers(slot.env):
+                fail(slot, slot.failure_message("step()", exc))
+            return
+        turn.piece_done()  # a step of many envs, then its view: two pieces
+        _view(slot, call, settings)
+        turn.piece_done()
 
 
 def _step_arrays(call: BatchCall, n: int) -> str:
