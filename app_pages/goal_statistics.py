@@ -76,16 +76,11 @@ def cached_sweep(settings: ScalingSettings) -> SweepResult:
 def cached_check(settings: ScalingSettings) -> tuple[SweepResult, SweepResult]:
     # Section 4's quick check: Sync and native run by run in turns, so that their times
     # may be compared. One backend runs at a time: the slot is that of one sweep.
-    bar = st.empty()
-
-    def report(fraction: float, message: str) -> None:
-        bar.progress(fraction, text=f"Sync and native, in turns: {message} ({fraction:.0%})")
-
-    try:
-        with HEAVY_RUNS.hold(settings.planned_env_steps, settings.planned_step_calls):
-            return interleaved_check(settings, ThrottledProgress(report))
-    finally:
-        bar.empty()
+    with (
+        measured.progress_bar("Sync and native, in turns: ") as report,
+        HEAVY_RUNS.hold(settings.planned_env_steps, settings.planned_step_calls),
+    ):
+        return interleaved_check(settings, report)
 
 
 # --- The page's drawing blocks: expectations, controls, results and the Sync check ---------

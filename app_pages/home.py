@@ -59,14 +59,13 @@ st.markdown(
     f"{term_link('native', 'native')} vector env, **not part of Gymnasium** (it moves all "
     "the robots with a few numpy operations)."
 )
-num_envs, shown, again = ui.race_controls(
-    frame,
+learning.prediction(
     PID,
     f"Does `SyncVectorEnv` with {PREDICTION_N} envs collect more transitions per second than "
     "a plain loop over one `BurgerBotEnv`?",
     (YES, NO),
-    "about a second",
 )
+num_envs, shown, again = ui.race_controls(frame, PID, "about a second")
 
 if shown:
     if again:

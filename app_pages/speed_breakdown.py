@@ -74,14 +74,13 @@ st.markdown(
     f"{term_link('env-step', 'env-steps')}, per call; the row of an env being "
     f"{term_link('autoreset', 'auto-reset')} is no {term_link('transition')} and is not counted."
 )
-num_envs, shown, again = ui.race_controls(
-    frame,
+learning.prediction(
     PID,
     f"With the policy network picking every action, does `SyncVectorEnv` with {PREDICTION_N} "
     "envs collect more transitions per second than the plain loop?",
     (YES, NO),
-    "about two seconds",
 )
+num_envs, shown, again = ui.race_controls(frame, PID, "about two seconds")
 
 if shown:
     if again:

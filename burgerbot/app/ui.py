@@ -349,16 +349,13 @@ class PageFrame:
         sync_query_params(self.page, self.specs)
 
 
-def race_controls(
-    frame: PageFrame, pid: str, question: str, options: Sequence[str], duration: str
-) -> tuple[int, bool, bool]:
-    """A speed race's yes/no prediction, its NUM_ENVS slider (the frame's one setting) and,
-    once the prediction is revealed, its "Measure again" button (Home, Speed breakdown).
+def race_controls(frame: PageFrame, pid: str, duration: str) -> tuple[int, bool, bool]:
+    """A speed race's NUM_ENVS slider (the frame's one setting) under its prediction ``pid``
+    and, once that is revealed, its "Measure again" button (Home, Speed breakdown).
 
     Returns NUM_ENVS, whether the answer may show (`learning.revealed`) and whether "Measure
     again" was pressed in this run; ``duration`` says how long measuring takes.
     """
-    learning.prediction(pid, question, options)
     (spec,) = frame.specs
     left, right = st.columns([4, 1], vertical_alignment="bottom")
     num_envs = left.select_slider(
