@@ -1,4 +1,4 @@
-"""The "Goal scaling" check that Sync and native count the same goals, hits and episodes."""
+"""The "Goal statistics" check that Sync and native count the same goals, hits and episodes."""
 
 from __future__ import annotations
 

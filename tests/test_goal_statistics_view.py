@@ -1,4 +1,4 @@
-"""The "Goal scaling" settings, caps, runs, chart and script (`logic.goal_scaling` & co)."""
+"""The "Goal statistics" settings, caps, runs, chart and script (`logic.goal_scaling` & co)."""
 
 from __future__ import annotations
 
