@@ -31,9 +31,11 @@ from burgerbot.app.logic.sb3 import (
     invalid_calls,
     load_sb3,
     ppo_episode_chart,
+    recorded_agreement,
     side_by_side,
     train_ppo,
 )
+from burgerbot.app.script_runner import printed
 from burgerbot.app.scripts import sb3 as snippets
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -184,13 +186,14 @@ def test_sb3_matches_same_step_and_not_next_step(sb3):
 def test_side_by_side_script_prints_the_page_numbers(sb3, num_envs, steps, seed, tmp_path):
     out = assert_script_behaves(snippets.side_by_side_script(num_envs, steps, seed), tmp_path)
     result = side_by_side(num_envs, steps, seed)
-    assert f"episodes ended (SB3): {result.episodes_ended}\n" in out
-    for name, mode in ((GYM_SAME_STEP, "SAME_STEP"), (GYM_NEXT_STEP, "NEXT_STEP")):
-        first = result.first_difference[name]
-        assert (
-            f"{mode}: same as SB3 on {result.agree[name]} of {result.pairs} (step, env) pairs; "
-            f"first difference (step, env): {first}\n"
-        ) in out
+    values = printed(out)
+    assert values["episodes ended (SB3)"] == str(result.episodes_ended)
+    modes = {"SAME_STEP": GYM_SAME_STEP, "NEXT_STEP": GYM_NEXT_STEP}
+    assert recorded_agreement(out) == {
+        mode: (result.agree[name], result.pairs) for mode, name in modes.items()
+    }
+    for mode, name in modes.items():  # where each first parted from SB3, as the page found
+        assert values[mode].endswith(f": {result.first_difference[name]}")
     assert "terminal_observation" in out
 
 
@@ -207,9 +210,15 @@ def test_the_lessons_invalid_calls_raise_and_the_fix_works(sb3):
     assert gym_vector.error.location.startswith("stable_baselines3/")
     fixed = calls["fixed"]
     assert not fixed.raised
-    assert "env given to PPO: DummyVecEnv\nn_envs: 3\n" in fixed.output
-    assert "n_steps (step() calls per env per update): 2048\n" in fixed.output
-    assert "rollout buffer: (2048, 3, 4)\ntransitions per update: 6144\n" in fixed.output
+    expected = {
+        "env given to PPO": "DummyVecEnv",
+        "n_envs": "3",
+        "n_steps (step() calls per env per update)": "2048",
+        "rollout buffer": "(2048, 3, 4)",
+        "transitions per update": "6144",
+    }
+    values = printed(fixed.output)
+    assert {key: values.get(key) for key in expected} == expected
 
 
 @pytest.mark.sb3
