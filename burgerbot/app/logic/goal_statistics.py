@@ -755,23 +755,22 @@ def rate_reading(frame: pd.DataFrame) -> str | None:
 
     ``frame`` is the sweep's own table (one row per run). None with a single NUM_ENVS.
     """
-    totals = frame.groupby("num_envs")[["goals", "env_steps"]].sum()
-    if len(totals) < 2:
+    if frame["num_envs"].nunique() < 2:
         return None
-    bounds = {
-        int(n): poisson_rate_interval(int(row["goals"]), int(row["env_steps"]))
-        for n, row in totals.iterrows()
-    }
-    highest_low = max(bounds, key=lambda n: bounds[n][0])
-    lowest_high = min(bounds, key=lambda n: bounds[n][1])
-    if bounds[highest_low][0] <= bounds[lowest_high][1]:
+    apart = rate_apart(frame)
+    if apart is None:
         return (
             "Goals per 100k env-steps agree for every NUM_ENVS within their 95% intervals: "
             "each env-step has the same small chance of a goal, however many envs share the "
             "`step()` call."
         )
-    low, high = (x * 1e5 for x in bounds[highest_low])
-    other_low, other_high = (x * 1e5 for x in bounds[lowest_high])
+    highest_low, lowest_high = apart
+    totals = frame.groupby("num_envs")[["goals", "env_steps"]].sum()
+    low, high, other_low, other_high = (
+        x * 1e5
+        for n in apart
+        for x in poisson_rate_interval(int(totals.loc[n, "goals"]), int(totals.loc[n, "env_steps"]))
+    )
     return (
         f"Goals per 100k env-steps differ here: NUM_ENVS {highest_low}'s interval "
         f"({low:.3g} to {high:.3g}) lies above NUM_ENVS {lowest_high}'s ({other_low:.3g} to "
