@@ -17,8 +17,11 @@ PATTERNS = [
     # "the the", "Changed since Changed since", "spawn (start method) start method": a word
     # or a phrase said twice in a row (a phrase may close a bracket between; "The mask
     # (mask[t, i]...)" names a variable, not a slip)
-    ("a doubled phrase", re.compile(r"\b([A-Za-z][\w-]*) \1\b")),
-    ("a doubled phrase", re.compile(r"\b([A-Za-z][\w-]*(?: [\w-]+){1,2})\)? \(?\1\b")),
+    # One pattern: a word twice, or a phrase of two or three words twice.
+    (
+        "a doubled phrase",
+        re.compile(r"\b(?:([A-Za-z][\w-]*) \1|([A-Za-z][\w-]*(?: [\w-]+){1,2})\)? \(?\2)\b"),
+    ),
     # "1 BurgerBots", "all 1 episodes": a count of one with a plural noun (labels.counted)
     (
         "a plural for one",

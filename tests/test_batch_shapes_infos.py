@@ -15,6 +15,7 @@ from page_apptest import (
     skip_predictions,
     stepper_request,
 )
+from sentence_facts import quotes
 from shown_scripts import assert_script_behaves
 
 from burgerbot.app.logic.batch_shapes import (
@@ -24,6 +25,7 @@ from burgerbot.app.logic.batch_shapes import (
     info_cast_sentence,
     info_casts,
 )
+from burgerbot.app.script_runner import printed
 from burgerbot.app.scripts.batch_shapes import PROB_PITFALL
 
 THIRD = 1 / 3
@@ -77,12 +79,13 @@ def test_the_page_explains_the_cut_values_and_its_script_shows_the_pitfall_and_t
             stepper_request(app, "batch_shapes_live", "go", target=step)
             text = html_text(live_view_html(app))
             assert ('infos["prob"] is an int64 array here' in text) == (step == 3), step
-        assert "wrong for envs 1, 2 and 3" in text and "0.333 each, are stored as 0." in text
+        assert quotes(text, 1, 2, 3, 0.333, 0)  # envs 1, 2 and 3: 0.333 each, stored as 0
         open_expanders(app.run())
         (script,) = [b.value for b in app.code if b.value.strip() == PROB_PITFALL.strip()]
     finally:
         app.session_state["_batch_shapes_env_slot"].close()
     output = assert_script_behaves(script, tmp_path)
-    assert "plain prob dtype: int64" in output and "plain prob: [1, 0, 0, 0]" in output
-    assert "FloatProb prob dtype: float64" in output
-    assert "FloatProb prob: [1.0, 0.333, 0.333, 0.333]" in output
+    values = printed(output)  # the pitfall's values, then the fix's
+    assert (values["plain prob dtype"], values["plain prob"]) == ("int64", "[1, 0, 0, 0]")
+    assert values["FloatProb prob dtype"] == "float64"
+    assert values["FloatProb prob"] == "[1.0, 0.333, 0.333, 0.333]"

@@ -6,14 +6,22 @@ import json
 import os
 
 import pytest
-from page_apptest import open_app_page, texts
+from page_apptest import open_app_page, prediction_checks, setting_notes, texts
+from sentence_facts import bold, code_spans, quotes
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.caps import CAPS
-from burgerbot.app.logic.cost_sweeps import SAME, native_remark, prediction_truth
+from burgerbot.app.logic.cost_sweeps import (
+    SAME,
+    check_budget,
+    model_cost,
+    native_remark,
+    prediction_truth,
+    takeaways,
+)
 from burgerbot.app.scripts.cost_sweeps import snippet_for
 from burgerbot.app.slots import WORKER_BUDGET
-from burgerbot.app.timing import TimingSettings
+from burgerbot.app.timing import TimingSettings, usable_cores
 
 PAGE_FILE = "app_pages/cost_sweeps.py"
 PAGE = "cost_sweeps"
@@ -46,16 +54,30 @@ def timing_tables(app: AppTest) -> list:
 
 
 def takeaways_shown(app: AppTest) -> bool:
-    return any("Async pays off once each env-step" in m.value for m in app.markdown)
+    return bool(takeaway_bullets(app))
+
+
+def model_paragraphs(app: AppTest) -> list[str]:
+    """The rough model's prediction, once a sweep without extra cost fed it: its bullets
+    start with each kind of cost."""
+    return [m.value for m in app.markdown if "\n- **busy**" in m.value]
+
+
+def takeaway_bullets(app: AppTest) -> list[str]:
+    """The bullets under "Key takeaways" (the page's last bulleted Markdown), once revealed."""
+    blocks = [m.value for m in app.markdown if m.value.startswith("- ")]
+    if not blocks or takeaways(None, None, 1)[1] not in blocks[-1]:
+        return []
+    return [line[2:] for line in blocks[-1].split("\n")]
 
 
 def test_the_page_opens_with_what_it_assumes_and_runs_nothing_by_itself():
     app = open_page({"n": "1,2,4,8,64,256"})
     assert app.markdown[0].value.startswith("This page assumes you have done Sync vs Async.")
     shown = texts(app.caption)
-    assert f"`os.cpu_count()` = **{os.cpu_count()}**" in shown
+    assert str(os.cpu_count()) in bold(shown)
     markdown = texts(app.markdown)
-    assert f"Async runs at most **{CAPS.max_async_envs} envs**" in markdown
+    assert f"{CAPS.max_async_envs} envs" in bold(markdown)  # Async's cap, in plain words
     # The limits are in plain words: the README names the variables.
     assert "BURGERBOT" not in markdown + shown + texts(app.error) + texts(app.info)
     assert "skips 64, 256" in shown
@@ -70,8 +92,8 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     assert "speed-up" not in text and "beat Sync in every round" not in text
     assert "Key takeaways" in [h.value for h in app.subheader] and not takeaways_shown(app)
     click(app, f"{WINS}_skip")
-    assert takeaways_shown(app) and app.button(key=f"{PAGE}_run_again").disabled
-    assert "Run a sweep with an extra cost" in texts(app.markdown)
+    assert app.button(key=f"{PAGE}_run_again").disabled
+    assert takeaway_bullets(app) == takeaways(None, None, usable_cores())  # invites a sweep
 
 
 def test_a_sweep_without_cost_draws_throughput_tabulates_overheads_and_feeds_the_model(
@@ -79,7 +101,7 @@ def test_a_sweep_without_cost_draws_throughput_tabulates_overheads_and_feeds_the
 ):
     app = open_page(SMALL)
     assert app.multiselect(key=KEY["n"]).value == [1, 2, 16]
-    assert "run a sweep with the extra cost set to 0 first" in texts(app.markdown)
+    assert not model_paragraphs(app)  # no model before a sweep without cost
     click(app, f"{WINS}_skip")
     click(app, f"{PAGE}_run")
     (table,) = timing_tables(app)
@@ -98,22 +120,24 @@ def test_a_sweep_without_cost_draws_throughput_tabulates_overheads_and_feeds_the
     # The chart's title sits above its tabs, not inside the chart under them.
     assert [json.loads(c.proto.spec).get("title") for c in app.get("vega_lite_chart")] == [None]
     markdown = texts(app.markdown)
-    assert "**How fast each backend collects env-steps**" in markdown
-    assert "Async's overhead per `step()` call" in markdown
     assert "| 1 |" in markdown and "| 2 |" in markdown and "| 16 |" not in markdown
     # The remark on native's per-call cost follows the rounds' spread (native_remark).
     sweep = app.session_state[RESULTS]["sweep"]["frame"]
     remark = native_remark(sweep)
-    assert ("every call pays for a few numpy operations" in markdown) == (remark is not None)
     assert remark is None or remark in markdown
+    assert remark is not None or "numpy" not in markdown
     # The rough model now starts from this sweep's call costs (at NUM_ENVS 2: no 4 here).
-    assert "From your last sweep without extra cost: with 2 envs" in markdown
-    assert "**busy**" in markdown and "**sleep**" in markdown
+    cost = model_cost(sweep, app.session_state[RESULTS]["sweep"]["settings"])
+    (model,) = model_paragraphs(app)
+    assert cost.num_envs == 2 and quotes(model, 2)
+    assert quotes(model, round(cost.sync_s * 1e6), round(cost.async_s * 1e6))  # µs per call
+    assert {"busy", "sleep"} <= set(bold(model))
     # A sweep without the prediction's cost does not check it.
     assert not app.success and not [w for w in app.warning if "You predicted" in w.value]
     assert not app.button(key=f"{PAGE}_run_again").disabled
+    swept = app.session_state[RESULTS]["sweep"]["settings"]
     app.multiselect(key=KEY["n"]).set_value([1]).run()
-    assert "These results are for the previous settings" in texts(app.info)
+    assert swept.describe() in texts(app.info)  # the results shown are the old settings'
     assert app.button(key=f"{PAGE}_run_again").disabled
 
 
@@ -135,22 +159,20 @@ def test_the_prediction_is_checked_on_a_sweep_of_its_cost_right_and_wrong(no_lef
     last = app.session_state[RESULTS]["sweep"]
     truth, why = prediction_truth(last["frame"], last["settings"])
     assert truth in OPTIONS and why in checks(app)
-    assert (f"Your prediction was right:** {truth}" in checks(app)) == (truth == "SyncVectorEnv")
+    assert prediction_checks(app) == [("SyncVectorEnv", truth)]
     other = next(o for o in OPTIONS if o != truth)
     for choice in (truth, other):  # either answer, checked against the same run
         lock_in(app, choice)
-        assert (f"Your prediction was right:** {truth}" in checks(app)) == (choice == truth)
-        assert (f"the live run gave {truth}." in checks(app)) == (choice != truth)
+        assert prediction_checks(app) == [(choice, truth)]
     (table,) = timing_tables(app)
     assert list(zip(table["backend"], table["NUM_ENVS"], strict=True)) == [
         ("Sync", 8),
         ("Async", 8),
     ]
     markdown = texts(app.markdown)
-    assert "With 1,000 µs of sleep work per env-step" in markdown
-    assert "For **sleep** the ceiling is NUM_ENVS" in markdown
-    assert "**Async's speed-up over Sync: above 1, Async is faster**" in markdown
-    assert "with 1,000 µs of sleep per env-step" in markdown  # the takeaway follows the sweep
+    assert quotes(markdown, 1_000) and "sleep" in bold(markdown)  # the speed-up, for this cost
+    assert takeaway_bullets(app) == takeaways(last["frame"], last["settings"], usable_cores())
+    assert quotes(takeaway_bullets(app)[0], 1_000)  # the takeaway follows the sweep
     settings = TimingSettings((8,), 20, 1_000, "sleep")
     assert snippet_for(settings).strip() in [c.value.strip() for c in app.code]
 
@@ -158,9 +180,10 @@ def test_the_prediction_is_checked_on_a_sweep_of_its_cost_right_and_wrong(no_lef
 def test_an_oversized_sweep_is_refused_with_what_to_lower():
     app = open_page({"n": "256,512,1024", "steps": "100000", "work_us": "0"})
     message = texts(app.error)
-    assert "too big to run here" in message and "BURGERBOT" not in message
+    too_big = TimingSettings((256, 512, 1024), 100_000, 0, "sleep")
+    assert message == check_budget(too_big) and "BURGERBOT" not in message
     fit = CAPS.max_sync_sweep_env_steps // (256 + 512 + 1024)
-    assert f"lower the step() calls per run to {fit:,} or fewer" in message
+    assert quotes(message, fit)  # the most step() calls that would fit
     click(app, f"{WINS}_skip")
     assert app.button(key=f"{PAGE}_run").disabled
     app.number_input(key=KEY["steps"]).set_value(fit).run()
@@ -168,23 +191,24 @@ def test_an_oversized_sweep_is_refused_with_what_to_lower():
 
     app = open_page({"n": "1,2,4,8", "steps": "1000", "work_us": "10000"})
     message = texts(app.error)
-    assert f"limit of {CAPS.max_timing_work_seconds} s" in message
-    assert "lower the extra cost per step" in message
+    assert message == check_budget(TimingSettings((1, 2, 4, 8), 1_000, 10_000, "sleep"))
+    assert quotes(message, CAPS.max_timing_work_seconds)
 
 
 @pytest.mark.parametrize(
     ("query", "note", "key", "used"),
     [
-        ({"n": "x,y"}, "`n=x,y` is not a list of whole numbers", "n", [1, 4, 8]),
-        ({"steps": "0"}, "`steps=0` is outside 1..", "steps", 1),
-        ({"work_us": "-3"}, "`work_us=-3` is outside 0..", "work_us", 0),
-        ({"kind": "spin"}, "`kind=spin` is not one of busy, sleep", "kind", "sleep"),
-        ({"steps": "1e3"}, "`steps=1e3` is not a whole number", "steps", 100),
+        ({"n": "x,y"}, "n=x,y", "n", [1, 4, 8]),
+        ({"steps": "0"}, "steps=0", "steps", 1),
+        ({"work_us": "-3"}, "work_us=-3", "work_us", 0),
+        ({"kind": "spin"}, "kind=spin", "kind", "sleep"),
+        ({"steps": "1e3"}, "steps=1e3", "steps", 100),
     ],
 )
 def test_bad_query_params_give_notes_not_errors(query, note, key, used):
     app = open_page(query)
-    assert note in texts(app.info)
+    (said,) = setting_notes(app)
+    assert code_spans(said)[0] == note  # the note names the setting it adjusted
     widget = {
         "n": app.multiselect,
         "steps": app.number_input,

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from child_processes import worker_pids
+from sentence_facts import numbers, quotes
 
 from burgerbot.app import timing as timing_module
 from burgerbot.app.caps import Caps
@@ -111,19 +112,19 @@ def test_oversized_sweeps_are_refused_with_steps_that_fit():
     caps = Caps(max_async_envs=8, max_sync_sweep_env_steps=10_000, max_sweep_env_steps=50_000)
     settings = TimingSettings((1, 2, 64), steps=1_000)  # Sync 67k + Async 3k env-steps
     message = check_budget(settings, caps)
-    assert "70,000 env-steps" in message and "limit of 10,000 per sweep" in message
-    assert "native would take 67,000" in message and "limit of 50,000 per sweep" in message
+    # Sync and Async's 70,000 env-steps against 10,000; native's 67,000 against 50,000; and
+    # the steps that would fit, 10,000 // 70 = 142
+    assert quotes(message, 70_000, 10_000, 67_000, 50_000, 142)
     assert "BURGERBOT" not in message  # the learner's text names no variable
-    assert "to 142 or fewer" in message  # 10,000 // 70
     assert check_budget(TimingSettings((1, 2, 64), steps=142), caps) is None
     assert check_budget(TimingSettings((1, 2, 64), steps=143), caps) is not None
 
     heavy = TimingSettings((1, 2, 4, 8), steps=1_000, work_us=5_000)  # 30,000 env-steps x 5 ms
     message = check_budget(heavy, Caps())
-    assert f"limit of {Caps().max_timing_work_seconds} s" in message
-    assert "lower the extra cost per step" in message
     fit = Caps().max_timing_work_seconds * 1_000_000 // (30 * 5_000)
-    assert f"to {fit:,} or fewer" in message
+    assert quotes(message, Caps().max_timing_work_seconds, fit)  # the limit; the steps that fit
+    assert message.endswith("lower the extra cost per step.")  # the family's one wording check
+
     assert check_budget(TimingSettings((1, 2, 4, 8), fit, 5_000), Caps()) is None
 
 
@@ -370,13 +371,17 @@ SLEPT = TimingSettings((1, 8), 100, 1_000, "sleep")
 def test_the_prediction_follows_the_rounds_at_its_num_envs_either_way():
     async_won = with_rounds([("sync", 8, 1.0), ("async", 8, 0.25), ("sync", 1, 0.1)])
     truth, why = prediction_truth(async_won, SLEPT)
-    assert truth == "AsyncVectorEnv" and "Async was 4.0× as fast in every round" in why
+    assert truth == "AsyncVectorEnv" and quotes(why, 4.0)
+    verdict = why.split(". ", 1)[1]  # after the figures: the faster one named first
+    assert verdict.index("Async") < verdict.index("Sync")
     sync_won = with_rounds([("sync", 8, 0.25), ("async", 8, 1.0)])
     truth, why = prediction_truth(sync_won, SLEPT)
-    assert truth == "SyncVectorEnv" and "Sync was 4.0× as fast" in why
+    verdict = why.split(". ", 1)[1]
+    assert truth == "SyncVectorEnv" and quotes(why, 4.0)
+    assert verdict.index("Sync") < verdict.index("Async")
     overlap = with_rounds([("sync", 8, 0.5), ("async", 8, 0.45)], spread=0.2)
     truth, why = prediction_truth(overlap, SLEPT)
-    assert truth == SAME and "too close to call" in why and "as fast in every" not in why
+    assert truth == SAME and "× as fast" not in why  # no ratio claimed
 
 
 def test_only_a_sweep_of_the_predictions_cost_and_num_envs_answers_it():
@@ -397,13 +402,13 @@ def test_the_model_starts_from_a_sweep_without_extra_cost_at_four_envs_if_it_can
 
 
 def test_takeaways_follow_the_last_sweep_or_invite_one():
-    assert "Run a sweep with an extra cost" in takeaways(None, None, 2)[0]
+    assert not numbers(takeaways(None, None, 2)[0])  # an invitation, no figures
     sweep = with_rounds([("sync", 1, 0.1), ("async", 1, 0.2), ("sync", 8, 1.0), ("async", 8, 0.2)])
     won = takeaways(sweep, SLEPT, 2)[0]
     assert won == (
         "Here, with 1,000 µs of sleep per env-step, Async beat Sync in every round at NUM_ENVS 8."
     )
     lost = takeaways(with_rounds([("sync", 8, 0.2), ("async", 8, 1.0)]), SLEPT, 2)[0]
-    assert "did not clearly beat Sync at any NUM_ENVS" in lost
+    assert lost != won and not quotes(lost, 8)  # no NUM_ENVS where Async won
     assert "add a cost" in takeaways(sweep, TimingSettings((1, 8), 100), 2)[0]
     assert "3 core(s) here" in takeaways(None, None, 3)[2]

@@ -63,10 +63,11 @@ def test_every_term_is_first_taught_on_a_routed_page_or_in_the_lesson():
 
 def test_each_term_is_spotted_in_its_own_entry():
     # A pattern that finds nothing (an escaped backslash too many) would let any page pass.
-    for slug, term in TERMS.items():
-        if term.forms:
-            entry = f"{term.name} {term.meaning}"
-            assert any(re.search(form, entry) for form in term.forms), slug
+    spotted = {slug: term for slug, term in TERMS.items() if term.forms}
+    assert len(spotted) > len(TERMS) // 2  # most terms are spotted on pages
+    for slug, term in spotted.items():
+        entry = f"{term.name} {term.meaning}"
+        assert any(re.search(form, entry) for form in term.forms), slug
 
 
 def test_a_term_used_before_the_page_that_teaches_it_is_found():

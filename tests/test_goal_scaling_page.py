@@ -7,18 +7,24 @@ import json
 import re
 
 import pytest
-from page_apptest import open_app_page, texts
+from page_apptest import open_app_page, prediction_checks, prediction_score, texts
+from sentence_facts import quotes
 from shown_scripts import assert_script_behaves
 from streamlit.testing.v1 import AppTest
 
+from burgerbot.app.labels import VERDICTS
 from burgerbot.app.logic.goal_scaling import (
     DEFAULT_RUNS,
     GOAL_OPTIONS,
+    check_explanation,
     goal_bucket,
+    lesson_verdict,
     max_runs,
     repeat_lesson,
     repeat_summary,
+    repeat_verdict,
     run_lesson,
+    takeaways,
 )
 from burgerbot.app.scripts.goal_scaling import exercise_answer_script, lesson_run_script
 from burgerbot.random_agent import goal_odds, long_run_goal_rate
@@ -57,6 +63,11 @@ def shown(app: AppTest) -> str:
     )
 
 
+def takeaway_block(app: AppTest) -> str:
+    """The page's last bulleted Markdown: its key takeaways."""
+    return [m.value for m in app.markdown if m.value.startswith("- ")][-1]
+
+
 def test_nothing_gives_the_answer_away_before_lock_in():
     app = open_page()
     before = shown(app)
@@ -73,7 +84,8 @@ def test_nothing_gives_the_answer_away_before_lock_in():
     assert metrics["8 envs × 500 steps (4,000 env-steps): goals"] == str(lesson.goals[8])
     after = shown(app)
     assert "0.0453" in after and "95.6%" in after and "91.3%" in after
-    assert ":blue-badge[🔬 True, not visible as set up]" in after
+    kind, why = lesson_verdict()
+    assert kind == "not_visible" and VERDICTS[kind].badge() in after and why in after
     assert app.get("vega_lite_chart")
     assert f"once per {1 / long_run_goal_rate():,.0f} env-steps" in after  # the takeaways
 
@@ -84,11 +96,11 @@ def test_the_goal_prediction_is_checked_against_the_lessons_live_run(seed):
     truth = goal_bucket(run_lesson(seed).goals[4])  # the library's own run, not the page's
     wrong = next(option for option in GOAL_OPTIONS if option != truth)
     lock_in(app, wrong)
-    assert f"You predicted {wrong}; the live run gave {truth}." in texts(app.warning)
+    assert prediction_checks(app) == [(wrong, truth)]
     lock_in(app, truth)
-    assert f"**Your prediction was right:** {truth}." in texts(app.success)
-    assert f"With seed {seed}, 4 envs x 500 steps" in texts(app.success)
-    assert "Predictions: 1 made, 1 of 1 checked right" in texts(app.sidebar.caption)
+    assert prediction_checks(app) == [(truth, truth)]
+    assert check_explanation(run_lesson(seed)) in texts(app.success)  # this seed's run
+    assert prediction_score(app) == (1, 1, 1)
 
 
 def test_the_default_run_answers_exercise_1_with_the_runs_own_numbers():
@@ -102,14 +114,14 @@ def test_the_default_run_answers_exercise_1_with_the_runs_own_numbers():
     four, eight = summary["mean_goals"]
     assert f"**{eight / four:.2f}×**" in texts(app.markdown)  # read off this run's means
     markdown = texts(app.markdown)
-    assert "**Yes, roughly double, on average.**" in markdown
-    assert f"Over {DEFAULT_RUNS:,} runs each" in markdown
+    doubled, verdict = repeat_verdict(summary)
+    assert doubled and verdict in markdown and quotes(verdict, DEFAULT_RUNS)
     (spec,) = [json.loads(c.proto.spec) for c in app.get("vega_lite_chart")]
     marks = [layer["mark"]["type"] for layer in spec["layer"]]
     assert marks == ["rule", "tick", "point"]
     # No legend to cut off: no layer is coloured by a field (the caption names the marks).
     assert all("color" not in layer.get("encoding", {}) for layer in spec["layer"])
-    assert "thousands of times showed the doubling" in markdown  # the takeaway follows
+    assert takeaway_block(app) == "\n".join(f"- {b}" for b in takeaways(run_lesson(0), doubled))
 
 
 def test_few_runs_cannot_tell_and_the_page_says_so():
@@ -118,11 +130,12 @@ def test_few_runs_cannot_tell_and_the_page_says_so():
     summary = repeat_summary(repeat_lesson(1, 0))
     assert summary["runs"].tolist() == [1, 1]
     markdown = texts(app.markdown)
-    assert "**These 1 run(s) cannot tell.**" in markdown
-    assert "could not tell 4 from 8 envs" in markdown
+    doubled, verdict = repeat_verdict(summary)
+    assert doubled is False and verdict in markdown  # one run each: cannot tell
+    assert takeaways(run_lesson(0), False)[-1] in markdown  # the takeaway follows
     app.select_slider(key=f"{PAGE}_runs").set_value(1_000).run()
     assert app.query_params["runs"] == "1000"
-    assert "Over 1,000 runs each" in texts(app.markdown)
+    assert repeat_verdict(repeat_summary(repeat_lesson(1_000, 0)))[1] in texts(app.markdown)
 
 
 @pytest.mark.parametrize(
@@ -166,7 +179,7 @@ def test_the_default_script_shows_the_doubling(tmp_path):
     (_, mean4, _, high4), (_, mean8, low8, _) = found
     assert float(high4) < float(low8)  # the intervals are apart: the doubling shows
     assert 1.5 < float(mean8) / float(mean4) < 2.6
-    assert "The intervals are apart: roughly double, yes" in out
+    assert "roughly double, yes" in out  # the script's verdict line
     exact = goal_odds(500, 8).expected_goals / goal_odds(500, 4).expected_goals
     assert exact == pytest.approx(2.0, abs=0.01)
 

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from sentence_facts import bold, numbers, quotes
 
 from burgerbot.app.logic.goal_scaling import (
     DEFAULT_RUNS,
@@ -52,11 +53,14 @@ def test_run_lesson_is_the_lessons_experiment():
 
 def test_check_explanation_follows_the_run():
     none = check_explanation(LessonRun(0, {4: 0, 8: 0}, {4: 170, 8: 340}))
-    assert "reached the goal 0 times; 8 envs reached it 0 times" in none
+    # seed, 4 envs x 500 steps (2,000 env-steps), 170 episodes, 0 goals; 8 envs, 0 goals
+    assert numbers(none)[:7] == [0, 4, 500, 2_000, 170, 0, 8] and numbers(none)[7] == 0
     # the library's exact figures (the page said 0.054 goals, 0 coming up 95% of the time)
-    assert "give 0.0453 goals expected, none in 95.6% of runs" in none
+    odds = goal_odds(500, 4)
+    assert quotes(none, round(odds.expected_goals, 4), round(100 * odds.chance_of_none, 1))
     one = check_explanation(LessonRun(7, {4: 1, 8: 2}, {4: 170, 8: 340}))
-    assert "With seed 7" in one and "goal 1 time;" in one and "reached it 2 times" in one
+    assert numbers(one)[:8] == [7, 4, 500, 2_000, 170, 1, 8, 2]
+    assert "goal 1 time;" in one and "2 times" in one  # singular and plural
 
 
 def fake_odds(four: float) -> tuple[GoalOdds, GoalOdds]:
@@ -70,15 +74,16 @@ def test_lesson_verdict_is_not_visible_at_the_lessons_size_and_holds_when_counts
     kind, why = lesson_verdict()
     assert kind == "not_visible"
     four, eight = goal_odds(500, 4), goal_odds(500, 8)
-    assert f"{eight.expected_goals:.4f} goals, twice the {four.expected_goals:.4f}" in why
     both = four.chance_of_none * eight.chance_of_none
-    assert f"both runs show 0 {both:.1%} of the time" in why
-    # the verdict in full: each run's chance of no goal at all, exact
-    assert f"{four.chance_of_none:.1%} of the time with 4 envs and " in why
-    assert f"{eight.chance_of_none:.1%} with 8" in why
-    assert (f"{four.chance_of_none:.1%}", f"{eight.chance_of_none:.1%}") == ("95.6%", "91.3%")
-    kind, why = lesson_verdict(fake_odds(VISIBLE_GOALS))
-    assert kind == "holds" and "one run each shows the doubling" in why
+    # exact: 8 envs' expected goals, twice 4 envs'; each run's chance of none; both at once
+    chances = [round(100 * c, 1) for c in (four.chance_of_none, eight.chance_of_none, both)]
+    expected = [round(eight.expected_goals, 4), round(four.expected_goals, 4)]
+    assert numbers(why) == [8, *expected, 4, chances[0], 4, chances[1], 8, 0, chances[2]]
+    assert chances[:2] == [95.6, 91.3]
+    kind, why = lesson_verdict(fake_odds(VISIBLE_GOALS))  # counts large enough to show it
+    difference, noise = numbers(why)[-2:]  # 8 envs' count minus 4 envs', against its noise
+    assert kind == "holds" and difference == pytest.approx(VISIBLE_GOALS, rel=0.01)
+    assert noise == pytest.approx(math.sqrt(3 * VISIBLE_GOALS), rel=0.05)
     assert lesson_verdict(fake_odds(VISIBLE_GOALS * 0.99))[0] == "not_visible"
 
 
@@ -86,11 +91,13 @@ def test_takeaways_use_the_exact_figures_and_the_run():
     run = LessonRun(2, {4: 1, 8: 0}, {4: 170, 8: 340})
     bullets = takeaways(run)
     assert len(bullets) == 3
-    assert "thousands of times showed the doubling" in takeaways(run, doubled=True)[-1]
-    assert "could not tell 4 from 8 envs" in takeaways(run, doubled=False)[-1]
-    assert f"once per {1 / long_run_goal_rate():,.0f} env-steps" in bullets[1]
-    assert "0.0453 goals expected, none in 95.6% of runs" in bullets[1]
-    assert "Your run with seed 2 gave 1" in bullets[1]
+    shown, hidden = takeaways(run, doubled=True), takeaways(run, doubled=False)
+    assert len(shown) == len(hidden) == 4 and shown[-1] != hidden[-1]  # what the repeats showed
+    assert shown[:3] == hidden[:3] == bullets
+    odds = goal_odds(500, 4)
+    assert quotes(bullets[1], round(1 / long_run_goal_rate()), round(odds.expected_goals, 4))
+    assert quotes(bullets[1], round(100 * odds.chance_of_none, 1))  # exact, from the rules
+    assert numbers(bullets[1])[-2:] == [2, 1]  # your run: seed 2 gave 1 goal
 
 
 # --- Exercise 1: the lesson's run, many times at once --------------------------------------
@@ -127,7 +134,7 @@ def test_repeat_summary_uses_exact_poisson_intervals_and_the_exact_expectation()
 def test_repeat_verdict_both_ways():
     apart = repeat_summary(counts([0] * 950 + [1] * 50, [0] * 900 + [1] * 100))
     shown, text = repeat_verdict(apart)
-    assert shown and "**2.00×**" in text and "95.0% of single runs with 4 envs" in text
+    assert shown and "2.00×" in bold(text) and quotes(text, 95.0)  # 95% of 4-env runs saw 0
     close = repeat_summary(counts([0, 0, 1], [0, 1, 0]))
     shown, text = repeat_verdict(close)
     assert not shown and "cannot tell" in text

@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from page_apptest import open_app_page, open_expanders, texts
+from page_apptest import (
+    open_app_page,
+    open_expanders,
+    prediction_checks,
+    setting_notes,
+    texts,
+)
+from sentence_facts import bold, code_spans, quotes
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as app_test_module
 
@@ -20,10 +27,13 @@ from burgerbot.app.logic.goal_statistics import (
     ScalingSettings,
     agreement_answer,
     budget_reading,
+    check_budget,
     compare_backends,
     comparison_settings,
+    doubling_verdict,
     measure_goal_rate,
     summarise,
+    takeaways,
 )
 from burgerbot.app.scripts.goal_statistics import snippet_for
 from burgerbot.experiments import goal_scaling
@@ -96,7 +106,7 @@ def test_the_page_predicts_before_running_and_runs_nothing_by_itself():
     four = metrics["4 envs × 500 steps: expected goals"]
     # the library's exact figures, the same as Home's
     assert four.value == f"{goal_odds(500, 4).expected_goals:.4f}" == "0.0453"
-    assert "chance of seeing 0: 95.6%" in four.delta
+    assert quotes(four.delta, round(100 * goal_odds(500, 4).chance_of_none, 1))  # 95.6%
     assert "Try this" in markdown and "steps per env" in markdown
     assert "Press **Run sweep**" in texts(app.info)
     assert not app.get("vega_lite_chart") and not page_downloads(app)
@@ -123,7 +133,6 @@ def test_a_sweep_shows_the_chart_the_table_and_the_csv(media_files):
     assert episodes["mean episodes"].tolist() == pytest.approx(means, abs=0.05)
     titles = [spec["layer"][1]["encoding"]["y"]["title"] for spec in charts(app)]
     assert titles == ["Goals reached per run", "Finished episodes per run (log scale)"]
-    assert "**Goals reached per run**" in texts(app.markdown)
     markdown = texts(app.markdown)
     assert "**Sync** took" in markdown
     assert "Did goals double?" not in markdown  # no N with 2N among 1 and 4
@@ -154,13 +163,15 @@ def test_every_control_changes_the_sweep(media_files):
     pd.testing.assert_frame_equal(csv[COUNTS], expected[COUNTS])
     assert (csv["backend"] == "native").all()
     assert "**native** took" in texts(app.markdown)
-    assert "**Did goals double?** NUM_ENVS 4: **" in texts(app.markdown)
+    verdict = doubling_verdict(summarise(csv))  # NUM_ENVS 4 against 8
+    assert verdict and quotes(verdict, 4, 8) and verdict in texts(app.markdown)
 
     app.radio(key=KEY["budget"]).set_value("total").run()
     assert app.number_input(key=KEY["steps"]).disabled
     assert not app.number_input(key=KEY["total"]).disabled
+    swept = ScalingSettings((4, 8), steps_per_env=250, seeds=3, backend="native")
     app.number_input(key=KEY["total"]).set_value(1_000).run()
-    assert "These results are for the previous settings" in texts(app.info)
+    assert swept.describe() in texts(app.info)  # the results shown are for these settings
     click(app, f"{PAGE}_run")
     assert "previous settings" not in texts(app.info)
     table = summary(app)
@@ -168,7 +179,8 @@ def test_every_control_changes_the_sweep(media_files):
     # The sentence about level counts is read off this sweep's own numbers.
     csv = pd.read_csv(io.StringIO(download_text(app, media_files)))
     reading = budget_reading(summarise(csv), "total")
-    assert "**same total env-steps**" in reading and reading in texts(app.markdown)
+    assert reading == budget_reading(summarise(csv), "total") and reading in texts(app.markdown)
+    assert bold(reading)[0] != bold(budget_reading(summarise(csv), "per_env"))[0]
     assert app.query_params["budget"] == "total" and app.query_params["total"] == "1000"
     assert csv["steps_per_env"].tolist() == [250, 250, 250, 125, 125, 125]
 
@@ -182,14 +194,15 @@ def test_the_code_expander_holds_the_script_for_the_current_settings():
 def test_an_oversized_sweep_is_refused_with_what_to_lower():
     app = open_page({"n": "128,256", "steps": "100000", "seeds": "5", "backend": "sync"})
     message = texts(app.error)
-    assert "192,000,000 env-steps" in message
-    assert f"cap of {CAPS.max_sync_sweep_env_steps:,} for Sync" in message
+    too_big = ScalingSettings((128, 256), steps_per_env=100_000, seeds=5, backend="sync")
+    assert message == check_budget(too_big)
     assert "BURGERBOT" not in message  # the limit in plain words
     fit = CAPS.max_sync_sweep_env_steps // (384 * 5)
-    assert f"lower the steps per env to {fit:,} or fewer" in message
+    assert quotes(message, 192_000_000, CAPS.max_sync_sweep_env_steps, fit)
     assert app.button(key=f"{PAGE}_run").disabled
     app.radio(key=KEY["backend"]).set_value("native").run()
-    assert f"cap of {CAPS.max_sweep_env_steps:,} for native" in texts(app.error)
+    assert texts(app.error) == check_budget(replace(too_big, backend="native"))
+    assert quotes(texts(app.error), CAPS.max_sweep_env_steps)  # native's own cap
     app.slider(key=KEY["seeds"]).set_value(1).run()
     app.number_input(key=KEY["steps"]).set_value(1000).run()
     assert not app.error and not app.button(key=f"{PAGE}_run").disabled
@@ -221,19 +234,19 @@ def test_nothing_gives_the_agreement_away_before_lock_in_then_the_check_runs():
     before = texts(app.markdown) + texts(app.caption) + texts(app.success)
     # The deciding fact (identical counts) is nowhere before the learner answers...
     assert "identical" not in before.lower() and not app.success
-    assert "count exactly the same goals" not in before  # the takeaway stating it
+    assert takeaways()[-1] not in before  # the takeaway stating it
     wrong = AGREEMENT_OPTIONS[2]
     lock_in(app, wrong)
     # ...and the quick check runs on lock-in, the prediction checked against it.
     assert small.describe(backend=False) in texts(app.caption)
-    assert "All 4 runs give identical goals, hits and episodes" in texts(app.success)
-    assert f"You predicted {wrong}; the live run gave {AGREEMENT_OPTIONS[0]}" in texts(app.warning)
+    assert quotes(texts(app.success), 4)  # all 4 runs identical
+    assert prediction_checks(app) == [(wrong, AGREEMENT_OPTIONS[0])]
     side = next(d.value for d in app.dataframe if "identical" in d.value.columns)
     assert side["identical"].all() and side["NUM_ENVS"].tolist() == [1, 1, 4, 4]
     markdown = texts(app.markdown)
     assert "**Sync** took" in markdown and "**native** took" in markdown
     assert app.subheader[-1].value == "Key takeaways"
-    assert "count exactly the same goals" in markdown
+    assert takeaways()[-1].split("`")[0] in markdown  # now stated
 
 
 def test_agreement_answer_follows_the_comparison_both_ways():
@@ -254,25 +267,26 @@ def test_when_both_backends_ran_the_learners_sweep_is_compared():
     click(app, f"{PAGE}_run")
     app.radio(key=KEY["backend"]).set_value("native").run()
     click(app, f"{PAGE}_run")
-    assert "All 2 runs give identical" in texts(app.success)
-    assert "NUM_ENVS 2; 300 steps per env; 2 seed(s)" in texts(app.success)
+    success = texts(app.success)
+    assert quotes(success, 2) and ScalingSettings((2,), 300, seeds=2).describe(False) in success
 
 
 @pytest.mark.parametrize(
     ("query", "note", "check"),
     [
-        ({"n": "abc"}, "`n=abc` is not a list of whole numbers", ("n", [1, 2, 4, 8, 16])),
-        ({"n": "0,4,99999"}, "Some of `n` lay outside 1..", ("n", [1, 4, CAPS.max_envs])),
-        ({"steps": "-5"}, "`steps=-5` is outside", ("steps", 1)),
-        ({"seeds": "1000"}, f"is outside 1..{CAPS.max_seeds}", ("seeds", CAPS.max_seeds)),
-        ({"backend": "async"}, "`backend=async` is not one of", ("backend", "native")),
-        ({"budget": "xyz"}, "`budget=xyz` is not one of", ("budget", "per_env")),
-        ({"colour": "red"}, "Ignored unknown URL settings", ("seeds", 10)),
+        ({"n": "abc"}, "n=abc", ("n", [1, 2, 4, 8, 16, 32, 64, 128, 256])),
+        ({"n": "0,4,99999"}, "n", ("n", [1, 4, CAPS.max_envs])),
+        ({"steps": "-5"}, "steps=-5", ("steps", 1)),
+        ({"seeds": "1000"}, "seeds=1000", ("seeds", CAPS.max_seeds)),
+        ({"backend": "async"}, "backend=async", ("backend", "native")),
+        ({"budget": "xyz"}, "budget=xyz", ("budget", "per_env")),
+        ({"colour": "red"}, "colour", ("seeds", 10)),
     ],
 )
 def test_bad_query_params_give_notes_not_errors(query, note, check):
     app = open_page(query)
-    assert note in texts(app.info)
+    (said,) = setting_notes(app)
+    assert note in code_spans(said) or note in said.split(": ")[-1]  # names what it adjusted
     key, value = check
     widget = {
         "n": app.multiselect,
@@ -281,16 +295,13 @@ def test_bad_query_params_give_notes_not_errors(query, note, check):
         "backend": app.radio,
         "budget": app.radio,
     }[key](key=KEY[key])
-    got = widget.value
-    if key == "n" and value == [1, 2, 4, 8, 16]:
-        assert got[:5] == value
-    else:
-        assert got == value
+    assert widget.value == value
 
 
 def test_a_tiny_total_budget_is_raised_to_the_largest_num_envs():
     app = open_page({"n": "4,64", "budget": "total", "total": "10", "seeds": "1"}, expanders=False)
-    assert "at least the largest NUM_ENVS (64)" in texts(app.info)
+    (said,) = setting_notes(app)
+    assert quotes(said, 64)  # raised to the largest NUM_ENVS
     open_expanders(app)
     assert app.number_input(key=KEY["total"]).value == 64
     settings = replace(
@@ -304,5 +315,5 @@ def test_a_sweep_without_goals_says_how_likely_that_was():
     click(app, f"{PAGE}_run")
     assert goal_scaling([1, 2], 50, seeds=[0], backend="sync")["goals"].sum() == 0
     expected = sum(goal_odds(50, n).expected_goals for n in (1, 2))
-    assert f"Worked out exactly, it expected {expected:.2f} goals in all" in texts(app.warning)
+    assert quotes(texts(app.warning), round(expected, 2))  # how likely no goal was
     assert "on this server (" in texts(app.caption)  # when and where the rate was measured

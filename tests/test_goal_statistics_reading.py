@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import pandas as pd
+from sentence_facts import bold, quotes
 
 from burgerbot.app.logic.goal_statistics import (
     budget_reading,
+    level_apart,
     level_reading,
+    rate_apart,
     rate_reading,
     rise_reading,
+    rise_steps,
     summarise,
 )
 from burgerbot.experiments import goal_scaling
@@ -56,17 +60,23 @@ LONG = sweep(
 
 def test_rise_reading_when_goals_hide_and_episodes_show_the_rise():
     summary = summarise(SHORT)
-    episodes = rise_reading(summary, "episodes")
-    assert episodes.startswith("Every step up in NUM_ENVS gave clearly more finished episodes")
+    assert rise_steps(summary, "episodes") == {
+        "more": [(4, 8), (8, 16)],
+        "fewer": [],
+        "unclear": [],
+    }
+    assert rise_steps(summary, "goals") == {"more": [], "fewer": [], "unclear": [(4, 8), (8, 16)]}
     goals = rise_reading(summary, "goals")
-    assert "**cannot show** goals rising" in goals
-    assert "9 of 12 runs saw no goal at all" in goals
+    assert "cannot show" in bold(goals)  # the family's verdict, stressed
+    assert "cannot show" not in bold(rise_reading(summary, "episodes"))
+    assert quotes(goals, 9, 12)  # 9 of 12 runs saw no goal at all
 
 
 def test_rise_reading_when_doubling_is_plain_to_see():
-    goals = rise_reading(summarise(LONG), "goals")
-    assert goals.startswith("Going from NUM_ENVS 4 to 8 gave clearly more goals")
-    assert "cannot show" not in goals and "0 of 6 runs saw no goal" in goals
+    summary = summarise(LONG)
+    assert rise_steps(summary, "goals") == {"more": [(4, 8)], "fewer": [], "unclear": []}
+    goals = rise_reading(summary, "goals")
+    assert not bold(goals) and quotes(goals, 4, 8, 0, 6)  # 0 of 6 runs saw no goal
 
 
 def test_rise_reading_names_the_steps_that_rise_and_those_that_cannot_tell():
@@ -77,50 +87,61 @@ def test_rise_reading_names_the_steps_that_rise_and_those_that_cannot_tell():
             64: [(20, 2900), (22, 2910), (19, 2890)],
         }
     )
+    steps = rise_steps(summarise(mixed), "goals")
+    assert steps == {"more": [(2, 64)], "fewer": [], "unclear": [(1, 2)]}
     text = rise_reading(summarise(mixed), "goals")
-    assert "Goals clearly rose at 2 → 64" in text
-    assert "at 1 → 2 the intervals overlap" in text
+    assert text.index("2 → 64") < text.index("1 → 2")  # the rise first, then what cannot tell
 
 
 def test_rise_reading_reports_a_clear_drop_as_chance_not_a_rule():
     drop = sweep({4: [(40, 100), (42, 100)], 8: [(10, 200), (11, 200)]})
+    assert rise_steps(summarise(drop), "goals") == {"more": [], "fewer": [(4, 8)], "unclear": []}
     text = rise_reading(summarise(drop), "goals")
-    assert "gave clearly *fewer* goals" in text and "one comparison in 20" in text
-    single_seed = sweep({4: [(0, 180)], 8: [(0, 360)]})
-    assert "With one seed there is no interval" in rise_reading(summarise(single_seed), "episodes")
+    assert "one comparison in 20" in text  # the family's one wording check: chance, not a rule
+    single_seed = summarise(sweep({4: [(0, 180)], 8: [(0, 360)]}))
+    assert rise_steps(single_seed, "episodes")["unclear"] == [(4, 8)]
+    assert not quotes(rise_reading(single_seed, "episodes"), 4, 8)  # no interval to name
     assert rise_reading(summarise(sweep({4: [(0, 1)]})), "goals") is None
+    assert rise_steps(summarise(sweep({4: [(0, 1)]})), "goals") is None
 
 
 def test_level_reading_both_ways():
     level = sweep({4: [(1, 1800), (0, 1830)], 64: [(0, 1810), (1, 1820)]}, steps_per_env=None)
     summary = summarise(level)
+    assert level_apart(summary, "goals") is None and level_apart(summary, "episodes") is None
     assert level_reading(summary, "goals") == (
         "Goals stay level: one value fits inside every NUM_ENVS's 95% interval."
     )
-    assert level_reading(summary, "episodes").startswith("Finished episodes stay level")
+    assert not bold(level_reading(summary, "episodes"))
     apart = sweep({4: [(1, 1800), (0, 1810)], 256: [(0, 1500), (1, 1510)]}, steps_per_env=None)
+    assert level_apart(summarise(apart), "episodes") == (4, 256)
     text = level_reading(summarise(apart), "episodes")
-    assert "do **not** stay level: NUM_ENVS 4's interval" in text
-    assert "lies wholly above NUM_ENVS 256's" in text
+    assert bold(text) == ["not"] and text.index("4's") < text.index("256's")
 
 
 def test_budget_reading_follows_the_budget_and_the_data():
     per_env = budget_reading(summarise(SHORT), "per_env")
-    assert "**same steps per env**" in per_env and "**cannot show** goals rising" in per_env
-    assert "cannot show" not in budget_reading(summarise(LONG), "per_env")
+    assert per_env.endswith(rise_reading(summarise(SHORT), "goals"))
+    assert rise_reading(summarise(SHORT), "episodes") in per_env
+    assert bold(per_env)[0] == "same steps per env" and "cannot show" in bold(per_env)
+    assert "cannot show" not in bold(budget_reading(summarise(LONG), "per_env"))
     total = sweep({4: [(1, 1800), (0, 1830)], 64: [(0, 1810), (1, 1820)]}, steps_per_env=None)
     text = budget_reading(summarise(total), "total")
-    assert "**same total env-steps**" in text and "Goals stay level" in text
+    assert bold(text)[0] == "same total env-steps"
+    assert level_reading(summarise(total), "goals") in text
     lonely = budget_reading(summarise(sweep({4: [(0, 1)]})), "total")
-    assert "nothing to compare" in lonely
+    assert bold(lonely) == ["same total env-steps"] and "In this sweep" not in lonely  # no data
 
 
 def test_rate_reading_both_ways():
-    assert "agree for every NUM_ENVS" in rate_reading(LONG)
+    assert rate_apart(LONG) is None and not quotes(
+        rate_reading(LONG), 4
+    )  # agree: no NUM_ENVS named
     uneven = sweep({4: [(60, 1)], 8: [(2, 1)]}, steps_per_env=None)
+    assert rate_apart(uneven) == (4, 8)
     text = rate_reading(uneven)
-    assert "differ here: NUM_ENVS 4's interval" in text and "above NUM_ENVS 8's" in text
-    assert rate_reading(sweep({4: [(0, 1)]})) is None
+    assert text.index("NUM_ENVS 4") < text.index("NUM_ENVS 8")  # 4's interval lies above 8's
+    assert rate_reading(sweep({4: [(0, 1)]})) is None and rate_apart(sweep({4: [(0, 1)]})) is None
 
 
 def test_the_readings_follow_a_real_sweep():
@@ -128,4 +149,5 @@ def test_the_readings_follow_a_real_sweep():
     summary = summarise(frame)
     lows, highs = summary["goals_low"].tolist(), summary["goals_high"].tolist()
     apart = highs[0] < lows[1]
-    assert ("**cannot show** goals rising" in rise_reading(summary, "goals")) == (not apart)
+    assert rise_steps(summary, "goals")["more"] == ([(4, 8)] if apart else [])
+    assert ("cannot show" in bold(rise_reading(summary, "goals"))) == (not apart)

@@ -7,6 +7,7 @@ import math
 
 import pandas as pd
 import pytest
+from sentence_facts import bold, numbers
 
 from burgerbot.app.logic.goal_statistics import (
     chart_data,
@@ -68,17 +69,18 @@ def verdict_frame(goals_4: list[int], goals_8: list[int]) -> pd.DataFrame:
 def test_doubling_verdict_says_when_a_sweep_cannot_tell():
     summary = summarise(verdict_frame([0, 0, 1], [0, 1, 0]))
     verdict = doubling_verdict(summary)
-    assert verdict.startswith("NUM_ENVS 4: **0.333** goals per run on average (2 of 3 runs")
-    assert "overlap, so this sweep **cannot tell**" in verdict
-    assert "worked out exactly: 2×" in verdict
+    # each N's mean (stressed), runs with no goal, then the verdict; the exact ratio last
+    assert bold(verdict) == ["0.333", "0.333", "cannot tell"]
+    assert numbers(verdict)[:8] == [4, 0.333, 2, 3, 8, 0.333, 2, 3] and numbers(verdict)[-1] == 2
 
 
 def test_doubling_verdict_sees_a_clear_difference():
     summary = summarise(verdict_frame([20, 22, 19], [41, 38, 44]))
     verdict = doubling_verdict(summary)
-    assert "do not overlap: 8 envs clearly reached 2× as many goals" in verdict
-    zero = summarise(verdict_frame([0] * 10, [5] * 10))
-    assert "8 envs clearly reached more goals (worked out exactly: 2×)." in (doubling_verdict(zero))
+    assert bold(verdict) == ["20.3", "41"]  # no "cannot tell": the intervals are apart
+    assert numbers(verdict)[-3:] == [8, 2, 2]  # 8 envs reached 2x as many; exactly 2x expected
+    zero = doubling_verdict(summarise(verdict_frame([0] * 10, [5] * 10)))
+    assert bold(zero) == ["0", "5"] and numbers(zero)[-2:] == [8, 2]  # no ratio to 0 goals
 
 
 def test_doubling_verdict_picks_the_lessons_pair_or_the_first_doubling():

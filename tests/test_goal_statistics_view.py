@@ -1,4 +1,4 @@
-"""The "Goal scaling" settings, caps, runs, chart and script (`logic.goal_scaling` & co)."""
+"""The "Goal statistics" settings, caps, runs, chart and script (`logic.goal_scaling` & co)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from sentence_facts import numbers, quotes
 
 from burgerbot.app.caps import Caps
 from burgerbot.app.logic import goal_statistics as scaling_logic
@@ -74,7 +75,7 @@ def test_resolve_settings_fixes_what_cannot_run_and_says_so():
     assert settings.num_envs == DEFAULT_NUM_ENVS and "at least one" in notes[0]
     settings, notes = resolve_settings(values(n=[64, 8, 8], total=10, budget="total"))
     assert settings.num_envs == (8, 64) and settings.total_env_steps == 64
-    assert "at least the largest NUM_ENVS (64)" in notes[0]
+    assert quotes(notes[0], 64)  # raised to the largest NUM_ENVS
     settings, notes = resolve_settings(values(backend="async", budget="nope"))
     assert (settings.backend, settings.budget, notes) == ("sync", "per_env", [])
 
@@ -90,11 +91,11 @@ def test_an_oversized_sweep_is_refused_with_fixes_that_really_fit():
     settings = ScalingSettings((1, 2, 4, 8), steps_per_env=1_000, seeds=10)  # 150,000
     message = check_budget(settings, caps)
     assert message is not None
-    assert "150,000 env-steps" in message and "cap of 50,000 for Sync" in message
+    assert numbers(message)[:2] == [150_000, 50_000]  # the sweep's env-steps, Sync's cap
     assert "BURGERBOT" not in message  # plain words, no variable names
     seeds = int(re.search(r"use at most (\d+) seed", message).group(1))
     steps = int(re.search(r"steps per env to ([\d,]+)", message).group(1).replace(",", ""))
-    assert "switch to native (its cap is 200,000)" in message
+    assert numbers(message)[-1] == 200_000 and "native" in message  # native's cap fits it
     assert check_budget(replace(settings, seeds=seeds), caps) is None
     assert check_budget(replace(settings, seeds=seeds + 1), caps) is not None
     assert check_budget(replace(settings, steps_per_env=steps), caps) is None

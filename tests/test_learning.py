@@ -7,7 +7,12 @@ import json
 import nbformat
 import pandas as pd
 import pytest
-from page_apptest import open_expanders
+from page_apptest import (
+    invites_prediction,
+    open_expanders,
+    prediction_checks,
+    prediction_score,
+)
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app import learning, ui
@@ -30,13 +35,13 @@ def _quiz_app():
 
 def test_a_right_prediction_is_checked_and_counted_in_the_score():
     app = AppTest.from_function(_quiz_app).run()
-    assert "Lock in a prediction" in app.caption[0].value
-    assert app.button(key="demo_sum_lock").disabled
+    assert invites_prediction(app) and app.button(key="demo_sum_lock").disabled
     app.radio(key="demo_sum_choice").set_value("4").run()
     app.button(key="demo_sum_lock").click().run()
     assert not app.exception
-    assert "Your prediction was right" in app.success[0].value
-    assert "1 made, 1 of 1 checked right" in app.sidebar.caption[0].value
+    assert prediction_checks(app) == [("4", "4")] and not app.warning
+    assert "Two and two make four." in app.success[0].value  # with why
+    assert prediction_score(app) == (1, 1, 1)
     assert app.subheader[0].value == "Key takeaways"
     assert "Addition adds." in app.markdown[-1].value
 
@@ -45,12 +50,12 @@ def test_a_wrong_prediction_is_checked_with_the_live_answer_and_counted():
     app = AppTest.from_function(_quiz_app).run()
     app.radio(key="demo_sum_choice").set_value("5").run()
     app.button(key="demo_sum_lock").click().run()
-    assert "You predicted 5; the live run gave 4." in app.warning[0].value
-    assert "1 made, 0 of 1 checked right" in app.sidebar.caption[0].value
+    assert prediction_checks(app) == [("5", "4")] and not app.success
+    assert prediction_score(app) == (1, 0, 1)
     # Changing it re-checks: one prediction per question, not one per click.
     app.radio(key="demo_sum_choice").set_value("4").run()
     app.button(key="demo_sum_lock").click().run()
-    assert "1 made, 1 of 1 checked right" in app.sidebar.caption[0].value
+    assert prediction_score(app) == (1, 1, 1)
 
 
 def test_the_tally_counts_only_checked_predictions_as_right_or_wrong():
@@ -127,7 +132,7 @@ def test_a_prediction_whose_options_changed_is_asked_again_not_checked_against_n
     app = AppTest.from_function(_changing_quiz_app).run()
     app.radio(key="demo_change_choice").set_value("3").run()
     app.button(key="demo_change_lock").click().run()
-    assert "Your prediction was right" in app.success[0].value
+    assert prediction_checks(app) == [("3", "3")]
     app.checkbox(key="big").check().run()
     assert not app.success and not app.warning
     assert app.radio(key="demo_change_choice").value is None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from sentence_facts import bold, code_spans, numbers, quotes
 from shown_scripts import assert_script_behaves
 
 from burgerbot.app.logic.sb3 import (
@@ -59,9 +60,9 @@ def test_the_prediction_truth_follows_the_attempt_both_ways():
     assert accepts_truth(raised("ValueError")) == ACCEPTS_OPTIONS[1]
     assert accepts_truth(ran("ok")) == ACCEPTS_OPTIONS[0]
     refused = accepts_explanation(raised("ValueError"), "2.9.2")
-    assert "stopped with **ValueError**" in refused and "never valid" in refused
+    assert bold(refused) == ["ValueError"] and "never valid" in refused  # the verdict's kind
     accepted = accepts_explanation(ran(), "2.3.2")
-    assert "built a model" in accepted and "stopped" not in accepted
+    assert not bold(accepted) and quotes(accepted, 2.3)  # no error to stress; the version
 
 
 def test_the_n_envs_sentence_follows_the_attempt_both_ways():
@@ -71,10 +72,11 @@ def test_the_n_envs_sentence_follows_the_attempt_both_ways():
 
 def test_the_n_steps_sentence_follows_what_the_fix_printed():
     per_env = n_steps_sentence(printed(fixed_output(4, 2048)))
-    assert "holds 8,192 transitions" in per_env and "pass `n_steps=512`" in per_env
+    assert quotes(per_env, 4, 8_192) and code_spans(per_env)[-1] == "n_steps=512"  # the fix
     as_lesson = n_steps_sentence(printed(fixed_output(4, 512)))
-    assert "the lesson's numbers, as written" in as_lesson and "pass" not in as_lesson
-    assert "8,192" not in n_steps_sentence(printed(fixed_output(2, 1024)))
+    assert quotes(as_lesson, 512, 4, 2_048) and "n_steps=512" in code_spans(as_lesson)
+    assert "pass" not in as_lesson  # the lesson's numbers, as written: nothing to change
+    assert not quotes(n_steps_sentence(printed(fixed_output(2, 1024))), 8_192)
 
 
 def side(
@@ -98,12 +100,15 @@ def side(
 
 def test_the_agreement_sentence_follows_the_side_by_side_run():
     usual = agreement_sentence(side(120, 90))
-    assert "**SAME_STEP matched SB3 on 120 of 120** (step, env) pairs: same observations" in usual
-    assert "**NEXT_STEP matched on 90 of 120**: it first differs at step 3 (env 1)" in usual
+    assert [numbers(b) for b in bold(usual)] == [[120, 120], [90, 120]]  # SAME_STEP, NEXT_STEP
+    assert numbers(usual)[0] == 3  # episodes ended
+    assert numbers(usual.split("NEXT_STEP")[-1])[2:4] == [3, 1]  # first differs: step 3, env 1
     none_ended = agreement_sentence(side(120, 120, first=None))
-    assert "**NEXT_STEP matched on 120 of 120**: no episode ended early enough" in none_ended
+    assert [numbers(b) for b in bold(none_ended)] == [[120, 120], [120, 120]]
+    assert numbers(none_ended.split("**")[-1]) == []  # no step where NEXT_STEP parted
     odd = agreement_sentence(side(100, 90, same_first=(5, 2)))
-    assert "on 100 of 120** (step, env) pairs; it first differs at step 5, env 2" in odd
+    assert [numbers(b) for b in bold(odd)] == [[100, 120], [90, 120]]
+    assert quotes(odd.split("NEXT_STEP")[0], 5, 2)  # where SAME_STEP first parted from SB3
 
 
 def test_takeaways_follow_the_runs():
@@ -116,13 +121,15 @@ def test_takeaways_follow_the_runs():
     }
     live = takeaways(calls, side(120, 90), "2.9.2")
     assert 3 <= len(live) <= 5
-    text = "\n".join(live)
-    assert "On stable-baselines3 2.9.2: `PPO(..., n_envs=4)` raised TypeError" in text
-    assert "`SyncVectorEnv` raised ValueError" in text
-    assert "4 envs x 2048 = 8,192 transitions" in text
-    assert "like Gymnasium's SAME_STEP (120 of 120 pairs" in text
-    flipped = "\n".join(takeaways({**calls, "gymnasium_vector": ran()}, side(10, 100), "9.9"))
-    assert "was accepted" in flipped and "like Gymnasium's NEXT_STEP (100 of 120" in flipped
+    said = live[1]  # what this SB3 did with the lesson's two calls, in order
+    assert quotes(said, 2.9) and said.index("TypeError") < said.index("ValueError")
+    assert quotes(live[2], 4, 2048, 8_192)  # envs x n_steps = transitions per update
+    resets = next(b for b in live if "SAME_STEP" in b or "NEXT_STEP" in b)
+    assert "SAME_STEP" in resets and quotes(resets, 120, 120)  # the mode SB3 matched
+    flipped = takeaways({**calls, "gymnasium_vector": ran()}, side(10, 100), "9.9")
+    assert "ValueError" not in flipped[1]
+    resets = next(b for b in flipped if "SAME_STEP" in b or "NEXT_STEP" in b)
+    assert "NEXT_STEP" in resets and quotes(resets, 100, 120)
 
 
 # --- Scripts, from a file ------------------------------------------------------------------------

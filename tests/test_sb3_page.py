@@ -17,14 +17,31 @@ from page_apptest import (
     each_tab,
     open_app_page,
     open_expanders,
+    setting_notes,
     tabs_text,
     texts,
 )
+from sentence_facts import bold, code_spans, numbers, quotes
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app import sb3_recording
 from burgerbot.app.labels import VERDICTS
-from burgerbot.app.logic.sb3 import ACCEPTS_OPTIONS, INSTALL_COMMAND, side_by_side
+from burgerbot.app.logic.sb3 import (
+    ACCEPTS_OPTIONS,
+    GYM_NEXT_STEP,
+    GYM_SAME_STEP,
+    INSTALL_COMMAND,
+    PPO_N_STEPS,
+    agreement_sentence,
+    api_markdown,
+    api_rows,
+    invalid_calls,
+    recorded_agreement,
+    recorded_calls,
+    side_by_side,
+    takeaways,
+)
+from burgerbot.app.script_runner import printed
 from burgerbot.app.scripts import sb3 as snippets
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,26 +88,28 @@ def test_without_sb3_the_page_explains_and_runs_the_gymnasium_side(without_sb3):
     app = open_page()
     assert app.title[0].value == "Stable-Baselines3 and vector environments"
     info = texts(app.info)
-    assert "stable-baselines3 is not installed here" in info and INSTALL_COMMAND in info
-    assert RECORDING.label() in info  # when and with which versions
-    markdown = texts(app.markdown)
-    assert "2 values: obs array (4, 4) int64, infos dict {} ✓ *live*" in markdown
-    assert "only obs: array (N, 4) |" in markdown  # from the docs, not measured
+    assert INSTALL_COMMAND in info and RECORDING.label() in info  # when and with which versions
+    rows = api_rows(4, live_sb3=False)  # Gymnasium's rows live, SB3's from its docs
+    assert api_markdown(rows) in texts(app.markdown)
+    assert any(row.gymnasium_live for row in rows)
+    assert not any(row.sb3_live for row in rows)
     tables = [first_end_table(view) for _, view in each_tab(app, FIRST_END)]
     assert len(tables) == 2  # SAME_STEP and NEXT_STEP, no SB3 table
     assert "reset: action ignored" in tables[1]["note"].tolist()
     codes = tabs_text(app, "code")  # the lesson's calls, a tab each
-    assert 'PPO("MlpPolicy", BurgerBotEnv(), n_envs=4)' in codes
-    assert "model.learn(total_timesteps=4096)" in codes
+    for script in (snippets.n_envs_wrong(4), snippets.ppo_fixed(4)):
+        assert script.strip() in codes
     assert TRAIN not in [button.key for button in app.button]
     assert not app.metric
     # The SB3 runs, as recorded and labelled so: the lesson's calls, the comparison, PPO.
     recorded = f"(recorded on {RECORDING.recorded_on})"
     errors = tabs_text(app, "error")
-    assert f"**TypeError** at `<script>:7 in <module>` {recorded}" in errors
-    assert "unexpected keyword argument 'n_envs'" in errors
-    assert "**ValueError** at `stable_baselines3/" in errors
-    assert f"It ran without an error and printed {recorded}:" in tabs_text(app, "success")
+    for name in ("sb3.n_envs_wrong", "sb3.gymnasium_vector_wrong"):  # each recorded error
+        error = RECORDING.run(name).error
+        assert f"**{error.type}** at `{error.location}` {recorded}" in errors
+        assert error.headline in errors
+    assert [bold(e) for e in errors.split("\n") if e][:2] == [["TypeError"], ["ValueError"]]
+    assert RECORDING.run("sb3.ppo_fixed").error is None and recorded in tabs_text(app, "success")
     assert RECORDING.run("sb3.ppo_fixed").output.strip() in codes
     shown = [code.value.strip() for code in app.code]
     assert RECORDING.run("sb3.side_by_side").output.strip() in shown
@@ -100,9 +119,8 @@ def test_without_sb3_the_page_explains_and_runs_the_gymnasium_side(without_sb3):
 def test_without_sb3_every_control_still_works(without_sb3):
     app = open_page()
     app.slider(key=KEY["n"]).set_value(2).run()
-    assert "2 values: obs array (2, 4) int64" in texts(app.markdown)
-    assert "`SyncVectorEnv([make_env() for _ in range(2)])`" in texts(app.markdown)
-    assert "N, STEPS, SEED = 2, 30, 0" in texts(app.code)  # the side-by-side script follows
+    assert api_markdown(api_rows(2, live_sb3=False)) in texts(app.markdown)
+    assert snippets.side_by_side_script(2, 30, 0).strip() in texts(app.code)  # it follows
     app.slider(key=KEY["steps"]).set_value(60).run()
     app.number_input(key=KEY["seed"]).set_value(3).run()
     result = side_by_side(2, 60, 3, with_sb3=False)
@@ -111,8 +129,7 @@ def test_without_sb3_every_control_still_works(without_sb3):
     assert f"**Env {first['env']}, steps" in texts(app.markdown)
     app.slider(key=KEY["ppo_envs"]).set_value(8).run()
     app.number_input(key=KEY["ppo_steps"]).set_value(1024).run()
-    codes = texts(app.code)
-    assert "n_envs=8, seed=3" in codes and "total_timesteps=1024" in codes
+    assert snippets.ppo_training_script(8, PPO_N_STEPS, 1024, 3).strip() in texts(app.code)
     assert dict(app.query_params) == {
         "n": "2",
         "steps": "60",
@@ -126,15 +143,16 @@ def test_without_sb3_every_control_still_works(without_sb3):
 @pytest.mark.parametrize(
     ("query", "note", "key", "used"),
     [
-        ({"n": "abc"}, "`n=abc` is not a whole number: using 4.", "n", 4),
-        ({"steps": "1"}, "`steps=1` is outside 5..200: using 5.", "steps", 5),
-        ({"ppo_steps": "999999"}, "is outside 512..20000: using 20000.", "ppo_steps", 20000),
-        ({"ppo_envs": "0"}, "`ppo_envs=0` is outside 1..8: using 1.", "ppo_envs", 1),
+        ({"n": "abc"}, ["n=abc"], "n", 4),
+        ({"steps": "1"}, ["steps=1"], "steps", 5),
+        ({"ppo_steps": "999999"}, ["ppo_steps=999999"], "ppo_steps", 20000),
+        ({"ppo_envs": "0"}, ["ppo_envs=0"], "ppo_envs", 1),
     ],
 )
 def test_bad_query_params_show_a_note(without_sb3, query, note, key, used):
     app = open_page(query, skip=False)
-    assert note in texts(app.info)  # said before the prediction, too
+    (said,) = setting_notes(app)  # said before the prediction, too
+    assert code_spans(said) == note and numbers(said)[-1] == used
     app.button(key=f"{PREDICTION}_skip").click().run()
     widget = app.number_input(key=KEY[key]) if key == "ppo_steps" else app.slider(key=KEY[key])
     assert widget.value == used
@@ -146,30 +164,35 @@ def test_bad_query_params_show_a_note(without_sb3, query, note, key, used):
 @pytest.mark.sb3
 def test_with_sb3_everything_runs_live_and_ppo_trains(sb3):
     app = open_page({"ppo_envs": "2", "ppo_steps": "512"})
-    assert f"stable-baselines3 **{sb3.__version__}** is installed" in texts(app.caption)
+    assert any(bold(c) == [sb3.__version__] for c in app.caption.values)  # live, this release
     markdown = texts(app.markdown)
-    assert "4 values: obs array (4, 4) int64, rewards array (4,) float32" in markdown
-    assert "**SAME_STEP matched SB3 on 120 of 120** (step, env) pairs: same" in markdown
-    assert "**NEXT_STEP matched on 120 of 120**" not in markdown
+    assert api_markdown(api_rows(4, live_sb3=True)) in markdown
+    result = side_by_side(4, 30, 0, with_sb3=True)
+    assert result.agree[GYM_SAME_STEP] == result.pairs == 120  # SB3 resets like SAME_STEP
+    assert result.agree[GYM_NEXT_STEP] < result.pairs
+    assert agreement_sentence(result) in markdown
     tables = {label: first_end_table(view) for label, view in each_tab(app, FIRST_END)}
     assert len(tables) == 3 and len(tables["SB3 DummyVecEnv"]) > 0  # a tab per library
     errors, codes = tabs_text(app, "error"), tabs_text(app, "code")
-    assert "**TypeError**" in errors and "unexpected keyword argument 'n_envs'" in errors
-    assert "SyncVectorEnv" in codes and "transitions per update: 8192" in codes
+    calls = invalid_calls(4)
+    assert calls["n_envs"].error.type == "TypeError" and calls["n_envs"].error.headline in errors
+    assert printed(calls["fixed"].output)["transitions per update"] == "8192"
+    assert "SyncVectorEnv" in codes and calls["fixed"].output.strip() in codes
     assert "training time" not in metrics(app)  # PPO trains only when asked
 
     app.button(key=TRAIN).click().run()
     assert not app.exception, [e.value for e in app.exception]
     shown = metrics(app)
     assert shown["updates"] == "2" and shown["transitions per update"] == "256"
-    assert "most likely action at every step from the start" in texts(app.markdown)
+    outcomes = {"reaches the goal", "does not reach the goal"}  # the greedy episode's verdict
+    assert any(outcomes & set(bold(m.value)) for m in app.markdown)
     charts = [json.loads(chart.proto.spec) for chart in app.get("vega_lite_chart")]
     assert charts and charts[0]["layer"][0]["encoding"]["y"]["field"] == "return"
 
     app.slider(key=KEY["n"]).set_value(2).run()
-    assert "**SAME_STEP matched SB3 on 60 of 60**" in texts(app.markdown)
-    assert "4 values: obs array (2, 4) int64" in texts(app.markdown)
-    assert "transitions per update: 8192" in tabs_text(app, "code")  # the calls keep 4 envs
+    assert agreement_sentence(side_by_side(2, 30, 0, with_sb3=True)) in texts(app.markdown)
+    assert api_markdown(api_rows(2, live_sb3=True)) in texts(app.markdown)
+    assert calls["fixed"].output.strip() in tabs_text(app, "code")  # the calls keep 4 envs
     assert metrics(app)["updates"] == "2"  # the PPO run is kept for its own settings
 
 
@@ -204,9 +227,9 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip(without_sb3):
     assert "Key takeaways" in [s.value for s in app.subheader]  # the heading, no bullets yet
     assert not [m for m in app.markdown if m.value.startswith("- SB3 trains")]
     app.button(key=f"{PREDICTION}_skip").click().run()
-    errors = tabs_text(app, "error")
-    assert "**ValueError**" in errors and "not a Gymnasium environment" in errors
-    assert "SB3 trains on its own `VecEnv`" in takeaway_bullets(app)
+    error = RECORDING.run("sb3.gymnasium_vector_wrong").error
+    assert error.type == "ValueError" and error.headline in tabs_text(app, "error")
+    assert takeaway_bullets(app).startswith(f"- {takeaways(None, None, None)[0]}")
 
 
 @pytest.mark.parametrize("right", [True, False])
@@ -214,18 +237,19 @@ def test_without_sb3_the_prediction_is_checked_against_the_recording(without_sb3
     truth = ACCEPTS_OPTIONS[1 if RECORDING.run("sb3.gymnasium_vector_wrong").raised else 0]
     choice = truth if right else next(o for o in ACCEPTS_OPTIONS if o != truth)
     app = predict(open_page(skip=False), choice)
-    if right:
-        assert f"**Your prediction was right:** {truth}." in texts(app.success)
-    else:
-        assert f"**You predicted {choice}; the recorded run gave {truth}.**" in texts(app.warning)
-    assert RECORDING.label() in texts(app.success) + texts(app.warning)
-    bullets = takeaway_bullets(app)
-    assert (
-        f"On stable-baselines3 {RECORDING.sb3_version}: `PPO(..., n_envs=4)` raised TypeError"
-        in (bullets)
+    verdict = app.success if right else app.warning  # the branch: right or wrong
+    assert len(verdict) == 1 and not (app.warning if right else app.success)
+    assert truth in verdict[0].value and choice in verdict[0].value  # both named when wrong
+    assert RECORDING.label() in verdict[0].value
+    expected = takeaways(
+        recorded_calls(RECORDING),
+        None,
+        RECORDING.sb3_version,
+        RECORDING.recorded_on,
+        recorded_agreement(RECORDING.run("sb3.side_by_side").output),
     )
-    assert f"(recorded on {RECORDING.recorded_on})" in bullets
-    assert "like Gymnasium's SAME_STEP (120 of 120 pairs matched in the recorded run)" in bullets
+    assert takeaway_bullets(app) == "\n".join(f"- {bullet}" for bullet in expected)
+    assert recorded_agreement(RECORDING.run("sb3.side_by_side").output)["SAME_STEP"] == (120, 120)
 
 
 def test_the_exercise_answer_is_hidden_until_asked_for(without_sb3):
@@ -258,12 +282,10 @@ def test_with_sb3_a_right_and_a_wrong_prediction_are_checked_against_the_attempt
     truth = ACCEPTS_OPTIONS[0] if ppo_accepts_a_sync_vector_env() else ACCEPTS_OPTIONS[1]
     (wrong,) = [option for option in ACCEPTS_OPTIONS if option != truth]
     app = predict(open_page(), truth)
-    assert f"**Your prediction was right:** {truth}." in texts(app.success)
+    assert len(app.success) == 1 and truth in app.success[0].value and not app.warning
     app = predict(app, wrong)
-    assert f"**You predicted {wrong}; the live run gave {truth}.**" in texts(app.warning)
-    bullets = takeaway_bullets(app)
-    assert f"On stable-baselines3 {sb3.__version__}: `PPO(..., n_envs=4)` raised TypeError" in (
-        bullets
-    )
-    assert "4 envs x 2048 = 8,192 transitions per update" in bullets
-    assert "like Gymnasium's SAME_STEP (120 of 120 pairs" in bullets
+    assert len(app.warning) == 1 and not app.success
+    assert wrong in app.warning[0].value and truth in app.warning[0].value
+    expected = takeaways(invalid_calls(4), side_by_side(4, 30, 0, with_sb3=True), sb3.__version__)
+    assert takeaway_bullets(app) == "\n".join(f"- {bullet}" for bullet in expected)
+    assert quotes(expected[1], 4) and quotes(expected[2], 4, 2048, 8192)  # n_envs=4; per update

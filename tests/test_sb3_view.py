@@ -31,9 +31,11 @@ from burgerbot.app.logic.sb3 import (
     invalid_calls,
     load_sb3,
     ppo_episode_chart,
+    recorded_agreement,
     side_by_side,
     train_ppo,
 )
+from burgerbot.app.script_runner import printed
 from burgerbot.app.scripts import sb3 as snippets
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,9 +88,11 @@ def test_without_sb3_the_gymnasium_side_still_runs(without_sb3):
     rows = api_rows(3)
     assert not any(row.sb3_live for row in rows)
     assert all(row.gymnasium_live for row in rows if "returns" in row.what)
-    table = api_markdown(rows)
-    assert "2 values: obs array (3, 4) int64, infos dict {}" in table
-    assert "only obs: array (N, 4)" in table
+    # The reset row, measured: what a SyncVectorEnv of 3 BurgerBots returns, as describe says it
+    (reset,) = [row for row in rows if row.what == "`reset()` returns"]
+    returned = (np.zeros((3, 4), np.int64), {})
+    assert reset.gymnasium == describe(returned, ["obs", "infos"])
+    assert reset.gymnasium in api_markdown(rows) and reset.sb3 in api_markdown(rows)
 
 
 def test_gymnasium_modes_put_the_last_observation_in_different_places(without_sb3):
@@ -171,8 +175,8 @@ def test_sb3_matches_same_step_and_not_next_step(sb3):
         nxt.loc[nxt["step"] == step, "obs"].item()
         == nxt.loc[nxt["step"] == step, "last_obs"].item()
     )
-    if step < result.steps:
-        assert nxt.loc[nxt["step"] == step + 1, "reset_step"].item()
+    assert step < result.steps  # seed 0: the first end comes at step 2 of 30
+    assert nxt.loc[nxt["step"] == step + 1, "reset_step"].item()  # its reset, one call later
     _, _, tables = around_first_end(result)
     assert list(tables) == [SB3, GYM_SAME_STEP, GYM_NEXT_STEP]
 
@@ -182,13 +186,14 @@ def test_sb3_matches_same_step_and_not_next_step(sb3):
 def test_side_by_side_script_prints_the_page_numbers(sb3, num_envs, steps, seed, tmp_path):
     out = assert_script_behaves(snippets.side_by_side_script(num_envs, steps, seed), tmp_path)
     result = side_by_side(num_envs, steps, seed)
-    assert f"episodes ended (SB3): {result.episodes_ended}\n" in out
-    for name, mode in ((GYM_SAME_STEP, "SAME_STEP"), (GYM_NEXT_STEP, "NEXT_STEP")):
-        first = result.first_difference[name]
-        assert (
-            f"{mode}: same as SB3 on {result.agree[name]} of {result.pairs} (step, env) pairs; "
-            f"first difference (step, env): {first}\n"
-        ) in out
+    values = printed(out)
+    assert values["episodes ended (SB3)"] == str(result.episodes_ended)
+    modes = {"SAME_STEP": GYM_SAME_STEP, "NEXT_STEP": GYM_NEXT_STEP}
+    assert recorded_agreement(out) == {
+        mode: (result.agree[name], result.pairs) for mode, name in modes.items()
+    }
+    for mode, name in modes.items():  # where each first parted from SB3, as the page found
+        assert values[mode].endswith(f": {result.first_difference[name]}")
     assert "terminal_observation" in out
 
 
@@ -205,9 +210,15 @@ def test_the_lessons_invalid_calls_raise_and_the_fix_works(sb3):
     assert gym_vector.error.location.startswith("stable_baselines3/")
     fixed = calls["fixed"]
     assert not fixed.raised
-    assert "env given to PPO: DummyVecEnv\nn_envs: 3\n" in fixed.output
-    assert "n_steps (step() calls per env per update): 2048\n" in fixed.output
-    assert "rollout buffer: (2048, 3, 4)\ntransitions per update: 6144\n" in fixed.output
+    expected = {
+        "env given to PPO": "DummyVecEnv",
+        "n_envs": "3",
+        "n_steps (step() calls per env per update)": "2048",
+        "rollout buffer": "(2048, 3, 4)",
+        "transitions per update": "6144",
+    }
+    values = printed(fixed.output)
+    assert {key: values.get(key) for key in expected} == expected
 
 
 @pytest.mark.sb3

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import doctest
+import re
 from multiprocessing.reduction import ForkingPickler
 
 import numpy as np
 import pandas as pd
 import pytest
-from sentence_facts import quotes
+from sentence_facts import bold, code_spans, numbers, quotes
 
 from burgerbot.app.logic import sync_vs_async as costs_view
 from burgerbot.app.logic.sync_vs_async import (
@@ -19,6 +20,7 @@ from burgerbot.app.logic.sync_vs_async import (
     faster_backend,
     measure_bookkeeping,
     measure_messages,
+    overhead_kind,
     overhead_text,
     speed_verdict,
     takeaways,
@@ -53,29 +55,32 @@ def frame(rows: list[tuple[str, int, float]], steps: int = 1_000, spread=0.05) -
 # --- Sync's bookkeeping against a plain loop ---------------------------------------------------
 
 
-def test_mostly_bookkeeping_when_sync_is_clearly_and_much_slower():
-    text = rounds([3, 4, 3.5], [15, 16, 17]).sentence()
-    assert "**3.5 µs** per step" in text and "**16 µs** per env-step" in text
-    assert "most of Sync's time per env-step, about 78% of it, is its own bookkeeping" in text
+@pytest.mark.parametrize(
+    ("plain", "sync", "finding"),
+    [
+        ([3, 4, 3.5], [15, 16, 17], "mostly_bookkeeping"),  # Sync clearly and much slower
+        ([10, 11, 12], [14, 15, 16], "mostly_step"),  # Sync adds little
+        ([3, 4, 20], [15, 16, 17], "overlap"),  # the ranges overlap: the answer stays open
+        ([20, 21, 22], [15, 16, 17], "plain_slower"),  # a plain loop slower than Sync: noise
+    ],
+)
+def test_the_bookkeeping_finding_follows_the_rounds_and_the_sentence_quotes_them(
+    plain, sync, finding
+):
+    measured = rounds(plain, sync)
+    assert measured.finding == finding
+    text = measured.sentence()
+    assert bold(text) == [micros(measured.plain_median), micros(measured.sync_median)]
+    share = round(100 * measured.share)
+    assert quotes(text, share) == finding.startswith("mostly_")  # a share only when separated
 
 
-def test_mostly_the_step_when_sync_adds_little():
-    text = rounds([10, 11, 12], [14, 15, 16]).sentence()
-    assert "BurgerBot's own step is most of Sync's time" in text
-    assert (
-        "bookkeeping adds the other 27%" in text
-        and "most of Sync's time per env-step, about" not in text
-    )
-
-
-def test_overlapping_ranges_leave_the_answer_open():
-    text = rounds([3, 4, 20], [15, 16, 17]).sentence()
-    assert "overlap" in text and "bookkeeping:" not in text and "Measure again" in text
-
-
-def test_a_plain_loop_slower_than_sync_is_called_noise():
-    text = rounds([20, 21, 22], [15, 16, 17]).sentence()
-    assert "every plain round was slower" in text and "bookkeeping:" not in text
+def test_the_bookkeeping_sentences_differ_by_finding_one_wording_check():
+    cases = [([3, 4, 3.5], [15, 16, 17]), ([10, 11, 12], [14, 15, 16])]
+    cases += [([3, 4, 20], [15, 16, 17]), ([20, 21, 22], [15, 16, 17])]
+    worded = {rounds(*case).finding: rounds(*case).sentence() for case in cases}
+    assert len({re.sub(r"[\d.,%]+", "#", text) for text in worded.values()}) == 4
+    assert "is its own bookkeeping" in worded["mostly_bookkeeping"]
 
 
 def test_measure_bookkeeping_times_both_over_the_same_env_steps():
@@ -99,19 +104,28 @@ def test_micros():
 
 def test_overhead_text_when_async_is_slower_compares_with_the_plain_step():
     cost = CallCost(4, sync_s=60 * US, async_s=900 * US, native_s=20 * US)
-    text = overhead_text(cost, rounds([3, 4, 3.5], [15, 16, 17]))
-    assert "**60 µs** with Sync and **900 µs** with Async (20 µs with native)" in text
-    assert "**840 µs more per call**, about 210 µs per env, 60× what a plain BurgerBot step" in text
-    assert "cannot win back" in text
-    cheap = overhead_text(CallCost(4, 60 * US, 64 * US, None), rounds([3, 4, 3.5], [15, 16, 17]))
-    assert "less than a plain BurgerBot step took (3.5 µs)" in cheap and "win back" not in cheap
-    assert overhead_text(cost, None).endswith("about 210 µs per env.")
+    plain = rounds([3, 4, 3.5], [15, 16, 17])
+    assert overhead_kind(cost, plain) == "cannot_win_back"
+    text = overhead_text(cost, plain)
+    assert bold(text) == ["60 µs", "900 µs", "840 µs more per call"]
+    assert quotes(text, 20, 210, 60)  # native's call, Async's extra per env, 60x a plain step
+    assert "cannot win back" in text  # the family's one wording check
+    cheap_cost = CallCost(4, 60 * US, 64 * US, None)
+    assert overhead_kind(cheap_cost, plain) == "less_than_step"
+    cheap = overhead_text(cheap_cost, plain)
+    assert quotes(cheap, 3.5) and "win back" not in cheap
+    assert overhead_kind(cost, None) == "extra"
+    assert (
+        quotes(overhead_text(cost, None), 840, 210)
+        and numbers(overhead_text(cost, None))[-1] == 210
+    )
 
 
 def test_overhead_text_when_async_is_not_slower():
-    text = overhead_text(CallCost(4, 900 * US, 800 * US, None), None)
-    assert "Async was not slower per call here (100 µs less)" in text
-    assert "more per call" not in text
+    cost = CallCost(4, 900 * US, 800 * US, None)
+    assert overhead_kind(cost, None) == "not_slower"
+    text = overhead_text(cost, None)
+    assert quotes(text, 100) and "more per call" not in text  # 100 µs less, no extra claimed
 
 
 # --- The prediction's truth and the takeaways -------------------------------
@@ -124,13 +138,15 @@ def test_the_lessons_comparison_is_4_envs_x_1000_calls_on_every_backend():
 
 def test_speed_verdict_names_the_faster_class_either_way():
     sync_wins = frame([("sync", 4, 0.1), ("async", 4, 1.5), ("native", 4, 0.05)])
+    assert faster_backend(sync_wins)[:2] == ("sync", pytest.approx(15.0))
     truth, why = speed_verdict(sync_wins)
-    assert truth == "SyncVectorEnv" and "SyncVectorEnv was 15.0× as fast" in why
-    assert "in every round" in why
-    assert "Sync 40,000 env-steps/s (rounds 38,095 to 42,105) against 2,667" in why
+    assert truth == "SyncVectorEnv" and quotes(why, 15.0)
+    assert quotes(why, 40_000, 38_095, 42_105, 2_667)  # Sync's median rate and its rounds
+    assert "SyncVectorEnv was 15.0× as fast" in why  # the family's one wording check
     async_wins = frame([("sync", 4, 2.0), ("async", 4, 0.5)])
+    assert faster_backend(async_wins)[:2] == ("async", pytest.approx(4.0))
     truth, why = speed_verdict(async_wins)
-    assert truth == "AsyncVectorEnv" and "AsyncVectorEnv was 4.0× as fast" in why
+    assert truth == "AsyncVectorEnv" and quotes(why, 4.0)
     assert faster_backend(frame([("sync", 4, 1.0)])) is None
     with pytest.raises(ValueError, match="no Sync and Async rows"):
         speed_verdict(frame([("sync", 4, 1.0)]))
@@ -145,26 +161,27 @@ def test_overlapping_rounds_are_called_about_the_same_whichever_median_is_ahead(
     rounds_of = {fast: [0.19, 0.2, 0.35], slow: [0.29, 0.3, 0.31]}
     run["step_s"] = run["backend"].map(times)
     run["step_s_rounds"] = run["backend"].map(rounds_of)
+    assert faster_backend(run)[0] == "similar"
     truth, why = speed_verdict(run)
-    assert truth == SAME and "too close to call" in why and "× as fast" not in why
-    assert "about as fast" in takeaways(run, None)[1]
+    assert truth == SAME and "× as fast" not in why
+    assert not quotes(takeaways(run, None)[1], 1.5)  # no ratio claimed in the takeaway either
 
 
 def test_takeaways_follow_the_run_or_invite_one():
     before = takeaways(None, None)
-    assert len(before) == 4 and "Run the lesson's comparison" in before[1]
+    assert len(before) == 4 and not numbers(before[1])  # an invitation, no figures
     lesson = frame([("sync", 4, 0.1), ("async", 4, 1.5), ("native", 4, 0.05)])
     most = takeaways(lesson, rounds([3, 4, 3.5], [15, 16, 17]))
-    assert len(most) == 5
-    assert "SyncVectorEnv was 15.0× as fast as AsyncVectorEnv in every round" in most[1]
-    assert "bookkeeping was most of its time" in most[2]
+    assert len(most) == 5 and quotes(most[1], 4, 15.0)  # 4 BurgerBots, 15.0x
+    assert code_spans(most[1]) == [] and most[1].index("SyncVectorEnv") < most[1].index("Async")
+    assert quotes(most[2], 16, 3.5)  # the bookkeeping bullet quotes Sync's and the plain step
     smaller = takeaways(lesson, rounds([10, 11, 12], [14, 15, 16]))
-    assert "bookkeeping was the smaller part" in smaller[2]
+    assert smaller[2] != most[2] and quotes(smaller[2], 15, 11)
     unclear = takeaways(lesson, rounds([3, 4, 20], [15, 16, 17]))
-    assert len(unclear) == 4 and not any("bookkeeping" in b for b in unclear)
+    assert len(unclear) == 4  # no bookkeeping bullet when the ranges overlap
     async_won = takeaways(frame([("sync", 4, 2.0), ("async", 4, 0.5)]), None)
-    assert "AsyncVectorEnv was 4.0× as fast as SyncVectorEnv" in async_won[1]
-    assert all("this project's class, not Gymnasium's" in b for b in before[-1:])
+    assert quotes(async_won[1], 4.0)
+    assert async_won[1].index("AsyncVectorEnv") < async_won[1].index("SyncVectorEnv")
 
 
 def test_docstring_examples_run():
@@ -174,10 +191,12 @@ def test_docstring_examples_run():
 def test_overhead_text_claims_no_difference_when_the_rounds_overlap():
     cost = CallCost(4, 60e-6, 900e-6, 20e-6)
     overlap = ("similar", 0.9, "4,000 env-steps/s (rounds 1 to 9) against 4,400 (rounds 2 to 8)")
+    assert overhead_kind(cost, None, overlap) == "overlap"
     text = overhead_text(cost, None, overlap)
-    assert "no clear difference" in text and "more per call" not in text
+    assert quotes(text, 4_000, 4_400) and not quotes(text, 840)  # no difference claimed
     clear = ("slower", 0.07, "figures")
-    assert "**840 µs more per call**" in overhead_text(cost, None, clear)
+    assert overhead_kind(cost, None, clear) == "extra"
+    assert "840 µs more per call" in bold(overhead_text(cost, None, clear))
 
 
 # --- What Async pickles per env and call --------------------------------------------------------
@@ -185,12 +204,14 @@ def test_overhead_text_claims_no_difference_when_the_rounds_overlap():
 
 def test_the_pickling_sentence_follows_its_share_of_asyncs_extra_time():
     cost = CallCost(4, sync_s=60 * US, async_s=460 * US, native_s=None)  # 100 µs extra per env
-    small = Messages(120, 30, 10 * US).sentence(cost)
-    assert "a 120-byte message out and a 30-byte one back" in small
-    assert "10% of Async's extra 100 µs per env" in small and "waking each worker" in small
-    most = Messages(120, 30, 80 * US).sentence(cost)
-    assert "most (80%) of Async's extra 100 µs" in most and "waking" not in most
-    assert Messages(120, 30, 10 * US).sentence(CallCost(4, 460 * US, 60 * US, None)) is None
+    small, most = Messages(120, 30, 10 * US), Messages(120, 30, 80 * US)
+    assert small.share(cost) == pytest.approx(0.1) and most.share(cost) == pytest.approx(0.8)
+    assert numbers(small.sentence(cost)) == [120, 30, 10, 10, 100]  # bytes, time, share, extra
+    assert numbers(most.sentence(cost)) == [120, 30, 80, 80, 100]
+    assert "waking each worker" in small.sentence(cost)  # the family's one wording check
+    assert "waking" not in most.sentence(cost)  # most of it explained: no rest to name
+    slower_sync = CallCost(4, 460 * US, 60 * US, None)
+    assert small.share(slower_sync) is None and small.sentence(slower_sync) is None
 
 
 def test_measure_messages_pickles_what_async_sends_for_one_env():

@@ -8,6 +8,7 @@ import dataclasses
 import gymnasium as gym
 import numpy as np
 import pandas as pd
+from sentence_facts import code_spans, numbers, quotes
 
 from burgerbot.app.logic import training_data as seeding
 
@@ -31,7 +32,8 @@ def test_reset_with_one_seed_seeds_sub_env_i_with_seed_plus_i():
     obs, _ = envs.reset(seed=11)
     envs.close()
     assert all(np.array_equal(obs[i], cartpole_start(11 + i)) for i in range(3))
-    assert "one seed for the vector env became s, s + 1" in seeding.reset_seeds_sentence(table)
+    said = seeding.reset_seeds_sentence(table)
+    assert code_spans(said) == ["reset(seed=s + i)"] and numbers(said)[0] == 3  # all 3 line up
 
 
 def test_the_reset_sentence_reports_a_mismatch():
@@ -50,7 +52,8 @@ def test_one_seed_for_all_sub_envs_repeats_the_episode_and_seed_s_does_not():
     assert spread["seed it got"].tolist() == [4, 5, 6]
     assert not spread["identical to sub-env 0"].iloc[1:].any()
     sentence = seeding.same_seed_sentence(table)
-    assert "both other sub-envs replay" in sentence and "no other sub-env repeats" in sentence
+    assert code_spans(sentence) == ["reset(seed=[4] * 3)", "reset(seed=4)"]  # in that order
+    assert "no other sub-env repeats" in sentence  # the family's one wording check
 
 
 def test_the_same_seed_sentence_counts_partial_copies():
@@ -60,7 +63,7 @@ def test_the_same_seed_sentence_counts_partial_copies():
             "identical to sub-env 0": [True, True, False, True],
         }
     )
-    assert "2 of 3 repeat" in seeding.same_seed_sentence(table)
+    assert quotes(seeding.same_seed_sentence(table), 2, 3)  # 2 of 3 repeat
 
 
 def test_a_later_reset_with_a_seed_overrides_the_factories_seeds():
@@ -71,8 +74,8 @@ def test_a_later_reset_with_a_seed_overrides_the_factories_seeds():
     assert unseeded["= factory seed's next start"].all()
     assert not unseeded["= reset(seed=0 + i)"].any()
     sentence = seeding.factory_sentence(table, 0)
-    assert "re-seeded every sub-env with seed 0 + i" in sentence
-    assert "left the factories' generators running" in sentence
+    assert code_spans(sentence) == ["envs.reset(seed=0)", "envs.reset()"]  # each call's finding
+    assert "left the factories' generators running" in sentence  # the one wording check
 
 
 def test_the_factory_sentence_follows_a_table_going_the_other_way():
@@ -83,29 +86,33 @@ def test_the_factory_sentence_follows_a_table_going_the_other_way():
             "= factory seed's next start": [True, True],
         }
     )
-    assert "left the factories' generators running" in seeding.factory_sentence(table, 3)
+    factories = seeding.factory_sentence(table, 3)
+    assert code_spans(factories) == ["envs.reset(seed=3)"]
     table["= reset(seed=3 + i)"] = [True, False]
     table["= factory seed's next start"] = [False, False]
-    assert "neither pattern in full" in seeding.factory_sentence(table, 3)
+    neither = seeding.factory_sentence(table, 3)
+    assert code_spans(neither) == ["envs.reset(seed=3)"] and neither != factories
 
 
 def test_burgerbot_draws_nothing_from_its_seed():
     check = seeding.burgerbot_seed_check(5)
     assert check.starts == ("[0, 0, 1, 1]", "[0, 0, 1, 1]")
     assert check.same_trajectory and check.generator_untouched
-    assert "draws no random number at all" in seeding.burgerbot_seed_sentence(check)
-    drawing = dataclasses.replace(check, generator_untouched=False)
-    assert "does draw from its seed" in seeding.burgerbot_seed_sentence(drawing)
+    untouched = seeding.burgerbot_seed_sentence(check)
+    assert quotes(untouched, 5, 6, 50)  # the two seeds, the 50 actions
+    drawing = seeding.burgerbot_seed_sentence(dataclasses.replace(check, generator_untouched=False))
+    assert quotes(drawing, 5, 6) and drawing != untouched
+    assert "draws no random number" in untouched  # the family's one wording check
 
 
 def test_only_action_space_seed_repeats_the_random_actions():
     table = seeding.action_seeding(2)
     assert table["same both times"].tolist() == [True, False]
-    sentence = seeding.action_seeding_sentence(table)
-    assert "repeated the random actions" in sentence and "differed between" in sentence
+    repeated = seeding.action_seeding_sentence(table)
+    assert code_spans(repeated)[:2] == ["envs.action_space", "envs.reset(seed=...)"]
     table["same both times"] = [False, True]
-    sentence = seeding.action_seeding_sentence(table)
-    assert "did not repeat" in sentence and "repeated too" in sentence
+    flipped = seeding.action_seeding_sentence(table)
+    assert "did not repeat" in flipped and "did not repeat" not in repeated  # one wording check
 
 
 def test_the_demo_bundles_every_table_with_its_sentence():

@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-import pandas as pd
 import pytest
 from sentence_facts import code_spans, quotes
 
@@ -218,4 +217,12 @@ def test_a_random_run_keeps_the_same_invariants():
     assert np.array_equal(~run.mask, run.after_end)
     differs = ~np.isclose(run.targets_without_mask, run.targets_with_mask)
     assert np.array_equal(differs, ~run.mask)
-    assert isinstance(row_details(run), pd.DataFrame)
+    details = row_details(run)  # one row per (step() call, env), in that order
+    assert len(details) == run.mask.size
+    assert details[["step() call", "env"]].values.tolist()[:5] == [
+        [1, 0],
+        [1, 1],
+        [1, 2],
+        [1, 3],
+        [2, 0],
+    ]

@@ -53,12 +53,15 @@ __all__ = [
     "doubling_verdict",
     "expectations",
     "lesson_expectations",
+    "level_apart",
     "level_reading",
     "measure_goal_rate",
+    "rate_apart",
     "rate_check",
     "rate_reading",
     "resolve_settings",
     "rise_reading",
+    "rise_steps",
     "run_sweep",
     "scaling_panel",
     "speed_reading",
@@ -603,32 +606,43 @@ def _pairs(items: list[tuple[int, int]]) -> str:
     return ", ".join(f"{a} → {b}" for a, b in items)
 
 
+def rise_steps(summary: pd.DataFrame, metric: str) -> dict[str, list[tuple[int, int]]] | None:
+    """Same steps per env: each step up in NUM_ENVS, (from, to), sorted by what ``metric``'s 95%
+    intervals show: ``"more"`` (apart, rising), ``"fewer"`` (apart, falling) or ``"unclear"``
+    (overlapping, or no interval). None with a single NUM_ENVS: what `rise_reading` says."""
+    rows = summary.sort_values("num_envs").reset_index(drop=True)
+    if len(rows) < 2:
+        return None
+    steps: dict[str, list[tuple[int, int]]] = {"more": [], "fewer": [], "unclear": []}
+    for i in range(len(rows) - 1):
+        a, b = rows.iloc[i], rows.iloc[i + 1]
+        (a_low, a_high), (b_low, b_high) = _interval(a, metric), _interval(b, metric)
+        pair = (int(a["num_envs"]), int(b["num_envs"]))
+        if any(math.isnan(x) for x in (a_low, a_high, b_low, b_high)):
+            steps["unclear"].append(pair)
+        elif a_high < b_low:
+            steps["more"].append(pair)
+        elif b_high < a_low:
+            steps["fewer"].append(pair)
+        else:
+            steps["unclear"].append(pair)
+    return steps
+
+
 def rise_reading(summary: pd.DataFrame, metric: str) -> str | None:
     """Same steps per env: does ``metric`` clearly rise from each NUM_ENVS to the next?
 
     None with a single NUM_ENVS. Steps whose intervals cannot be computed (one seed,
     for episodes) count as "cannot tell".
     """
-    rows = summary.sort_values("num_envs").reset_index(drop=True)
-    if len(rows) < 2:
+    found = rise_steps(summary, metric)
+    if found is None:
         return None
     noun = _NOUNS[metric]
-    if rows[f"{metric}_low"].isna().all():
+    if summary[f"{metric}_low"].isna().all():
         return f"With one seed there is no interval for {noun}: more seeds would tell."
-    more, fewer, unclear = [], [], []
-    for i in range(len(rows) - 1):
-        a, b = rows.iloc[i], rows.iloc[i + 1]
-        (a_low, a_high), (b_low, b_high) = _interval(a, metric), _interval(b, metric)
-        pair = (int(a["num_envs"]), int(b["num_envs"]))
-        if any(math.isnan(x) for x in (a_low, a_high, b_low, b_high)):
-            unclear.append(pair)
-        elif a_high < b_low:
-            more.append(pair)
-        elif b_high < a_low:
-            fewer.append(pair)
-        else:
-            unclear.append(pair)
-    steps = len(rows) - 1
+    more, fewer, unclear = found["more"], found["fewer"], found["unclear"]
+    steps = len(summary) - 1
     chance = "at 95%, about one comparison in 20 misses by chance"
     if steps == 1:
         ((a, b),) = more + fewer + unclear
@@ -660,6 +674,18 @@ def rise_reading(summary: pd.DataFrame, metric: str) -> str | None:
     return text[0].upper() + text[1:] + "."
 
 
+def level_apart(summary: pd.DataFrame, metric: str) -> tuple[int, int] | None:
+    """Same total env-steps: None when ``metric`` stays level (one value fits inside every
+    NUM_ENVS's 95% interval), else (the NUM_ENVS whose interval lies wholly above, the one it
+    lies above). Callers first check that every NUM_ENVS has an interval."""
+    rows = summary.dropna(subset=[f"{metric}_low", f"{metric}_high"])
+    top = rows.loc[rows[f"{metric}_low"].idxmax()]
+    bottom = rows.loc[rows[f"{metric}_high"].idxmin()]
+    if top[f"{metric}_low"] <= bottom[f"{metric}_high"]:
+        return None
+    return int(top["num_envs"]), int(bottom["num_envs"])
+
+
 def level_reading(summary: pd.DataFrame, metric: str) -> str | None:
     """Same total env-steps: does ``metric`` stay level across NUM_ENVS?
 
@@ -670,18 +696,18 @@ def level_reading(summary: pd.DataFrame, metric: str) -> str | None:
     if len(rows) < 2 or len(rows) < len(summary):
         return None
     noun = _NOUNS[metric]
-    top = rows.loc[rows[f"{metric}_low"].idxmax()]
-    bottom = rows.loc[rows[f"{metric}_high"].idxmin()]
-    if top[f"{metric}_low"] <= bottom[f"{metric}_high"]:
+    apart = level_apart(summary, metric)
+    if apart is None:
         return (
             f"{noun[0].upper() + noun[1:]} stay level: one value fits inside every NUM_ENVS's "
             "95% interval."
         )
+    top, bottom = (rows.loc[rows["num_envs"] == n].iloc[0] for n in apart)
     (t_low, t_high), (b_low, b_high) = _interval(top, metric), _interval(bottom, metric)
     return (
-        f"{noun[0].upper() + noun[1:]} do **not** stay level: NUM_ENVS {int(top['num_envs'])}'s "
+        f"{noun[0].upper() + noun[1:]} do **not** stay level: NUM_ENVS {apart[0]}'s "
         f"interval ({t_low:,.3g} to {t_high:,.3g}) lies wholly above NUM_ENVS "
-        f"{int(bottom['num_envs'])}'s ({b_low:,.3g} to {b_high:,.3g}). With many NUM_ENVS "
+        f"{apart[1]}'s ({b_low:,.3g} to {b_high:,.3g}). With many NUM_ENVS "
         "compared at 95%, about one interval in 20 misses by chance; run more seeds to see "
         "whether it holds."
     )
@@ -707,11 +733,9 @@ def budget_reading(summary: pd.DataFrame, budget: str) -> str:
     return lead + " In this sweep: " + " ".join(found)
 
 
-def rate_reading(frame: pd.DataFrame) -> str | None:
-    """Goals per 100k env-steps, NUM_ENVS by NUM_ENVS: the same within their intervals?
-
-    ``frame`` is the sweep's own table (one row per run). None with a single NUM_ENVS.
-    """
+def rate_apart(frame: pd.DataFrame) -> tuple[int, int] | None:
+    """Goals per env-step, NUM_ENVS by NUM_ENVS: None when their 95% intervals agree (or a
+    single NUM_ENVS), else (the NUM_ENVS whose interval lies above, the one below it)."""
     totals = frame.groupby("num_envs")[["goals", "env_steps"]].sum()
     if len(totals) < 2:
         return None
@@ -722,13 +746,31 @@ def rate_reading(frame: pd.DataFrame) -> str | None:
     highest_low = max(bounds, key=lambda n: bounds[n][0])
     lowest_high = min(bounds, key=lambda n: bounds[n][1])
     if bounds[highest_low][0] <= bounds[lowest_high][1]:
+        return None
+    return highest_low, lowest_high
+
+
+def rate_reading(frame: pd.DataFrame) -> str | None:
+    """Goals per 100k env-steps, NUM_ENVS by NUM_ENVS: the same within their intervals?
+
+    ``frame`` is the sweep's own table (one row per run). None with a single NUM_ENVS.
+    """
+    if frame["num_envs"].nunique() < 2:
+        return None
+    apart = rate_apart(frame)
+    if apart is None:
         return (
             "Goals per 100k env-steps agree for every NUM_ENVS within their 95% intervals: "
             "each env-step has the same small chance of a goal, however many envs share the "
             "`step()` call."
         )
-    low, high = (x * 1e5 for x in bounds[highest_low])
-    other_low, other_high = (x * 1e5 for x in bounds[lowest_high])
+    highest_low, lowest_high = apart
+    totals = frame.groupby("num_envs")[["goals", "env_steps"]].sum()
+    low, high, other_low, other_high = (
+        x * 1e5
+        for n in apart
+        for x in poisson_rate_interval(int(totals.loc[n, "goals"]), int(totals.loc[n, "env_steps"]))
+    )
     return (
         f"Goals per 100k env-steps differ here: NUM_ENVS {highest_low}'s interval "
         f"({low:.3g} to {high:.3g}) lies above NUM_ENVS {lowest_high}'s ({other_low:.3g} to "

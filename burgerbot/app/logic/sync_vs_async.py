@@ -36,6 +36,7 @@ __all__ = [
     "faster_backend",
     "measure_bookkeeping",
     "measure_messages",
+    "overhead_kind",
     "overhead_text",
     "speed_verdict",
     "takeaways",
@@ -85,6 +86,17 @@ class Bookkeeping:
         ).verdict  # plain's speed against Sync's
         return {"faster": "sync", "slower": "plain", "similar": ""}[verdict]
 
+    @property
+    def finding(self) -> str:
+        """What the rounds support, the branch `sentence` takes: "plain_slower" (every plain
+        round slower: noise), "overlap", "mostly_bookkeeping" (share of at least half) or
+        "mostly_step"."""
+        if self.separated == "plain":
+            return "plain_slower"
+        if not self.separated:
+            return "overlap"
+        return "mostly_bookkeeping" if self.share >= 0.5 else "mostly_step"
+
     def _range(self, samples: tuple[float, ...]) -> str:
         return f"{micros(min(samples))} to {micros(max(samples))}"
 
@@ -103,17 +115,18 @@ class Bookkeeping:
             f"per step (median; {self._range(self.plain_s)}), Sync with {self.num_envs} envs "
             f"**{micros(self.sync_median)}** per env-step ({self._range(self.sync_s)}). "
         )
-        if self.separated == "plain":
+        finding = self.finding
+        if finding == "plain_slower":
             return head + (
                 "Here every plain round was slower than every Sync round, which no bookkeeping "
                 "can explain: something else on this machine slowed the plain loop. Measure again."
             )
-        if not self.separated:
+        if finding == "overlap":
             return head + (
                 "The two ranges overlap, so on this run the machine's noise hides how much of "
                 "Sync's time is its own bookkeeping. Measure again."
             )
-        if self.share >= 0.5:
+        if finding == "mostly_bookkeeping":
             return head + (
                 f"So most of Sync's time per env-step, about {self.share:.0%} of it, is its own "
                 f"bookkeeping: BurgerBot's step is the smaller part."
@@ -136,6 +149,11 @@ class Messages:
     pickle_s: float
     """Seconds to pickle and unpickle both messages once (median of the rounds)."""
 
+    def share(self, cost: CallCost) -> float | None:
+        """The part of Async's extra time per env that pickling explains; None when Async was
+        not slower (there is no extra time to explain)."""
+        return None if cost.extra_s <= 0 else self.pickle_s / cost.extra_per_env_s
+
     def sentence(self, cost: CallCost) -> str | None:
         """How much of Async's extra time per env the pickling explains, from the numbers.
 
@@ -146,9 +164,9 @@ class Messages:
             >>> text.split(": ")[-1]
             'the rest is the pipes themselves and waking each worker process.'
         """
-        if cost.extra_s <= 0:
+        share = self.share(cost)
+        if share is None:
             return None
-        share = self.pickle_s / cost.extra_per_env_s
         head = (
             f"Per env and call that is a {self.out_bytes}-byte message out and a "
             f"{self.back_bytes}-byte one back. Pickling and unpickling both took "
@@ -240,6 +258,37 @@ def extra_per_env_rounds(frame: pd.DataFrame, num_envs: int) -> list[float]:
     return [(a - s) / steps / num_envs for a, s in pairs]
 
 
+def overhead_kind(
+    cost: CallCost,
+    bookkeeping: Bookkeeping | None,
+    rounds: tuple[str, float, str] | None = None,
+    extra_rounds: Sequence[float] = (),
+) -> str:
+    """Which finding `overhead_text` states: "overlap" (the rounds overlap: no difference
+    claimed), "not_slower", "extra" (slower, with no plain step measured to compare),
+    "step_overlap" (Async's extra time per env, round by round, overlaps the plain step's
+    rounds: no ratio claimed), "cannot_win_back" (the extra is more than a plain step) or
+    "less_than_step". With two or more ``extra_rounds`` the last three follow the rounds'
+    spread (`compare_timings`), else the medians."""
+    if rounds is not None and rounds[0] == "similar":
+        return "overlap"
+    if cost.extra_s <= 0:
+        return "not_slower"
+    if bookkeeping is None:
+        return "extra"
+    if len(extra_rounds) >= 2:
+        if not all(x > 0 for x in extra_rounds):
+            return "step_overlap"
+        verdict = compare_timings(
+            [1 / x for x in bookkeeping.plain_s], [1 / x for x in extra_rounds]
+        ).verdict
+        return {"faster": "cannot_win_back", "slower": "less_than_step"}.get(
+            verdict, "step_overlap"
+        )
+    ratio = cost.extra_per_env_s / bookkeeping.plain_median
+    return "cannot_win_back" if ratio >= 1 else "less_than_step"
+
+
 def overhead_text(
     cost: CallCost,
     bookkeeping: Bookkeeping | None,
@@ -251,7 +300,7 @@ def overhead_text(
     ``rounds`` is `compare_backends` of Async against Sync at the same NUM_ENVS: when their
     rounds overlap, no difference is claimed. ``extra_rounds`` (`extra_per_env_rounds`) is
     Async's extra time per env in each round: with it, the extra is set against the plain
-    step as a ratio only when the two ranges lie apart.
+    step as a ratio only when the two ranges lie apart. The finding is `overhead_kind`'s.
 
     Example:
         >>> text = overhead_text(CallCost(4, 60e-6, 900e-6, 20e-6), None)
@@ -265,12 +314,13 @@ def overhead_text(
         f"With {cost.num_envs} envs, one `step()` call took **{micros(cost.sync_s)}** with Sync "
         f"and **{micros(cost.async_s)}** with Async{native}. "
     )
-    if rounds is not None and rounds[0] == "similar":
+    kind = overhead_kind(cost, bookkeeping, rounds, extra_rounds)
+    if kind == "overlap" and rounds is not None:
         return head + (
             f"Their rounds overlap ({rounds[2]}, Async against Sync): no clear difference per "
             "call on this run. Measure again."
         )
-    if cost.extra_s <= 0:
+    if kind == "not_slower":
         return head + (
             f"Async was not slower per call here ({micros(-cost.extra_s)} less): its workers "
             "stepped in parallel and that outweighed sending actions and results between "
@@ -286,30 +336,20 @@ def overhead_text(
     )
     if bookkeeping is None:
         return text + "."
-    ratio = cost.extra_per_env_s / bookkeeping.plain_median
-    if len(extra_rounds) >= 2:
-        positive = all(x > 0 for x in extra_rounds)
-        verdict = (
-            compare_timings(
-                [1 / x for x in bookkeeping.plain_s], [1 / x for x in extra_rounds]
-            ).verdict
-            if positive
-            else "similar"
+    if kind == "step_overlap":
+        return text + (
+            f" ({micros(min(extra_rounds))} to {micros(max(extra_rounds))} over the rounds), "
+            f"against {micros(bookkeeping.plain_median)} for a plain BurgerBot step "
+            f"({bookkeeping._range(bookkeeping.plain_s)}): the ranges overlap, so this run "
+            "cannot say how many plain steps one round trip costs. Measure again."
         )
-        if verdict == "similar":
-            return text + (
-                f" ({micros(min(extra_rounds))} to {micros(max(extra_rounds))} over the rounds), "
-                f"against {micros(bookkeeping.plain_median)} for a plain BurgerBot step "
-                f"({bookkeeping._range(bookkeeping.plain_s)}): the ranges overlap, so this run "
-                "cannot say how many plain steps one round trip costs. Measure again."
-            )
-        ratio = ratio if verdict == "faster" else min(ratio, 0.99)
-    return text + (
-        f", {ratio:,.0f}× what a plain BurgerBot step took. Parallel processes cannot win back "
-        "time the step never took."
-        if ratio >= 1
-        else f", less than a plain BurgerBot step took ({micros(bookkeeping.plain_median)})."
-    )
+    if kind == "cannot_win_back":
+        ratio = max(1.0, cost.extra_per_env_s / bookkeeping.plain_median)
+        return text + (
+            f", {ratio:,.0f}× what a plain BurgerBot step took. Parallel processes cannot win "
+            "back time the step never took."
+        )
+    return text + f", less than a plain BurgerBot step took ({micros(bookkeeping.plain_median)})."
 
 
 SAME = "About the same here"
@@ -379,8 +419,8 @@ def takeaways(lesson: pd.DataFrame | None, bookkeeping: Bookkeeping | None) -> l
             f"Here, with 4 BurgerBots, {CLASS_NAMES[winner]} was {times:,.1f}× as fast as "
             f"{CLASS_NAMES[loser]} in every round."
         )
-    if bookkeeping is not None and bookkeeping.separated == "sync":
-        part = "most" if bookkeeping.share >= 0.5 else "the smaller part"
+    if bookkeeping is not None and bookkeeping.finding.startswith("mostly_"):
+        part = "most" if bookkeeping.finding == "mostly_bookkeeping" else "the smaller part"
         bullets.append(
             f"Sync's own bookkeeping was {part} of its time per env-step here "
             f"({micros(bookkeeping.sync_median)}, against {micros(bookkeeping.plain_median)} "
