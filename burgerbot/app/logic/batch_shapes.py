@@ -913,71 +913,25 @@ def scrolling(block: str) -> str:
 
 
 def table_block(frame: pd.DataFrame, hidden: int, what: str) -> str:
-    """``frame`` as a table for a Markdown view (`table_markup`) with its index as the first
-    column, and how many rows were left out. A long table scrolls in its own box.
+    """``frame`` as a Markdown table with its index as the first column, and how many rows
+    were left out. A long table scrolls in its own box.
 
     Example:
         >>> frame = pd.DataFrame({"reward": [0.0, 1.0]}, index=pd.RangeIndex(2, name="env"))
-        >>> print(table_block(frame, 3, "envs"))  # doctest: +ELLIPSIS
-        <table>
-        ...
-        <td>1.0</td>
-        </tr>
-        </tbody>
-        </table>
-        <BLANKLINE>
+        >>> print(table_block(frame, 3, "envs"))
+        | env | reward |
+        |---|---|
+        | 0 | 0.0 |
+        | 1 | 1.0 |
         <BLANKLINE>
         <small>Showing the first 2 envs; 3 more are hidden.</small>
     """
-    table = table_markup(frame.reset_index())
+    table = markdown_table(_formatted(frame.reset_index()))
     if len(frame) > SCROLL_ROWS:
         table = small(f"Scroll the table to see all {len(frame)} rows.") + "\n\n" + scrolling(table)
     if hidden:
         table += "\n\n" + small(f"Showing the first {len(frame)} {what}; {hidden} more are hidden.")
     return table
-
-
-_PLAIN_CELL = re.compile(r"[A-Za-z0-9.+\-,()=' ]+")
-"""Cell text that Markdown's inline rules leave as it is and HTML needs no escape for."""
-
-
-def table_markup(frame: pd.DataFrame) -> str:
-    """``frame`` (its columns; no index) as a table for a Markdown view: the HTML that the
-    Markdown table (`markdown_table`) renders to, made directly when every cell is plain text
-    (numbers, words), which is several times quicker for the stepper's many calls; the
-    Markdown table otherwise. A test checks that both render the same.
-
-    Example:
-        >>> print(table_markup(pd.DataFrame({"env": [0], "x": [0.5]})), end="")
-        <table>
-        <thead>
-        <tr>
-        <th>env</th>
-        <th>x</th>
-        </tr>
-        </thead>
-        <tbody>
-        <tr>
-        <td>0</td>
-        <td>0.5</td>
-        </tr>
-        </tbody>
-        </table>
-    """
-    header = [str(name) for name in frame.columns]
-    rows = list(zip(*_column_texts(frame), strict=True)) if len(frame) else []
-    cells = header + [cell for row in rows for cell in row]
-    if not all(_PLAIN_CELL.fullmatch(cell) and cell == cell.strip() for cell in cells):
-        return markdown_table(_formatted(frame))
-    head = "".join(f"<th>{cell}</th>\n" for cell in header)
-    body = "".join(
-        "<tr>\n" + "".join(f"<td>{cell}</td>\n" for cell in row) + "</tr>\n" for row in rows
-    )
-    return (
-        f"<table>\n<thead>\n<tr>\n{head}</tr>\n</thead>\n"
-        + (f"<tbody>\n{body}</tbody>\n" if rows else "")
-        + "</table>\n"  # an HTML block ends with its line's newline, as a table does
-    )
 
 
 def number_text(value: float) -> str:
@@ -991,19 +945,16 @@ def number_text(value: float) -> str:
     return text if any(c in text for c in ".enN") else text + ".0"
 
 
-def _column_texts(frame: pd.DataFrame) -> list[list[str]]:
-    """Each column's cells as text: floats by `number_text`, the rest as they print."""
-    return [
-        [number_text(v) for v in column.tolist()]
-        if column.dtype.kind == "f"
-        else [str(v) for v in column.tolist()]
-        for _, column in frame.items()
-    ]
-
-
 def _formatted(frame: pd.DataFrame) -> pd.DataFrame:
-    """Each column as text (`_column_texts`)."""
-    return pd.DataFrame(dict(zip(frame.columns, _column_texts(frame), strict=True)))
+    """Each column as text: floats by `number_text`, the rest as they print."""
+    return pd.DataFrame(
+        {
+            name: [number_text(v) for v in column.tolist()]
+            if column.dtype.kind == "f"
+            else [str(v) for v in column.tolist()]
+            for name, column in frame.items()
+        }
+    )
 
 
 def side_by_side(left: str, right: str) -> str:
