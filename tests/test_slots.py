@@ -344,3 +344,43 @@ def test_memory_is_given_back_where_glibc_is():
 
     glibc = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
     assert give_memory_back() is glibc
+
+
+def test_sessions_past_their_ttl_are_removed_and_shut_down(monkeypatch):
+    """Streamlit only hides an expired session; the reaper removes it and shuts it down."""
+    import threading
+    from types import SimpleNamespace
+
+    import streamlit.runtime
+    from streamlit.runtime.caching.ttl_cache import TTLCache
+
+    from burgerbot.app import slots
+
+    clock = [0.0]
+    storage = TTLCache(maxsize=128, ttl=10, timer=lambda: clock[0])
+    shut = []
+
+    def stored(name: str) -> SimpleNamespace:
+        return SimpleNamespace(session=SimpleNamespace(shutdown=lambda: shut.append(name)))
+
+    storage["old"] = stored("old")
+    clock[0] = 6.0
+    storage["new"] = stored("new")
+    loop = SimpleNamespace(call_soon_threadsafe=lambda f: f())  # runs it at once
+    manager = SimpleNamespace(
+        _storage_lock=threading.Lock(), _session_storage=SimpleNamespace(_cache=storage)
+    )
+    runtime = SimpleNamespace(
+        _session_mgr=manager, _get_async_objs=lambda: SimpleNamespace(eventloop=loop)
+    )
+    fake = SimpleNamespace(exists=lambda: True, instance=lambda: runtime)
+    monkeypatch.setattr(streamlit.runtime, "Runtime", fake)
+
+    assert slots.shut_down_expired_sessions() == 0, "nothing past its TTL yet"
+    clock[0] = 12.0  # "old" expired (saved at 0), "new" (saved at 6) still waits
+    assert slots.shut_down_expired_sessions() == 1
+    assert shut == ["old"]
+    assert list(storage._data) == ["new"]
+    clock[0] = 30.0
+    assert slots.shut_down_expired_sessions() == 1
+    assert shut == ["old", "new"] and not storage._data

@@ -37,6 +37,7 @@ __all__ = [
     "dead_workers",
     "reaper_paused",
     "session_ttl_seconds",
+    "shut_down_expired_sessions",
 ]
 
 _LOG = logging.getLogger(__name__)
@@ -529,6 +530,50 @@ def close_broken_slots() -> int:
     return sum(slot.close_if_broken() for slot in slots)
 
 
+def shut_down_expired_sessions() -> int:
+    """Shut down the sessions Streamlit kept for a reconnect that never came; how many.
+
+    A closed tab's session waits in Streamlit's session storage for
+    `server.disconnectedSessionTTL`; past it the session is only hidden, not removed: the
+    storage drops expired entries when another tab disconnects, and even then never shuts
+    the session down (its page's objects stay until a collection; its media files and
+    upload records stay for good). After a crowd leaves, nobody disconnects any more, so
+    the last tabs' sessions would stay. Here they are removed and shut down as Streamlit
+    shuts down a session it closes itself, on its own event loop. Reaches into
+    Streamlit's private runtime (1.67): if that changes, this does nothing.
+    """
+    try:
+        from streamlit.runtime import Runtime
+
+        if not Runtime.exists():
+            return 0
+        runtime = Runtime.instance()
+        manager = runtime._session_mgr
+        lock = manager._storage_lock
+        storage = manager._session_storage._cache
+        loop = runtime._get_async_objs().eventloop
+        now = storage.timer()
+        expired = sum(until <= now for until in list(storage._expirations.values()))
+    except Exception:  # another Streamlit: its storage may already do this
+        _LOG.debug("cannot reach Streamlit's session storage", exc_info=True)
+        return 0
+    if not expired:
+        return 0
+
+    def drop() -> None:
+        with lock:
+            now = storage.timer()
+            gone = [
+                storage._data[key] for key, until in storage._expirations.items() if until <= now
+            ]
+            storage.expire()
+        for info in gone:
+            info.session.shutdown()
+
+    loop.call_soon_threadsafe(drop)
+    return expired
+
+
 _REAP_LOCK = threading.Lock()  # held by the reaper for each pass, and by `reaper_paused`
 
 
@@ -542,12 +587,14 @@ def reaper_paused() -> Iterator[None]:
 def _reap_forever() -> None:
     idle_every = max(1.0, CAPS.async_idle_seconds / 10)
     last_idle_check = time.monotonic()
+    shut_down = 0  # sessions shut down last pass: their objects are freed by this pass's collection
     while True:
         time.sleep(REAP_SECONDS)
         with _REAP_LOCK:
             close_broken_slots()
             abandoned = close_abandoned_slots(session_ttl_seconds())
-            collect_dropped_slots(freed=abandoned > 0)
+            collect_dropped_slots(freed=abandoned > 0 or shut_down > 0)
+            shut_down = shut_down_expired_sessions()
             if time.monotonic() - last_idle_check >= idle_every:
                 last_idle_check = time.monotonic()
                 close_idle_slots(CAPS.async_idle_seconds)
