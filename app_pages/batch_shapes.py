@@ -257,7 +257,12 @@ try:
         if starting_workers
         else contextlib.nullcontext()
     ):
-        envs = slot.get(settings.key, lambda: build_vector_env(settings), settings.workers)
+        envs = slot.get(
+            settings.key,
+            lambda: build_vector_env(settings),
+            settings.workers,
+            sync_envs=settings.num_envs if settings.backend == "sync" else 0,
+        )
 except BudgetExceeded as exc:
     fail(slot, str(exc))
 except Exception as exc:  # a failed build must not take the page down

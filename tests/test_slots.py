@@ -136,6 +136,18 @@ def test_the_app_turns_off_streamlits_collection_after_every_run():
     assert config["runner"]["postScriptGC"] is False
 
 
+def test_every_pages_cached_results_together_are_bounded_by_bytes():
+    """`server.maxCacheDataSize` bounds all st.cache_data entries together (issue 24, item 1)."""
+    import tomllib
+    from pathlib import Path
+
+    from streamlit.byte_util import config_max_cache_data_size_to_bytes
+
+    config = tomllib.loads((Path(__file__).parent.parent / ".streamlit/config.toml").read_text())
+    budget = config_max_cache_data_size_to_bytes(config["server"].get("maxCacheDataSize"))
+    assert budget is not None and 0 < budget <= 128 * 2**20
+
+
 # --- An Async worker that dies ---------------------------------------------------------------
 
 
@@ -344,3 +356,69 @@ def test_memory_is_given_back_where_glibc_is():
 
     glibc = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
     assert give_memory_back() is glibc
+
+
+def test_sessions_past_their_ttl_are_removed_and_shut_down(monkeypatch):
+    """Streamlit only hides an expired session; the reaper removes it and shuts it down."""
+    import threading
+    from types import SimpleNamespace
+
+    import streamlit.runtime
+    from streamlit.runtime.caching.ttl_cache import TTLCache
+
+    from burgerbot.app import slots
+
+    clock = [0.0]
+    storage = TTLCache(maxsize=128, ttl=10, timer=lambda: clock[0])
+    shut = []
+
+    def stored(name: str) -> SimpleNamespace:
+        return SimpleNamespace(session=SimpleNamespace(shutdown=lambda: shut.append(name)))
+
+    storage["old"] = stored("old")
+    clock[0] = 6.0
+    storage["new"] = stored("new")
+    loop = SimpleNamespace(call_soon_threadsafe=lambda f: f())  # runs it at once
+    manager = SimpleNamespace(
+        _storage_lock=threading.Lock(), _session_storage=SimpleNamespace(_cache=storage)
+    )
+    runtime = SimpleNamespace(
+        _session_mgr=manager, _get_async_objs=lambda: SimpleNamespace(eventloop=loop)
+    )
+    fake = SimpleNamespace(exists=lambda: True, instance=lambda: runtime)
+    monkeypatch.setattr(streamlit.runtime, "Runtime", fake)
+
+    assert slots.shut_down_expired_sessions() == 0, "nothing past its TTL yet"
+    clock[0] = 12.0  # "old" expired (saved at 0), "new" (saved at 6) still waits
+    assert slots.shut_down_expired_sessions() == 1
+    assert shut == ["old"]
+    assert list(storage._data) == ["new"]
+    clock[0] = 30.0
+    assert slots.shut_down_expired_sessions() == 1
+    assert shut == ["old", "new"] and not storage._data
+
+
+def test_sync_envs_past_the_server_wide_limit_are_refused_and_closing_frees_them():
+    from gymnasium.vector import SyncVectorEnv
+
+    from burgerbot.app.slots import SyncEnvBudget
+    from burgerbot.factories import make_env
+
+    budget = SyncEnvBudget(limit=5)
+    first, second = EnvSlot(sync_budget=budget), EnvSlot(sync_budget=budget)
+    env = first.get(("sync", 3), lambda: SyncVectorEnv([make_env() for _ in range(3)]), 0, 3)
+    assert budget.in_use == 3
+    built = []
+    with pytest.raises(BudgetExceeded):
+        second.get(("sync", 3), lambda: built.append(1), 0, 3)
+    assert not built, "refused before building"
+    assert budget.in_use == 3
+    assert second.get(("sync", 2), lambda: SyncVectorEnv([make_env(), make_env()]), 0, 2)
+    assert budget.in_use == 5
+    first.close()
+    assert budget.in_use == 2 and env.closed and env.envs == []
+    assert first.get(("native", 64), lambda: BurgerBotVectorEnv(64)) is not None  # not counted
+    assert budget.in_use == 2
+    second.close()
+    assert budget.in_use == 0
+    first.close()

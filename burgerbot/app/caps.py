@@ -31,6 +31,11 @@ class Caps:
     """Async worker processes alive at once across all sessions of one server (8 workers
     take about 320 MB, a third of a Community Cloud container)."""
 
+    max_live_sync_envs: int = 8_192
+    """Sub-environments of Sync vector envs alive at once across all sessions of one server
+    (8 tabs of 1,024 CartPoles, about 40 MB): each is hundreds of small Python objects, and
+    once tens of thousands have lived the server cannot hand their memory back."""
+
     async_idle_seconds: int = 300
     """An Async env left untouched this long, even in an open tab, is closed, ending its
     worker processes (a closed tab's env goes after the session TTL)."""

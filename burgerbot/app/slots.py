@@ -23,11 +23,13 @@ from burgerbot.app.caps import CAPS, Caps
 
 __all__ = [
     "HEAVY_RUNS",
+    "SYNC_ENV_BUDGET",
     "WORKER_BUDGET",
     "BudgetExceeded",
     "EnvSlot",
     "HeavyRuns",
     "ServerBusy",
+    "SyncEnvBudget",
     "WorkerBudget",
     "close_abandoned_slots",
     "close_broken_slots",
@@ -37,6 +39,7 @@ __all__ = [
     "dead_workers",
     "reaper_paused",
     "session_ttl_seconds",
+    "shut_down_expired_sessions",
 ]
 
 _LOG = logging.getLogger(__name__)
@@ -123,6 +126,50 @@ class WorkerBudget:
 
 
 WORKER_BUDGET = WorkerBudget(CAPS.max_live_async_workers)
+
+
+class SyncEnvBudget:
+    """Counts the sub-environments of Sync vector envs alive in this server, across sessions.
+
+    Each is a stack of Python objects (env, wrappers, spaces, random generators), hundreds of
+    small allocations. Python keeps its small-object memory in 1 MB arenas and returns an
+    arena only once every object in it is gone: after 40 tabs of 1,024 CartPoles were opened
+    and closed, every env freed, the server still held about 190 MB more than before (the
+    few objects made meanwhile that live on are spread over most arenas). What cannot be
+    given back must not be taken: past ``limit`` a new Sync env is refused with a message.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._in_use = 0
+        self._lock = threading.Lock()
+
+    @property
+    def in_use(self) -> int:
+        with self._lock:
+            return self._in_use
+
+    def acquire(self, envs: int) -> None:
+        if envs <= 0:
+            return
+        with self._lock:
+            if self._in_use + envs > self.limit:
+                raise BudgetExceeded(
+                    f"Other visitors' Sync envs hold {self._in_use:,} environments on this "
+                    f"server (limit {self.limit:,}); {envs:,} more would pass it. Try fewer "
+                    "envs or the native backend, or again in a minute (a closed tab's envs "
+                    "are freed a minute after it closes)."
+                )
+            self._in_use += envs
+
+    def release(self, envs: int) -> None:
+        if envs <= 0:
+            return
+        with self._lock:
+            self._in_use = max(0, self._in_use - envs)
+
+
+SYNC_ENV_BUDGET = SyncEnvBudget(CAPS.max_live_sync_envs)
 
 
 class HeavyRuns:
@@ -278,11 +325,23 @@ def _end_workers(env: AsyncVectorEnv) -> None:
     env.closed = True  # gymnasium's own close would now write into the closed pipes
 
 
-def _close_quietly(env: VectorEnv, hold: WorkerHold, budget: WorkerBudget) -> None:
+def _close_quietly(
+    env: VectorEnv,
+    hold: WorkerHold,
+    budget: WorkerBudget,
+    sync_envs: int = 0,
+    sync_budget: SyncEnvBudget | None = None,
+) -> None:
     try:
         close_vector_env(env)
     finally:
         budget.drop(hold)
+        if sync_budget is not None:
+            # Closing drops the sub-envs (the slot forgets the env); a closed SyncVectorEnv
+            # would otherwise keep them in its ``envs`` list while anything refers to it.
+            if isinstance(env, SyncVectorEnv):
+                env.envs = []
+            sync_budget.release(sync_envs)
 
 
 class EnvSlot:
@@ -303,7 +362,10 @@ class EnvSlot:
     """
 
     def __init__(
-        self, budget: WorkerBudget = WORKER_BUDGET, connected: Callable[[], bool] | None = None
+        self,
+        budget: WorkerBudget = WORKER_BUDGET,
+        connected: Callable[[], bool] | None = None,
+        sync_budget: SyncEnvBudget | None = None,
     ) -> None:
         self.key: Hashable | None = None
         self.env: VectorEnv | None = None
@@ -316,6 +378,7 @@ class EnvSlot:
         self.connected = connected
         self.gone_since: float | None = None
         self._budget = budget
+        self._sync_budget = SYNC_ENV_BUDGET if sync_budget is None else sync_budget
         self._finalizer: weakref.finalize | None = None
         with _REGISTRY_LOCK:
             _REGISTRY.add(self)
@@ -324,23 +387,32 @@ class EnvSlot:
         """Mark the env as in use (idle Async envs are closed by :func:`close_idle_slots`)."""
         self.last_used = time.monotonic()
 
-    def get(self, key: Hashable, build: Callable[[], VectorEnv], workers: int = 0) -> VectorEnv:
+    def get(
+        self, key: Hashable, build: Callable[[], VectorEnv], workers: int = 0, sync_envs: int = 0
+    ) -> VectorEnv:
         """The env for ``key``, building it (and closing the previous one) when the key changes.
 
-        ``workers`` is the number of worker processes ``build`` starts (Async envs); they
-        are counted against the server-wide budget, and :class:`BudgetExceeded` is raised
-        before anything is started when the budget would be exceeded.
+        ``workers`` is the number of worker processes ``build`` starts (Async envs), and
+        ``sync_envs`` the number of sub-environments of a Sync env it builds; each is
+        counted against its server-wide budget, and :class:`BudgetExceeded` is raised before
+        anything is built when a budget would be exceeded.
         """
         self.touch()
         if self.env is not None and key == self.key and not self.env.closed:
             return self.env
         self.close()
         self.idle_note = None
-        self._budget.acquire(workers)
+        self._sync_budget.acquire(sync_envs)
+        try:
+            self._budget.acquire(workers)
+        except BaseException:
+            self._sync_budget.release(sync_envs)
+            raise
         try:
             env = build()
         except BaseException:
             self._budget.release(workers)
+            self._sync_budget.release(sync_envs)
             raise
         # From here the budget counts the processes themselves: one that dies stops counting.
         hold = self._budget.hold(workers, getattr(env, "processes", None) if workers else None)
@@ -348,7 +420,9 @@ class EnvSlot:
         # from when the env is ready.
         self.touch()
         self.key, self.env, self.state, self.workers = key, env, {}, workers
-        self._finalizer = weakref.finalize(self, _close_quietly, env, hold, self._budget)
+        self._finalizer = weakref.finalize(
+            self, _close_quietly, env, hold, self._budget, sync_envs, self._sync_budget
+        )
         _start_reaper()  # it ends Async workers, and frees any env of a session gone
         return env
 
@@ -529,6 +603,50 @@ def close_broken_slots() -> int:
     return sum(slot.close_if_broken() for slot in slots)
 
 
+def shut_down_expired_sessions() -> int:
+    """Shut down the sessions Streamlit kept for a reconnect that never came; how many.
+
+    A closed tab's session waits in Streamlit's session storage for
+    `server.disconnectedSessionTTL`; past it the session is only hidden, not removed: the
+    storage drops expired entries when another tab disconnects, and even then never shuts
+    the session down (its page's objects stay until a collection; its media files and
+    upload records stay for good). After a crowd leaves, nobody disconnects any more, so
+    the last tabs' sessions would stay. Here they are removed and shut down as Streamlit
+    shuts down a session it closes itself, on its own event loop. Reaches into
+    Streamlit's private runtime (1.67): if that changes, this does nothing.
+    """
+    try:
+        from streamlit.runtime import Runtime
+
+        if not Runtime.exists():
+            return 0
+        runtime = Runtime.instance()
+        manager = runtime._session_mgr
+        lock = manager._storage_lock
+        storage = manager._session_storage._cache
+        loop = runtime._get_async_objs().eventloop
+        now = storage.timer()
+        expired = sum(until <= now for until in list(storage._expirations.values()))
+    except Exception:  # another Streamlit: its storage may already do this
+        _LOG.debug("cannot reach Streamlit's session storage", exc_info=True)
+        return 0
+    if not expired:
+        return 0
+
+    def drop() -> None:
+        with lock:
+            now = storage.timer()
+            gone = [
+                storage._data[key] for key, until in storage._expirations.items() if until <= now
+            ]
+            storage.expire()
+        for info in gone:
+            info.session.shutdown()
+
+    loop.call_soon_threadsafe(drop)
+    return expired
+
+
 _REAP_LOCK = threading.Lock()  # held by the reaper for each pass, and by `reaper_paused`
 
 
@@ -542,12 +660,14 @@ def reaper_paused() -> Iterator[None]:
 def _reap_forever() -> None:
     idle_every = max(1.0, CAPS.async_idle_seconds / 10)
     last_idle_check = time.monotonic()
+    shut_down = 0  # sessions shut down last pass: their objects are freed by this pass's collection
     while True:
         time.sleep(REAP_SECONDS)
         with _REAP_LOCK:
             close_broken_slots()
             abandoned = close_abandoned_slots(session_ttl_seconds())
-            collect_dropped_slots(freed=abandoned > 0)
+            collect_dropped_slots(freed=abandoned > 0 or shut_down > 0)
+            shut_down = shut_down_expired_sessions()
             if time.monotonic() - last_idle_check >= idle_every:
                 last_idle_check = time.monotonic()
                 close_idle_slots(CAPS.async_idle_seconds)
