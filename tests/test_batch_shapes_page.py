@@ -10,7 +10,6 @@ from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
-import pandas as pd
 import pytest
 from child_processes import worker_pids
 from gymnasium.envs.classic_control.cartpole import CartPoleEnv
@@ -101,19 +100,10 @@ def latest_heading(app: AppTest) -> str:
     return live_heading(app)
 
 
-def html_tables(text: str) -> list[pd.DataFrame]:
-    """Every table the view makes as HTML (`table_markup`), as a DataFrame of its cells."""
-    tables = []
-    for table in re.findall(r"<table>\n(.*?)</table>", text, re.S):
-        rows = [re.findall(r"<t[hd]>(.*?)</t[hd]>", row) for row in table.split("<tr>")[1:]]
-        tables.append(pd.DataFrame(rows[1:], columns=rows[0]))
-    return tables
-
-
 def live_table(app: AppTest, column: str):
     """The live view's table that has ``column`` (its cells as text), indexed by env."""
     text = markdown_text(app)
-    for table in markdown_tables(text) + html_tables(text):
+    for table in markdown_tables(text):
         if column in table.columns and "env" in table.columns:
             return table.set_index("env")
     raise AssertionError(f"no live table with a {column!r} column")
