@@ -121,9 +121,9 @@ def lesson_panel(
             delta_color="off",
             delta_arrow="off",
         )
-    rounds = compare_backends(lesson, "async", "sync", n)
-    st.markdown(overhead_text(costs[0], bookkeeping, rounds, extra_per_env_rounds(lesson, n)))
-    if (rounds is None or rounds[0] != "similar") and (said := messages.sentence(costs[0])):
+    rounds, extra = compare_backends(lesson, "async", "sync", n), extra_per_env_rounds(lesson, n)
+    st.markdown(overhead_text(costs[0], bookkeeping, rounds, extra))
+    if (rounds is None or rounds[0] != "similar") and (said := messages.sentence(costs[0], extra)):
         st.markdown(said)
     if bookkeeping is not None:
         st.markdown(bookkeeping.sentence())

@@ -214,6 +214,26 @@ def test_the_pickling_sentence_follows_its_share_of_asyncs_extra_time():
     assert small.share(slower_sync) is None and small.sentence(slower_sync) is None
 
 
+def test_the_pickling_share_follows_the_rounds_spread():
+    cost = CallCost(4, sync_s=60 * US, async_s=460 * US, native_s=None)  # 100 µs extra per env
+    pickling = Messages(120, 30, 60 * US, (55 * US, 60 * US, 65 * US))
+    # every round says most: 55/110 to 65/90
+    assert pickling.share_range(cost, [90 * US, 100 * US, 110 * US]) == pytest.approx(
+        (0.5, 65 / 90)
+    )
+    assert "most" in pickling.sentence(cost, [90 * US, 100 * US, 110 * US])
+    # the extra time's rounds spread from 50 µs to 300 µs: 18% to 130%, no verdict either way
+    low, high = pickling.share_range(cost, [50 * US, 100 * US, 300 * US])
+    assert low < 0.5 < high
+    spread = pickling.sentence(cost, [50 * US, 100 * US, 300 * US])
+    assert "most (" not in spread and "waking" not in spread and quotes(spread, 50, 300)
+    # every round says less than half: the rest is named
+    few = Messages(120, 30, 10 * US, (9 * US, 10 * US, 11 * US))
+    assert "waking" in few.sentence(cost, [90 * US, 100 * US, 110 * US])
+    # a round where Async was not slower: the medians decide, as without rounds
+    assert pickling.share_range(cost, [-5 * US, 100 * US]) == pytest.approx((0.6, 0.6))
+
+
 def test_measure_messages_pickles_what_async_sends_for_one_env():
     messages = measure_messages(repeats=50, rounds=3)
     action = np.int64(1)

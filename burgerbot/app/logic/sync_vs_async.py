@@ -148,14 +148,31 @@ class Messages:
     shared memory, so ``None`` stands in its place)."""
     pickle_s: float
     """Seconds to pickle and unpickle both messages once (median of the rounds)."""
+    pickle_rounds: tuple[float, ...] = ()
+    """The same, one figure per round (`measure_messages`)."""
 
     def share(self, cost: CallCost) -> float | None:
-        """The part of Async's extra time per env that pickling explains; None when Async was
-        not slower (there is no extra time to explain)."""
+        """The part of Async's extra time per env that pickling explains (medians); None when
+        Async was not slower (there is no extra time to explain)."""
         return None if cost.extra_s <= 0 else self.pickle_s / cost.extra_per_env_s
 
-    def sentence(self, cost: CallCost) -> str | None:
-        """How much of Async's extra time per env the pickling explains, from the numbers.
+    def share_range(
+        self, cost: CallCost, extra_rounds: Sequence[float] = ()
+    ) -> tuple[float, float] | None:
+        """The least and the most that share can be over the rounds: the quickest pickling
+        round against the slowest extra-time round, and the other way round. Without two
+        positive ``extra_rounds`` (`extra_per_env_rounds`), the medians' share twice."""
+        share = self.share(cost)
+        if share is None:
+            return None
+        if len(extra_rounds) < 2 or min(extra_rounds) <= 0:
+            return share, share
+        pickles = self.pickle_rounds or (self.pickle_s,)
+        return min(pickles) / max(extra_rounds), max(pickles) / min(extra_rounds)
+
+    def sentence(self, cost: CallCost, extra_rounds: Sequence[float] = ()) -> str | None:
+        """How much of Async's extra time per env the pickling explains, from the numbers:
+        "most" only when every round says so, "the rest is ..." only when none does.
 
         None when Async was not slower: there is no extra time to explain.
 
@@ -164,19 +181,31 @@ class Messages:
             >>> text.split(": ")[-1]
             'the rest is the pipes themselves and waking each worker process.'
         """
-        share = self.share(cost)
-        if share is None:
+        spread = self.share_range(cost, extra_rounds)
+        if spread is None:
             return None
+        low, high = spread
+        share = self.share(cost)
         head = (
             f"Per env and call that is a {self.out_bytes}-byte message out and a "
             f"{self.back_bytes}-byte one back. Pickling and unpickling both took "
             f"{micros(self.pickle_s)} here, "
         )
-        if share >= 0.5:
-            return head + f"most ({share:.0%}) of Async's extra {micros(cost.extra_per_env_s)}."
+        extra = micros(cost.extra_per_env_s)
+        if low != high:
+            extra += (
+                f" ({micros(min(extra_rounds))} to {micros(max(extra_rounds))} over the rounds)"
+            )
+        if low >= 0.5:
+            return head + f"most ({share:.0%}) of Async's extra {extra}."
+        if high < 0.5:
+            return head + (
+                f"{share:.0%} of Async's extra {extra} per env: the rest is "
+                "the pipes themselves and waking each worker process."
+            )
         return head + (
-            f"{share:.0%} of Async's extra {micros(cost.extra_per_env_s)} per env: the rest is "
-            "the pipes themselves and waking each worker process."
+            f"between {low:.0%} and {high:.0%} of Async's extra {extra} per env: the rounds "
+            "are too spread to say whether pickling is most of it. Measure again."
         )
 
 
@@ -200,7 +229,7 @@ def measure_messages(repeats: int = 2_000, rounds: int = 5, seed: int = 0) -> Me
             loads(dumps(out))
             loads(dumps(back))
         samples.append((clock() - start) / repeats)
-    return Messages(len(dumps(out)), len(dumps(back)), statistics.median(samples))
+    return Messages(len(dumps(out)), len(dumps(back)), statistics.median(samples), tuple(samples))
 
 
 def measure_bookkeeping(
