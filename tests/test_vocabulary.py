@@ -59,42 +59,39 @@ def test_no_page_counts_a_vector_envs_rows_as_transitions(path):
     assert not found, f"{path.name} counts rows as transitions: {found}"
 
 
-def test_the_phrase_checks_catch_what_the_pages_said_before():
-    # Home's takeaway, Why batches' metric and explanation, as they read before issue 22
-    said = [
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # Home's takeaway, Why batches' metric and explanation, as they read before issue 22
         "One `step()` call of a vector env takes N actions and returns N transitions",
         '"transitions per call"',
         "Each `step()` call returns one transition per env, {num_envs} per call",
         "each step() call collects N transitions",
-    ]
-    for sentence in said:
-        assert any(re.search(p, sentence) for p in ROWS_AS_TRANSITIONS), sentence
-    # and not what they say now
-    assert not any(
-        re.search(p, "those 512 calls held {calls * num_envs - resets:,} transitions")
-        for p in ROWS_AS_TRANSITIONS
-    )
-
-
-def test_the_phrase_checks_catch_a_rewording_of_rows_as_transitions():
-    # The same mistake in words no page used: each must still be caught.
-    reworded = [
+        # the same mistake in words no page used
         "Each `step()` call gives {num_envs} transitions",
         "A call of N envs yields N transitions",
         "{num_envs:,} transitions in every call",
         "the vector env's {rows:,} transitions per second",
         "{env_steps:,} env-steps, that is {env_steps:,} transitions",
-    ]
-    for sentence in reworded:
-        assert any(re.search(p, sentence) for p in ROWS_AS_TRANSITIONS), sentence
-    # SB3's updates are counted in transitions rightly (its VecEnvs leave no reset rows)
-    # and the rows less the reset rows are transitions
-    for right in (
+    ],
+)
+def test_the_phrase_checks_catch_rows_counted_as_transitions(sentence):
+    assert any(re.search(p, sentence) for p in ROWS_AS_TRANSITIONS), sentence
+
+
+@pytest.mark.parametrize(
+    "right",
+    [
+        # what Why batches says now: the rows less the reset rows
+        "those 512 calls held {calls * num_envs - resets:,} transitions",
+        "those calls held {rows - resets:,} transitions",
+        # SB3's updates are counted in transitions rightly (its VecEnvs leave no reset rows)
         "{ppo_envs * PPO_N_STEPS:,} transitions per update; {ppo_steps:,} env-steps in all",
         "n_steps=2048 with 4 envs gives 8,192 transitions",
-        "those calls held {rows - resets:,} transitions",
-    ):
-        assert not any(re.search(p, right) for p in ROWS_AS_TRANSITIONS), right
+    ],
+)
+def test_the_phrase_checks_pass_transitions_counted_rightly(right):
+    assert not any(re.search(p, right) for p in ROWS_AS_TRANSITIONS), right
 
 
 def test_transitions_are_the_rows_less_the_auto_reset_rows_where_pages_count_them():
