@@ -160,7 +160,7 @@ def above_ceiling(speedups: pd.DataFrame, tolerance: float = 1.1) -> list[int]:
     """NUM_ENVS whose measured speed-up beats its ceiling by more than ``tolerance``.
 
     That cannot come from parallel stepping: it means Sync's run was slowed by something
-    else (other programs on a busy machine), so the timing is noise, not a result.
+    else (other programs, or other visitors' runs on the same server), so the timing is noise.
     """
     over = speedups["speedup"] > speedups["ceiling"] * tolerance
     return [int(n) for n in speedups.loc[over, "num_envs"]]
