@@ -3,12 +3,13 @@ HTML for the views drawn in the browser rather than by ``st.markdown``."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
 from markdown_it import MarkdownIt
 
-__all__ = ["markdown_html", "markdown_table"]
+__all__ = ["markdown_html", "markdown_rows", "markdown_table"]
 
 
 def markdown_table(frame: pd.DataFrame) -> str:
@@ -20,16 +21,27 @@ def markdown_table(frame: pd.DataFrame) -> str:
         |---|---|
         | x \\| y | 1 |
     """
+    return markdown_rows(frame.columns, frame.to_numpy())
+
+
+def markdown_rows(header: Iterable[Any], rows: Iterable[Iterable[Any]]) -> str:
+    """A header and rows of cells as a Markdown table (`markdown_table` without a frame).
+
+    Example:
+        >>> print(markdown_rows(["env", "reward"], [[0, "0.0"], [1, "1.0"]]))
+        | env | reward |
+        |---|---|
+        | 0 | 0.0 |
+        | 1 | 1.0 |
+    """
 
     def cell(value: Any) -> str:
         # A pipe would end the cell and a newline the row.
         return str(value).replace("|", "\\|").replace("\n", " ")
 
-    lines = [
-        "| " + " | ".join(cell(c) for c in frame.columns) + " |",
-        "|" + "---|" * len(frame.columns),
-    ]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.to_numpy()]
+    names = [cell(c) for c in header]
+    lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
 
 

@@ -25,7 +25,7 @@ from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv, VectorEnv
 
 from burgerbot import world
 from burgerbot.app.caps import CAPS
-from burgerbot.app.markdown import markdown_table
+from burgerbot.app.markdown import markdown_rows
 from burgerbot.app.palette import OKABE_ITO
 from burgerbot.app.settings import ChoiceSetting, IntSetting, clamp_num_envs
 from burgerbot.checks import MAX_SEED
@@ -926,7 +926,9 @@ def table_block(frame: pd.DataFrame, hidden: int, what: str) -> str:
         <BLANKLINE>
         <small>Showing the first 2 envs; 3 more are hidden.</small>
     """
-    table = markdown_table(_formatted(frame.reset_index()))
+    header = [frame.index.name, *frame.columns]
+    columns = [[str(i) for i in frame.index.tolist()], *_column_texts(frame)]
+    table = markdown_rows(header, zip(*columns, strict=True))
     if len(frame) > SCROLL_ROWS:
         table = small(f"Scroll the table to see all {len(frame)} rows.") + "\n\n" + scrolling(table)
     if hidden:
@@ -945,16 +947,18 @@ def number_text(value: float) -> str:
     return text if any(c in text for c in ".enN") else text + ".0"
 
 
+def _column_texts(frame: pd.DataFrame) -> list[list[str]]:
+    """Each column's cells as text: floats by `number_text`, the rest as they print."""
+    texts = []
+    for i, dtype in enumerate(frame.dtypes):
+        values = frame.iloc[:, i].to_numpy().tolist()
+        texts.append([number_text(v) if dtype.kind == "f" else str(v) for v in values])
+    return texts
+
+
 def _formatted(frame: pd.DataFrame) -> pd.DataFrame:
-    """Each column as text: floats by `number_text`, the rest as they print."""
-    return pd.DataFrame(
-        {
-            name: [number_text(v) for v in column.tolist()]
-            if column.dtype.kind == "f"
-            else [str(v) for v in column.tolist()]
-            for name, column in frame.items()
-        }
-    )
+    """``frame`` with each column as text (`_column_texts`)."""
+    return pd.DataFrame(dict(zip(frame.columns, _column_texts(frame), strict=True)))
 
 
 def side_by_side(left: str, right: str) -> str:
