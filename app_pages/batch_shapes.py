@@ -351,6 +351,7 @@ def _signature(call: BatchCall) -> tuple:
 
 STRETCH = 20  # calls the page takes ahead of the learner's clicks, at most
 STRETCH_BYTES = 600_000  # about the most view HTML one answer sends: big views, short stretch
+BUSY_STRETCH = 10  # while other sessions wait for the gate, this many; Step ×10 stays in the page
 
 
 def latest_call_panel(
@@ -399,8 +400,11 @@ def take_ahead(
 ) -> None:
     """Take steps ahead of the learner's clicks until ``stretch`` wait, making each one's
     view, and offer the gate to a less busy session after each step and view
-    (`Turn.piece_done`)."""
+    (`Turn.piece_done`). While other sessions wait for the gate, stop at `BUSY_STRETCH`:
+    the answer comes sooner, and the stepper asks for more before it runs out."""
     while len(run.ahead) < stretch:
+        if len(run.ahead) >= BUSY_STRETCH and turn.others_waiting():
+            return
         # A failed step here shows nothing early: the click's own request meets the error;
         # but an Async env whose worker died cannot step again: say so now, once.
         try:

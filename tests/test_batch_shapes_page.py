@@ -573,3 +573,36 @@ def test_skip_shows_the_batch_with_no_verdict():
         assert app.button(key="batch_shapes_batch_cartpole_v1_skip")
     finally:
         slot(app).close()
+
+
+class _Turn:
+    """A turn in the stepping gate as `take_ahead` sees it, with other sessions waiting or not."""
+
+    def __init__(self, others_waiting: bool) -> None:
+        self.waiting = others_waiting
+
+    def others_waiting(self) -> bool:
+        return self.waiting
+
+    def piece_done(self) -> bool:
+        return False
+
+
+@pytest.mark.parametrize("others_waiting", [False, True])
+def test_calls_taken_ahead_are_fewer_while_other_sessions_wait_for_the_gate(app, others_waiting):
+    take_ahead = page_function(app, PAGE, "take_ahead")
+    stretch, busy = (
+        page_function(app, PAGE, "latest_call_panel").__globals__[name]
+        for name in ("STRETCH", "BUSY_STRETCH")
+    )
+    run = slot(app).state["run"]
+    run.ahead.clear()
+    settings = BatchSettings(
+        env=app.selectbox(key="batch_shapes_env").value,
+        num_envs=int(app.number_input(key="batch_shapes_n").value),
+        backend="sync",  # the views' text does not depend on the backend
+        seed=int(app.number_input(key="batch_shapes_seed").value),
+    )
+    take_ahead(slot(app), run, settings, stretch, _Turn(others_waiting))
+    assert len(run.ahead) == (busy if others_waiting else stretch)
+    assert busy >= component_data(app, LIVE)["stepTimes"]  # a Step ×10 still shows in the page

@@ -128,3 +128,15 @@ def test_waiting_counts_half_as_much_as_holding(clock):
     assert order == ["waiter"]
     assert gate.busy("holder") == pytest.approx(4.0)
     assert gate.busy("waiter") == pytest.approx(WAITING_WEIGHT * 4.0)
+
+
+def test_a_turn_sees_whether_another_session_waits(clock):
+    gate = CpuGate(clock=clock)
+    order: list[str] = []
+    with gate.turn("visitor") as turn:
+        assert not turn.others_waiting()
+        hammer = in_thread(gate, "hammer", order)
+        until(lambda: gate.waiting() == ["hammer"], "the hammer waits")
+        assert turn.others_waiting()
+    hammer.join(5)
+    assert order == ["hammer"]

@@ -52,6 +52,10 @@ class Turn:
     """How many times it gave the gate up to a less busy session between pieces."""
     _started: float = field(default=0.0, repr=False)
 
+    def others_waiting(self) -> bool:
+        """Whether another session waits for the gate now."""
+        return bool(self.gate.waiting())
+
     def piece_done(self) -> bool:
         """Between two pieces of work: give the gate up to a less busy waiting session, if
         any, and wait for it back. Returns whether it did."""
