@@ -3,11 +3,12 @@
 One server, installed as the hosted demo is (a clean copy of the app in a fresh virtualenv
 with `requirements.txt` only, the app's `.streamlit/config.toml`, default caps), meets in turn:
 
-1. the 12-tab Auto-reset burst: twelve tabs open a 64 x 2,000 Auto-reset run at once;
-2. 40 tabs of Batch shapes with 1,024 CartPoles each, opened then closed (the server-wide
+1. 130 tabs of a cheap page (the glossary) opened then closed, first: the server's start is
+   the baseline they must come back near;
+2. the 12-tab Auto-reset burst: twelve tabs open a 64 x 2,000 Auto-reset run at once;
+2b. 40 tabs of Batch shapes with 1,024 CartPoles each, opened then closed (the server-wide
    budget of Sync sub-environments lets 8 build, the others are told to wait);
-2b. five rounds of 4 Auto-reset tabs (the burst's runs), memory measured after each round;
-2c. 130 tabs of a cheap page (the glossary) opened then closed;
+2c. five rounds of 4 Auto-reset tabs (the burst's runs), memory measured after each round;
 3. a killed Async worker: a tab's worker is killed, the next click that reaches the server
    shows one clear message, and every other worker ends;
 4. an abandoned Async env: a tab with all 8 Async workers closes;
@@ -67,10 +68,6 @@ RETURN_WITHIN_S = 120.0
 """...within this many seconds (the issue: 1,019 MB still held)."""
 P95_LIMIT_S = 0.5
 """Another visitor's request p95 beside five hammering tabs (the issue's target)."""
-LOADED_FACTOR = 3.0
-"""On a machine already slow before the hammering (its idle p95 above `P95_LIMIT_S` / 3,
-other work sharing the cores), the bound is this many times the idle p95 instead; the report
-says which bound applied and why."""
 BURST_TABS = 12
 BURST_QUERY = "n=64&steps=2000&cn=64&ck=2000&mode=NEXT_STEP&seed={seed}"
 BURST_PREDICTION = "autoreset_next_step"
@@ -500,15 +497,6 @@ def hammering(server: StreamlitServer, base: str) -> dict[str, Any]:
             result["hammer_failures"] = [repr(h.exception()) for h in hammers if h.exception()]
 
     asyncio.run(go())
-    idle_p95 = result["idle_s"]["p95"]
-    loaded = idle_p95 > P95_LIMIT_S / LOADED_FACTOR
-    result["p95_bound_s"] = round(LOADED_FACTOR * idle_p95, 3) if loaded else P95_LIMIT_S
-    result["p95_bound_why"] = (
-        f"machine already slow: idle p95 {idle_p95} s > {P95_LIMIT_S / LOADED_FACTOR:.3f} s, "
-        f"so {LOADED_FACTOR:g} x idle p95 instead of {P95_LIMIT_S} s"
-        if loaded
-        else f"the issue's {P95_LIMIT_S} s"
-    )
     return result
 
 
@@ -541,10 +529,12 @@ def hostile() -> dict[str, Any]:
         start_mb = megabytes(server.pss())
         report["start_mb"] = start_mb
         for name, scenario in (
+            # First: "130 tabs leave the server within 100 MB of its start" is about those
+            # tabs, not the caches the heavy scenarios fill (bounded, and kept on purpose).
+            ("cheap_tabs", lambda: cheap_tabs(server, base, start_mb)),
             ("burst", lambda: burst(server, base, start_mb)),
             ("cartpole_tabs", lambda: cartpole_tabs(server, base, counter)),
             ("rounds", lambda: rounds(server, base)),
-            ("cheap_tabs", lambda: cheap_tabs(server, base, start_mb)),
             ("async", lambda: killed_worker_then_abandoned(server, base)),
             ("hammering", lambda: hammering(server, base)),
         ):
@@ -634,7 +624,7 @@ def test_a_visitor_beside_five_hammering_tabs_stays_quick(hostile):
     assert not run["exceptions"] and not run["hammer_failures"], run
     assert min(run["hammer_requests_answered"]) > 0, run  # they really hammered
     assert run["beside_hammering_s"]["count"] >= 5, run
-    assert run["beside_hammering_s"]["p95"] < run["p95_bound_s"], run
+    assert run["beside_hammering_s"]["p95"] < P95_LIMIT_S, run
 
 
 def test_no_process_outlives_the_server(hostile):
