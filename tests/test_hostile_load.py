@@ -79,9 +79,10 @@ ROUND_TABS = 4
 ROUND_CLIMB_LIMIT_MB = 30.0
 """Each round's memory after, at most this above the first round's (the issue: 555, 648, 761,
 797, 827 MB after five rounds)."""
-ROUND_SETTLE_S = TTL_S + 12.0
+ROUND_SETTLE_S = TTL_S + RELEASE_SLACK_S
 """After a round's tabs close: their sessions expire, then the reaper (every 5 s) shuts them
-down and collects."""
+down and collects; as for every release, within the TTL plus about 30 s (the first round
+waits it all, each later one until it is back within `ROUND_CLIMB_LIMIT_MB` of the first)."""
 CHEAP_TABS = 130
 CHEAP_PAGE = "glossary"
 HAMMER_TABS = 5
