@@ -429,14 +429,24 @@ def server_cpu_seconds(pid: int) -> float:
     return (int(values[11]) + int(values[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def steady_cpu_ms_per_click(outcomes: list[Outcome], cpu: list[tuple[float, float]]) -> int | None:
-    """Server CPU milliseconds per click while every visitor was stepping (no page being
-    opened), from (time, CPU seconds) samples; None if there was no such moment."""
+def steady_clicks(outcomes: list[Outcome], cpu: list[tuple[float, float]]) -> dict[str, Any]:
+    """Server CPU milliseconds per click and clicks per second while no page was being
+    opened, from (time, CPU seconds) samples: while every visitor was stepping, or, when the
+    last visitor began stepping after the first had stopped (many visitors arriving one by
+    one), from then until the last one stopped. None where there was no such moment."""
     start = max(o.opened_at for o in outcomes)
-    end = min(o.done_at for o in outcomes)
+    everyone = start < min(o.done_at for o in outcomes)
+    end = min(o.done_at for o in outcomes) if everyone else max(o.done_at for o in outcomes)
     inside = [(t, seconds) for t, seconds in cpu if start <= t <= end] or [(0.0, 0.0)]
-    clicks = sum(inside[0][0] <= t < inside[-1][0] for o in outcomes for t in o.click_times)
-    return round((inside[-1][1] - inside[0][1]) * 1000 / clicks) if clicks else None
+    (t0, cpu0), (t1, cpu1) = inside[0], inside[-1]
+    clicks = sum(t0 <= t < t1 for o in outcomes for t in o.click_times)
+    return {
+        "window": "every visitor stepping" if everyone else "after the last page was opened",
+        "window_s": round(t1 - t0, 1),
+        "clicks": clicks,
+        "clicks_per_second": round(clicks / (t1 - t0), 1) if clicks else None,
+        "server_cpu_ms_per_click": round((cpu1 - cpu0) * 1000 / clicks) if clicks else None,
+    }
 
 
 def spread(values: list[float]) -> dict[str, float]:
@@ -537,9 +547,7 @@ def run_classroom(config: Config) -> dict[str, Any]:
             "load_average_at_close": load_average,
             "chromium": summarize_chromium(browser_outcomes, stepping_together(outcomes)),
             # Every click counts, the Chromium tabs' too: their requests cost server CPU.
-            "server_cpu_ms_per_click": steady_cpu_ms_per_click(
-                [o for o in outcomes + browser_outcomes if o.click_times], cpu
-            ),
+            "steady": steady_clicks([o for o in outcomes + browser_outcomes if o.click_times], cpu),
             "memory_mb": {
                 "baseline_after_one_visitor": megabytes(baseline),
                 "peak": megabytes(max(sampler.total_pss, default=baseline)),
@@ -646,6 +654,7 @@ def summarize_chromium(outcomes: list[Outcome], together: tuple[float, float]) -
 
 def report_lines(result: dict[str, Any]) -> list[str]:
     lat, mem, kids = result["latency_s"], result["memory_mb"], result["children"]
+    steady = result["steady"]
     return [
         f"sessions {result['sessions']} for {result['seconds']:.0f} s, clicks {result['clicks']} "
         f"({result['in_page_clicks']} answered in the page, {result['fragment_clicks']} as "
@@ -657,8 +666,9 @@ def report_lines(result: dict[str, Any]) -> list[str]:
         f"errors {len(result['errors'])}, exceptions {len(result['exceptions'])}, "
         f"state crossings {len(result['crossings'])}",
         f"past the Async budget: {result['budget_messages'] or 'nobody'}",
-        f"server process CPU per click while every visitor steps "
-        f"{result['server_cpu_ms_per_click']} ms (Async steps run in the workers)",
+        f"server process CPU per click {steady['server_cpu_ms_per_click']} ms (Async steps run "
+        f"in the workers) and {steady['clicks_per_second']} clicks a second, over "
+        f"{steady['window_s']} s with {steady['window']}",
         f"memory (PSS, server + children) baseline {mem['baseline_after_one_visitor']} MB, peak "
         f"{mem['peak']} MB, at close {mem['at_close']} MB, after TTL "
         f"{mem['after_ttl_no_new_visitor']} MB, after release {mem['after_release']} MB",
