@@ -351,7 +351,7 @@ def _signature(call: BatchCall) -> tuple:
 
 STRETCH = 20  # calls the page takes ahead of the learner's clicks, at most
 STRETCH_BYTES = 600_000  # about the most view HTML one answer sends: big views, short stretch
-BUSY_STRETCH = 10  # while other sessions wait for the gate, this many; Step ×10 stays in the page
+BUSY_STRETCH = 10  # while a hammering tab waits for the gate; Step ×10 still shows in the page
 
 
 def latest_call_panel(
@@ -400,10 +400,12 @@ def take_ahead(
 ) -> None:
     """Take steps ahead of the learner's clicks until ``stretch`` wait, making each one's
     view, and offer the gate to a less busy session after each step and view
-    (`Turn.piece_done`). While other sessions wait for the gate, stop at `BUSY_STRETCH`:
-    the answer comes sooner, and the stepper asks for more before it runs out."""
+    (`Turn.piece_done`). While a hammering session waits for the gate, stop at
+    `BUSY_STRETCH`: the answer comes sooner, and the stepper asks for more before it runs
+    out. (Not whenever anyone waits: in a busy class, shorter stretches would only mean more
+    requests.)"""
     while len(run.ahead) < stretch:
-        if len(run.ahead) >= BUSY_STRETCH and turn.others_waiting():
+        if len(run.ahead) >= BUSY_STRETCH and turn.hammering_waits():
             return
         # A failed step here shows nothing early: the click's own request meets the error;
         # but an Async env whose worker died cannot step again: say so now, once.

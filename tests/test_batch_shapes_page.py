@@ -576,20 +576,20 @@ def test_skip_shows_the_batch_with_no_verdict():
 
 
 class _Turn:
-    """A turn in the stepping gate as `take_ahead` sees it, with other sessions waiting or not."""
+    """A turn in the stepping gate as `take_ahead` sees it, a hammering tab waiting or not."""
 
-    def __init__(self, others_waiting: bool) -> None:
-        self.waiting = others_waiting
+    def __init__(self, hammering_waits: bool) -> None:
+        self.waiting = hammering_waits
 
-    def others_waiting(self) -> bool:
+    def hammering_waits(self) -> bool:
         return self.waiting
 
     def piece_done(self) -> bool:
         return False
 
 
-@pytest.mark.parametrize("others_waiting", [False, True])
-def test_calls_taken_ahead_are_fewer_while_other_sessions_wait_for_the_gate(app, others_waiting):
+@pytest.mark.parametrize("hammering_waits", [False, True])
+def test_calls_taken_ahead_are_fewer_while_a_hammering_tab_waits_for_the_gate(app, hammering_waits):
     take_ahead = page_function(app, PAGE, "take_ahead")
     stretch, busy = (
         page_function(app, PAGE, "latest_call_panel").__globals__[name]
@@ -603,6 +603,6 @@ def test_calls_taken_ahead_are_fewer_while_other_sessions_wait_for_the_gate(app,
         backend="sync",  # the views' text does not depend on the backend
         seed=int(app.number_input(key="batch_shapes_seed").value),
     )
-    take_ahead(slot(app), run, settings, stretch, _Turn(others_waiting))
-    assert len(run.ahead) == (busy if others_waiting else stretch)
+    take_ahead(slot(app), run, settings, stretch, _Turn(hammering_waits))
+    assert len(run.ahead) == (busy if hammering_waits else stretch)
     assert busy >= component_data(app, LIVE)["stepTimes"]  # a Step ×10 still shows in the page

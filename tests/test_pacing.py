@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from burgerbot.app.pacing import WAITING_WEIGHT, CpuGate
+from burgerbot.app.pacing import HAMMERING_S, WAITING_WEIGHT, CpuGate
 
 
 class FakeClock:
@@ -130,13 +130,20 @@ def test_waiting_counts_half_as_much_as_holding(clock):
     assert gate.busy("waiter") == pytest.approx(WAITING_WEIGHT * 4.0)
 
 
-def test_a_turn_sees_whether_another_session_waits(clock):
+def test_a_turn_sees_whether_a_hammering_session_waits(clock):
     gate = CpuGate(clock=clock)
     order: list[str] = []
+    with gate.turn("hammer"):
+        clock.now += 2 * HAMMERING_S  # it held the gate for a while: it is hammering
     with gate.turn("visitor") as turn:
-        assert not turn.others_waiting()
+        assert not turn.hammering_waits()  # nobody waits
+        learner = in_thread(gate, "learner", order)
+        until(lambda: gate.waiting() == ["learner"], "the learner waits")
+        clock.now += 4 * HAMMERING_S  # kept waiting long, as in a crowd
+        assert not turn.hammering_waits()  # waiting is not hammering
         hammer = in_thread(gate, "hammer", order)
-        until(lambda: gate.waiting() == ["hammer"], "the hammer waits")
-        assert turn.others_waiting()
-    hammer.join(5)
-    assert order == ["hammer"]
+        until(lambda: gate.waiting() == ["learner", "hammer"], "the hammer waits")
+        assert turn.hammering_waits()
+    learner.join(5), hammer.join(5)
+    assert sorted(order) == ["hammer", "learner"]
+    assert gate.busy("learner") > 0 and gate.held("learner") == 0  # its wait made it busy

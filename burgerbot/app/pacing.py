@@ -30,7 +30,7 @@ from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-__all__ = ["HALF_LIFE_S", "STEPPING", "WAITING_WEIGHT", "CpuGate", "Turn"]
+__all__ = ["HALF_LIFE_S", "HAMMERING_S", "STEPPING", "WAITING_WEIGHT", "CpuGate", "Turn"]
 
 HALF_LIFE_S = 10.0
 """A session's busy seconds halve every this many seconds."""
@@ -38,6 +38,10 @@ WAITING_WEIGHT = 0.5
 """A second spent waiting for the gate counts this much as one spent holding it: waiting
 marks a tab that asks all the time, yet one kept waiting must catch up on the ones served
 (counted in full, the tabs served most would stay the least busy and be served first)."""
+HAMMERING_S = 1.0
+"""A session that has held the gate this long (`CpuGate.held`, halved every `HALF_LIFE_S`)
+asks all the time (it hammers): a tab that asks again as soon as it is answered climbs to
+several seconds; a learner stepping once a second, in a class of 100, stays near 0.05 s."""
 
 
 @dataclass
@@ -52,9 +56,10 @@ class Turn:
     """How many times it gave the gate up to a less busy session between pieces."""
     _started: float = field(default=0.0, repr=False)
 
-    def others_waiting(self) -> bool:
-        """Whether another session waits for the gate now."""
-        return bool(self.gate.waiting())
+    def hammering_waits(self) -> bool:
+        """Whether a hammering session (one that held the gate `HAMMERING_S` or more,
+        `CpuGate.held`) waits for the gate now."""
+        return any(self.gate.held(who) >= HAMMERING_S for who in self.gate.waiting())
 
     def piece_done(self) -> bool:
         """Between two pieces of work: give the gate up to a less busy waiting session, if
@@ -80,8 +85,16 @@ class CpuGate:
         self._waiting: dict[int, Hashable] = {}  # ticket (arrival order) -> session
         self._tickets = itertools.count()
         self._used: dict[Hashable, tuple[float, float]] = {}  # session -> (busy s, as of)
+        self._held: dict[Hashable, tuple[float, float]] = {}  # session -> (held s, as of)
 
     # --- How busy -------------------------------------------------------------------------------
+
+    def held(self, who: Hashable) -> float:
+        """``who``'s seconds holding the gate (waiting not counted), halved every
+        ``half_life_s`` since: what tells a hammering tab from a learner kept waiting in a
+        crowd, whose waiting makes it busy too."""
+        seconds, at = self._held.get(who, (0.0, 0.0))
+        return seconds * 0.5 ** ((self._clock() - at) / self.half_life_s)
 
     def busy(self, who: Hashable) -> float:
         """``who``'s seconds holding the gate plus `WAITING_WEIGHT` times those waiting
@@ -95,10 +108,13 @@ class CpuGate:
         spent = weight * max(0.0, now - turn._started)
         turn._started = now
         self._used[turn.who] = (self.busy(turn.who) + spent, now)
+        if weight == 1.0:
+            self._held[turn.who] = (self.held(turn.who) + spent, now)
         # Forget sessions whose use has faded (bounded memory with many visitors).
         if len(self._used) > 256:
             for who in [w for w in self._used if self.busy(w) < 1e-3]:
                 del self._used[who]
+                self._held.pop(who, None)
 
     # --- Holding --------------------------------------------------------------------------------
 
