@@ -84,37 +84,43 @@ class CpuGate:
         self._holder: Hashable | None = None
         self._waiting: dict[int, Hashable] = {}  # ticket (arrival order) -> session
         self._tickets = itertools.count()
-        self._used: dict[Hashable, tuple[float, float]] = {}  # session -> (busy s, as of)
-        self._held: dict[Hashable, tuple[float, float]] = {}  # session -> (held s, as of)
+        # session -> (busy s, held s, as of): both halve every half_life_s from "as of"
+        self._used: dict[Hashable, tuple[float, float, float]] = {}
 
     # --- How busy -------------------------------------------------------------------------------
+
+    def _decayed(self, who: Hashable) -> tuple[float, float]:
+        """``who``'s busy and held seconds now."""
+        busy, held, at = self._used.get(who, (0.0, 0.0, 0.0))
+        factor = 0.5 ** ((self._clock() - at) / self.half_life_s)
+        return busy * factor, held * factor
 
     def held(self, who: Hashable) -> float:
         """``who``'s seconds holding the gate (waiting not counted), halved every
         ``half_life_s`` since: what tells a hammering tab from a learner kept waiting in a
         crowd, whose waiting makes it busy too."""
-        seconds, at = self._held.get(who, (0.0, 0.0))
-        return seconds * 0.5 ** ((self._clock() - at) / self.half_life_s)
+        return self._decayed(who)[1]
 
     def busy(self, who: Hashable) -> float:
         """``who``'s seconds holding the gate plus `WAITING_WEIGHT` times those waiting
         for it, each halved every ``half_life_s`` since."""
-        seconds, at = self._used.get(who, (0.0, 0.0))
-        return seconds * 0.5 ** ((self._clock() - at) / self.half_life_s)
+        return self._decayed(who)[0]
 
-    def _charge(self, turn: Turn, weight: float = 1.0) -> None:
-        """Add the time since ``turn``'s last charge to its session's busy seconds."""
+    def _charge(self, turn: Turn, waiting: bool = False) -> None:
+        """Add the time since ``turn``'s last charge to its session's busy seconds (at
+        `WAITING_WEIGHT` if it was ``waiting``) and, if it held the gate, to its held ones."""
         now = self._clock()
-        spent = weight * max(0.0, now - turn._started)
+        spent = max(0.0, now - turn._started)
         turn._started = now
-        self._used[turn.who] = (self.busy(turn.who) + spent, now)
-        if weight == 1.0:
-            self._held[turn.who] = (self.held(turn.who) + spent, now)
+        busy, held = self._decayed(turn.who)
+        if waiting:
+            self._used[turn.who] = (busy + WAITING_WEIGHT * spent, held, now)
+        else:
+            self._used[turn.who] = (busy + spent, held + spent, now)
         # Forget sessions whose use has faded (bounded memory with many visitors).
         if len(self._used) > 256:
             for who in [w for w in self._used if self.busy(w) < 1e-3]:
                 del self._used[who]
-                self._held.pop(who, None)
 
     # --- Holding --------------------------------------------------------------------------------
 
@@ -150,7 +156,7 @@ class CpuGate:
         turn = Turn(self, who, _started=self._clock())
         with self._changed:
             turn.waited = self._acquire(who)
-            self._charge(turn, WAITING_WEIGHT)
+            self._charge(turn, waiting=True)
         try:
             yield turn
         finally:
@@ -166,7 +172,7 @@ class CpuGate:
                 return False
             self._release()
             self._acquire(turn.who)
-            self._charge(turn, WAITING_WEIGHT)
+            self._charge(turn, waiting=True)
         turn.waited = True
         turn.yielded += 1
         return True
