@@ -322,7 +322,7 @@ def episode_ends_table(events: pd.DataFrame, mode: str, steps: int) -> None:
         + ". "
         + _WHERE[mode]
     )
-    ui.lazy_expander(
+    learning.lazy_expander(
         f"All {len(events):,} episode ends, and where each one's observations are",
         lambda: st.dataframe(events, hide_index=True, height=min(420, 38 + 35 * len(events))),
         key="autoreset_episode_ends",

@@ -153,8 +153,8 @@ def results_panel(results: Mapping[str, Any], measured_caption: str) -> None:
             caption="The same checks against the training time it took to get there.",
         )
     # Drawn only while open (a dataframe or a chart costs the browser on every visit).
-    ui.lazy_expander("Each run, seed by seed", lambda: st.dataframe(per_run, hide_index=True))
-    ui.lazy_expander(
+    learning.lazy_expander("Each run, seed by seed", lambda: st.dataframe(per_run, hide_index=True))
+    learning.lazy_expander(
         "Another view: how often the exploring robots themselves reach the goal",
         lambda: learning.chart_with_table(
             learning.chart_spec(learning_curve, curves, "env_steps", "goal_rate"),

@@ -78,7 +78,7 @@ def show_claim(claim: Claim, outcome: Outcome, record: Measured) -> None:
         if outcome.output:
             st.code(outcome.output, language="text", wrap_lines=True)
 
-    ui.lazy_expander(
+    learning.lazy_expander(
         f"The script that checked it ({used}), and what it printed",
         script_and_output,
         key=f"lesson_check_{claim.name}",

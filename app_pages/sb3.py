@@ -210,7 +210,7 @@ def how_sb3_vectorises() -> None:
 - Even one env is wrapped in a `DummyVecEnv`: SB3's algorithms only ever see vector envs.
 """
     )
-    ui.lazy_expander(
+    learning.lazy_expander(
         "Code: make_vec_env and PPO, as a whole script",
         lambda: learning.script_block(snippets.make_vec_env_script(4), name="make_vec_env and PPO"),
         icon="🐍",
@@ -452,7 +452,7 @@ else:
                 name="SB3 and Gymnasium side by side",
             )
 
-        ui.lazy_expander(
+        learning.lazy_expander(
             "Code: this comparison as a script you can run", comparison_script, icon="🐍"
         )
 
@@ -496,7 +496,7 @@ else:
                 st.error(f"Training failed: {type(error).__name__}: {error}")
         if settings in started:
             ppo_outcome(ppo_run(*settings))
-    ui.lazy_expander(
+    learning.lazy_expander(
         "Code: this training run as a script you can run",
         lambda: learning.script_block(
             snippets.ppo_training_script(ppo_envs, PPO_N_STEPS, ppo_steps, seed),

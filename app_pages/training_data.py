@@ -119,7 +119,7 @@ def buffer_tab(run: TrainingRun) -> None:
         st.error("The rows that fail the world's rules fit none of the options: please report.")
     else:
         learning.check(ROWS_PID, truth, rows_explanation(run))
-    ui.lazy_expander(
+    learning.lazy_expander(
         "Every row in detail (obs, action, flags, final obs, world check)",
         lambda: st.dataframe(row_details(run), hide_index=True, width="stretch"),
     )
@@ -173,7 +173,7 @@ def targets_tab(run: TrainingRun) -> None:
         counts = target_counts(target_points(run))
         learning.chart_with_table(learning.chart_spec(targets_chart, counts), counts)
 
-    ui.lazy_expander("Chart: the targets as points", targets_as_points, icon="📈")
+    learning.lazy_expander("Chart: the targets as points", targets_as_points, icon="📈")
     ui.code_expander(
         targets_script(run.settings),
         "Code: these TD targets as a script",
@@ -229,7 +229,7 @@ def seeding_tab(seed: int, data: SeedingDemo) -> None:
     st.markdown("**1. What `envs.reset(seed=s)` gives each sub-env.** " + data.reset_text)
     st.dataframe(data.reset, hide_index=True, width="stretch")
     st.markdown("**2. The same seed for every sub-env.** " + data.same_text)
-    ui.lazy_expander(
+    learning.lazy_expander(
         "The episodes, sub-env by sub-env",
         lambda: st.dataframe(data.same, hide_index=True, width="stretch"),
     )
@@ -237,7 +237,7 @@ def seeding_tab(seed: int, data: SeedingDemo) -> None:
         f"**3. A lesson-style {term_link('factory')}** whose thunk calls "
         f"`env.reset(seed={FACTORY_SEED} + i)`, then `envs.reset` as usual: " + data.factory_text
     )
-    ui.lazy_expander(
+    learning.lazy_expander(
         "The starts, sub-env by sub-env",
         lambda: st.dataframe(data.factory, hide_index=True, width="stretch"),
     )

@@ -266,7 +266,7 @@ def loops_table(checks: list[LoopCheck]) -> None:
                     st.markdown("Logged, but not one-for-one with a finished episode:")
                     st.dataframe(c.extra.head(20), hide_index=True)
 
-            ui.lazy_expander(label, evidence)
+            learning.lazy_expander(label, evidence)
 
 
 if shown:
@@ -351,7 +351,7 @@ if shown:
         )
     versions = ", ".join(f"{name} {version}" for name, version in running_versions().items())
     st.caption(f"Computed live on this server just now with {versions}.")
-    ui.lazy_expander(
+    learning.lazy_expander(
         'What "matches" means for each wrapper',
         lambda: st.markdown("\n".join(f"- **{k}**: {v}." for k, v in RIGHT_MEANS.items())),
     )

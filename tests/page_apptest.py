@@ -49,7 +49,7 @@ def _lazy_keys(app: AppTest) -> dict[str, Any]:
 
 
 def open_expanders(app: AppTest) -> AppTest:
-    """Open every expander that draws its content only while open (`ui.lazy_expander`) and
+    """Open every expander that draws its content only while open (`learning.lazy_expander`) and
     every chart's "Data as a table" tab, as a learner clicking each one would, and rerun;
     again for any that appear inside them."""
     opened: set[str] = set()
@@ -180,7 +180,7 @@ def _run_fragment(app: AppTest, monkeypatch: pytest.MonkeyPatch, fragment_id: st
 
 
 def open_lazy_expander(app: AppTest, monkeypatch: pytest.MonkeyPatch, label: str) -> AppTest:
-    """Open the lazy expander labelled ``label`` (`ui.lazy_expander`) as a click in a browser
+    """Open the lazy expander labelled ``label`` (`learning.lazy_expander`) as a click in a browser
     does: the click reruns that expander's own fragment, and nothing else.
 
     The fragment redraws with the arguments of the run that last drew it: a page that draws

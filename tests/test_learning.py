@@ -162,13 +162,13 @@ def test_a_lazy_expander_draws_its_content_only_while_open(tmp_path):
     script = tmp_path / "lazy.py"
     script.write_text(
         "import streamlit as st\n"
-        "from burgerbot.app import ui\n"
+        "from burgerbot.app import learning\n"
         "st.session_state.setdefault('drawn', 0)\n"
         "def draw():\n"
         "    st.session_state.drawn += 1\n"
         "    st.code('print(1)')\n"
-        "ui.lazy_expander('Code: a script', draw)\n"
-        "ui.lazy_expander('Code: another', draw, key='other', expanded=True)\n"
+        "learning.lazy_expander('Code: a script', draw)\n"
+        "learning.lazy_expander('Code: another', draw, key='other', expanded=True)\n"
     )
     app = AppTest.from_file(str(script)).run()
     (closed, opened) = app.expander
@@ -209,12 +209,12 @@ def test_a_lazy_expander_stays_open_through_a_run_that_did_not_draw_it(tmp_path)
     script = tmp_path / "lazy_kept.py"
     script.write_text(
         "import streamlit as st\n"
-        "from burgerbot.app import ui\n"
+        "from burgerbot.app import learning\n"
         "st.session_state.setdefault('show', True)\n"
         "st.session_state.setdefault('count', 3)\n"
         "if st.session_state.show:\n"
-        "    ui.lazy_expander(f'All {st.session_state.count} rows', lambda: st.code('rows'),\n"
-        "                     key='rows')\n"
+        "    learning.lazy_expander(f'All {st.session_state.count} rows',\n"
+        "                           lambda: st.code('rows'), key='rows')\n"
     )
     app = AppTest.from_file(str(script)).run()
     assert not app.expander[0].children

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -26,7 +25,6 @@ __all__ = [
     "PageFrame",
     "code_expander",
     "env_slot",
-    "lazy_expander",
     "lazy_tabs",
     "library_download",
     "load_settings",
@@ -151,43 +149,6 @@ def number_setting(
     )
 
 
-def lazy_expander(
-    label: str,
-    draw: Callable[[], None],
-    *,
-    key: str | None = None,
-    icon: str | None = None,
-    expanded: bool = False,
-) -> None:
-    """An expander whose content ``draw()`` makes only while the expander is open.
-
-    Streamlit sends a closed expander's content too, and the browser builds every element of
-    it on each visit of the page: a dataframe costs it about 40 ms on a small machine, a code
-    block about 12, a download button about 5. Here opening (or closing) the expander reruns
-    only this expander (a fragment), which then draws or drops its content.
-
-    ``key`` names the expander's open state; by default it comes from the label, so two lazy
-    expanders on one page need different labels or keys. The expander stays open through runs
-    that do not draw it and, given a key, when its label changes (`keep_state`).
-    """
-    _lazy_expander(label, draw, key or _expander_key(label), icon, expanded)
-
-
-def _expander_key(label: str) -> str:
-    return "lazy_" + hashlib.sha1(label.encode()).hexdigest()[:12]
-
-
-@st.fragment
-def _lazy_expander(
-    label: str, draw: Callable[[], None], key: str, icon: str | None, expanded: bool
-) -> None:
-    keep_state(key)
-    box = st.expander(label, expanded=expanded, key=key, icon=icon, on_change="rerun")
-    if box.open:
-        with box:
-            draw()
-
-
 TABS_KEY_PREFIX = "tabs_"
 """Lazy tabs' keys start with this (tests find and open each tab by it)."""
 
@@ -236,8 +197,9 @@ def code_expander(
     """A self-contained script equivalent to the page's current settings, with downloads.
 
     A plain expander: drawing its script while closed cost no measurable warm page switch time
-    on eight pages (tools.latency). ``lazy``: drawn only while open (`lazy_expander`), where
-    it did pay (Goal counts: the statistics, about 15-20% of the switch).
+    on eight pages (tools.latency). ``lazy``: drawn only while open
+    (`learning.lazy_expander`), where it did pay (Goal counts: the statistics, about 15-20% of
+    the switch; Auto-reset, about 15%).
     """
 
     def draw() -> None:
@@ -248,7 +210,7 @@ def code_expander(
         learning.script_block(code, name=name)
 
     if lazy:
-        lazy_expander(label, draw, icon="🐍")
+        learning.lazy_expander(label, draw, icon="🐍")
     else:
         with st.expander(label, icon="🐍"):
             draw()

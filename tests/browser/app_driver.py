@@ -278,7 +278,7 @@ class AppView:
     def open_expanders(self) -> int:
         """Open every closed expander of the main area, one at a time; returns how many.
 
-        An expander drawn on demand (`ui.lazy_expander`) reruns its fragment when opened:
+        An expander drawn on demand (`learning.lazy_expander`) reruns its fragment when opened:
         each click waits for the app to be idle again.
         """
         opened = 0
