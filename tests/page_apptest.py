@@ -25,7 +25,6 @@ import pytest
 from streamlit.runtime.scriptrunner import RerunData
 from streamlit.testing.v1 import AppTest, local_script_runner
 
-from burgerbot.app.learning import TABLE_KEY_PREFIX, TABLE_TAB
 from burgerbot.app.ui import TABS_KEY_PREFIX
 
 ROUTER = Path(__file__).resolve().parent.parent / "streamlit_app.py"
@@ -38,19 +37,13 @@ def _blocks(node: Any) -> Any:
 
 
 def _lazy_keys(app: AppTest) -> dict[str, Any]:
-    """The keys of the lazy expanders and chart tables on the page, with their open value."""
-    keys: dict[str, Any] = {e.key: True for e in app.expander if e.key}
-    for block in _blocks(app._tree):
-        if getattr(block, "type", None) == "tab_container":
-            match = re.search(rf"-({TABLE_KEY_PREFIX}[0-9a-f]{{12}})$", block.proto.id)
-            if match:
-                keys[match.group(1)] = TABLE_TAB
-    return keys
+    """The keys of the lazy expanders on the page (charts' tables too), with their open value."""
+    return {e.key: True for e in app.expander if e.key}
 
 
 def open_expanders(app: AppTest) -> AppTest:
-    """Open every expander that draws its content only while open (`learning.lazy_expander`) and
-    every chart's "Data as a table" tab, as a learner clicking each one would, and rerun;
+    """Open every expander that draws its content only while open (`learning.lazy_expander`),
+    every chart's "Data as a table" too, as a learner clicking each one would, and rerun;
     again for any that appear inside them."""
     opened: set[str] = set()
     for _ in range(5):
@@ -156,10 +149,10 @@ def rerun_fragment(
     """Run ``app`` as a browser does after a widget inside one of the page's own fragments
     changed: the page's only one, or the one whose function is called ``name``.
 
-    The lazy expanders', tabs' and charts' fragments do not count.
+    The lazy expanders' (charts' tables too) and tabs' fragments do not count.
     """
     # AppTest has no public way to name its fragments: they are told apart by their function.
-    helpers = {"_lazy_expander", "_chart_with_table", "_lazy_tabs"}
+    helpers = {"_lazy_expander", "_lazy_tabs"}
     (fragment_id,) = [
         fragment_id
         for fragment_id, fragment in app._fragment_storage._fragments.items()

@@ -139,7 +139,7 @@ def test_page_renders_every_section_with_the_defaults():
     )
     assert len(app.get("vega_lite_chart")) == 2
     # Each chart has its data one click away: the timeline's cells and the counts.
-    assert [t.label for t in app.tabs].count("Data as a table") == 2
+    assert [e.label for e in app.expander].count("Data as a table") == 2
     settings, _ = resolve_settings(page_values(app))
     expected_cells, _ = timeline_cells(run_page_rollout(settings), settings.mode)
     shown_cells = table_with(app, "note")

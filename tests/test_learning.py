@@ -92,8 +92,10 @@ def test_scripts_have_downloads_fragments_are_labelled_and_answers_stay_hidden_u
     app.toggle(key="demo_ex_answer").set_value(True).run()
     assert app.code[-1].value.strip() == "print('hello')"
     assert len(app.get("download_button")) == 4
-    assert [t.label for t in app.tabs] == ["Chart", "Data as a table"]
-    assert not app.dataframe  # the table is drawn once its tab is open
+    assert [e.label for e in app.expander if (e.key or "").startswith("table_")] == [
+        "Data as a table"
+    ]
+    assert not app.dataframe  # the table is drawn once its expander is open
     open_expanders(app)
     assert app.dataframe[0].value["y"].tolist() == [3, 4]
     assert len(app.get("vega_lite_chart")) == 1  # the chart is still there, with its data
@@ -276,7 +278,7 @@ def test_a_charts_open_table_stays_open_through_a_run_that_did_not_draw_it(tmp_p
     )
     app = AppTest.from_file(str(script)).run()
     assert not app.dataframe
-    app.session_state["table_kept"] = learning.TABLE_TAB  # what a click on the tab does
+    app.session_state["table_kept"] = True  # what a click on the expander does
     app.run()
     assert len(app.dataframe) == 1
     app.session_state["show"] = False

@@ -29,7 +29,7 @@ def shown() -> AppTest:
 
 
 def the_table(app: AppTest):
-    """The speed chart's data as shown in its "Data as a table" tab."""
+    """The speed chart's data as shown in its "Data as a table" expander."""
     (table,) = [df.value for df in app.dataframe if "stepping" in df.value.columns]
     return table
 
