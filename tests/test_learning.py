@@ -6,6 +6,7 @@ import json
 
 import nbformat
 import pandas as pd
+import pyarrow as pa
 import pytest
 from page_apptest import (
     invites_prediction,
@@ -156,8 +157,48 @@ def test_chart_spec_builds_each_chart_once_per_builder_and_arguments():
     assert learning.chart_spec(build, frame, "two")["title"] == "two"
     other = learning.chart_spec(build, pd.DataFrame({"a": [3]}), "one")
     assert built == ["one", "two", "one"]
-    assert first == build(frame, "one").to_dict()
-    assert list(other["datasets"].values()) == [[{"a": 3}]]
+    plain = build(frame, "one").to_dict()
+    assert {k: v for k, v in first.items() if k != "datasets"} == {
+        k: v for k, v in plain.items() if k != "datasets"
+    }
+    assert {name: rows(data) for name, data in first["datasets"].items()} == plain["datasets"]
+    assert [rows(data) for data in other["datasets"].values()] == [[{"a": 3}]]
+    mixed = learning.chart_spec(build, pd.DataFrame({"a": [1, "x"]}), "mixed")
+    assert list(mixed["datasets"].values()) == [[{"a": 1}, {"a": "x"}]]  # left to Streamlit
+
+
+def rows(arrow: bytes) -> list[dict]:
+    return pa.ipc.open_stream(arrow).read_all().to_pylist()
+
+
+def _two_charts_app():
+    import altair as alt
+    import pandas as pd
+    import streamlit as st
+
+    from burgerbot.app import learning
+
+    def build(frame: pd.DataFrame) -> alt.Chart:
+        return alt.Chart(frame).mark_bar().encode(x="env:O", y="episodes:Q", color="mode:N")
+
+    frame = pd.DataFrame(
+        {"env": [0, 1, 2], "episodes": [3, 0, 5], "mode": ["NEXT_STEP", "SAME_STEP", None]}
+    )
+    st.vega_lite_chart(build(frame).to_dict())  # Streamlit converts the rows itself
+    learning.chart_with_table(learning.chart_spec(build, frame), frame)
+
+
+def test_a_cached_chart_sends_the_same_data_as_streamlit_makes_from_the_rows():
+    app = AppTest.from_function(_two_charts_app).run()
+    assert not app.exception
+    plain, cached = app.get("vega_lite_chart")
+    assert json.loads(plain.proto.spec) == json.loads(cached.proto.spec)
+    sent = [
+        [pa.ipc.open_stream(d.data.data).read_all() for d in c.proto.datasets]
+        for c in (plain, cached)
+    ]
+    assert [t.to_pylist() for t in sent[0]] == [t.to_pylist() for t in sent[1]]
+    assert [t.num_rows for t in sent[1]] == [3]
 
 
 def test_a_lazy_expander_draws_its_content_only_while_open(tmp_path):
