@@ -61,7 +61,10 @@ STEP_BUTTONS = {
     "autoreset": ['.st-key-autoreset_stepper button[data-call="step"]'],
 }
 QUERIES = {"batch_shapes": "?seed=0"}
-SKIP_BUTTONS = {"batch_shapes": '[class*="st-key-batch_shapes_batch_"][class*="_skip"] button'}
+SKIP_BUTTONS = {
+    "batch_shapes": '[class*="st-key-batch_shapes_batch_"][class*="_skip"] button',
+    "autoreset": ".st-key-autoreset_next_step_skip button",
+}
 # Batch shapes' view of a call in which an episode ends links "auto-reset" to the glossary;
 # before markdown-it-py rendered it, the learner read the Markdown itself (issue 20).
 AUTORESET_LINKS_JS = """() => document.querySelectorAll('a[href*="glossary#autoreset"]').length
@@ -109,8 +112,8 @@ def step_page(page: Any, stem: str, steps: int = STEPS) -> None:
 
 
 def skip_questions(page: Any, stem: str) -> None:
-    """Where the live view waits for the page's questions (later versions of Batch shapes),
-    press "Skip, show me" first: the only way to step there."""
+    """Where the stepper waits for the page's questions (later versions of Batch shapes and
+    Auto-reset), press "Skip, show me" first: the only way to step there."""
     skip = page.locator(SKIP_BUTTONS.get(stem, "#none"))
     if not any(page.locator(s).count() for s in STEP_BUTTONS[stem]) and skip.count():
         skip.first.click()
