@@ -33,6 +33,7 @@ if str(ROOT) not in sys.path:  # run as a script: `tools` is imported from the p
     sys.path.insert(0, str(ROOT))
 
 from tools.browser_runs import SETTLED_JS, launch_chromium, new_context  # noqa: E402
+from tools.latency.bench import AUTORESET_SKIP_KEY  # noqa: E402
 from tools.streamlit_server import StreamlitServer  # noqa: E402
 
 WIDTH = 1280
@@ -63,7 +64,7 @@ STEP_BUTTONS = {
 QUERIES = {"batch_shapes": "?seed=0"}
 SKIP_BUTTONS = {
     "batch_shapes": '[class*="st-key-batch_shapes_batch_"][class*="_skip"] button',
-    "autoreset": ".st-key-autoreset_next_step_skip button",
+    "autoreset": f".st-key-{AUTORESET_SKIP_KEY} button",
 }
 # Batch shapes' view of a call in which an episode ends links "auto-reset" to the glossary;
 # before markdown-it-py rendered it, the learner read the Markdown itself (issue 20).
