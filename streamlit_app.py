@@ -18,6 +18,7 @@ PAGES = [
     ("The lesson", "batch_shapes.py", "Batch shapes", "🧮"),
     ("The lesson", "mistakes.py", "Common mistakes", "🩺"),
     ("The lesson", "autoreset.py", "Auto-reset", "🔁"),
+    ("The lesson", "counting_episodes.py", "Counting finished episodes", "🔢"),
     ("The lesson", "why_batches.py", "Why batches help", "📦"),
     ("The lesson", "sync_vs_async.py", "Sync vs Async", "⏱️"),
     ("The lesson", "sb3.py", "Stable-Baselines3", "🧠"),

@@ -26,15 +26,11 @@ from burgerbot.app.logic.autoreset import (
     TIMELINE_MAX_CELLS,
     AutoresetSettings,
     InfosCheck,
-    causes_sentence,
     check_infos_live,
-    count_finished_by_mode,
-    counting_sentence,
     default_autoreset_mode,
     ending_calls,
     episode_ends,
     episode_timeline,
-    finished_episodes_chart,
     gymnasium_version,
     lesson_verdict,
     lesson_vs_installed,
@@ -178,7 +174,6 @@ frame = ui.PageFrame(
         "Auto-reset of sub-environments",
         "NEXT_STEP and SAME_STEP modes",
         'infos["final_observation"] (gymnasium 0.29) vs today',
-        "Counting finished episodes per environment",
     ],
     links=["Auto-reset modes", "Gymnasium vector API"],
 )
@@ -426,76 +421,8 @@ def lesson_comparison(
     )
 
 
-# --- 4. Counting finished episodes ---------------------------------------------------------
-
-
-def counting_section(frame: ui.PageFrame, high: Mapping[str, int]) -> None:
-    """Section 4's controls, its counts and the page's script, for the page's fragment.
-
-    It runs alone when a counting control changes, so it resolves the settings itself and
-    mirrors them in the URL (the full page's preamble does that for the other settings).
-
-    Args:
-        frame: The page's frame (its widget keys and current values).
-        high: Each setting's largest value, by URL key.
-    """
-    values = frame.values()
-    settings, _ = resolve_settings(values)
-    # A counting run too big for this page is cut down (only possible with caps raised
-    # locally): the full page then says so and shows the value used in the widget.
-    if (settings.count_envs, settings.count_steps) != (values["cn"], values["ck"]):
-        st.rerun(scope="app")
-    col_cn, col_ck = st.columns(2)
-    col_cn.slider("NUM_ENVS (counting)", min_value=1, max_value=high["cn"], key=frame.key["cn"])
-    col_ck.number_input(
-        "step() calls (counting)",
-        min_value=1,
-        max_value=high["ck"],
-        step=50,
-        key=frame.key["ck"],
-        help=f"At most {CAPS.max_steps_per_run:,} per run on this app.",
-    )
-    counts = computed(
-        ("counts", settings.backend, settings.count_envs, settings.count_steps, settings.seed),
-        f"Counting {settings.count_envs} envs × {settings.count_steps:,} steps in both modes",
-        lambda progress: count_finished_by_mode(
-            settings.backend,
-            settings.count_envs,
-            settings.count_steps,
-            settings.seed,
-            progress,
-            modes=PAGE_MODES,
-        ),
-        env_steps=len(PAGE_MODES) * settings.count_envs * settings.count_steps,  # a run per mode
-    )
-    counting_results(counts, settings.count_steps)
-    ui.sync_query_params(frame.page, frame.specs)
-    # Drawn only while open: it saved about 15% of the page's warm switch (tools.latency).
-    ui.code_expander(
-        snippet_for(settings),
-        "Code: the timeline run and this count as a script you can run",
-        name="auto-reset counting",
-        lazy=True,
-    )
-
-
-def counting_results(counts: pd.DataFrame, count_steps: int) -> None:
-    """Finished episodes per env and mode: the chart, the totals, and what they say."""
-    learning.chart_with_table(learning.chart_spec(finished_episodes_chart, counts), counts)
-    st.write(counting_sentence(counts, count_steps) + " " + causes_sentence(counts))
-
-
-@st.fragment
-def counting() -> None:
-    """Section 4's controls, its counts and the script: a change here reruns only this part.
-
-    The sections above do not depend on the counting run, so they are not redrawn.
-    """
-    counting_section(frame, HIGH)
-
-
 def revealed_sections(settings: AutoresetSettings) -> str | None:
-    """Sections 1 to 4, once the prediction is answered or skipped; the NEXT_STEP truth."""
+    """Sections 1 to 3, once the prediction is answered or skipped; the NEXT_STEP truth."""
     mode = settings.mode
     version = gymnasium_version()
     other_backend = "native" if settings.backend == "sync" else "sync"
@@ -561,6 +488,13 @@ def revealed_sections(settings: AutoresetSettings) -> str | None:
 
     st.header("2. Every episode end, and where to find its observations")
     episode_ends_table(events, mode, settings.steps)
+    # Drawn only while open: it saved about 15% of the page's warm switch (tools.latency).
+    ui.code_expander(
+        snippet_for(settings),
+        "Code: this run as a script you can run",
+        name="auto-reset episode ends",
+        lazy=True,
+    )
     learning.exercise(
         "autoreset_final_obs",
         "collect the final observations in NEXT_STEP mode",
@@ -586,16 +520,6 @@ def revealed_sections(settings: AutoresetSettings) -> str | None:
         table = lesson_vs_installed(run, end, mode, check, version)
         lesson_comparison(end, mode, check, version, table, settings.num_envs, settings.seed)
 
-    st.header("4. Counting finished episodes")
-    st.write(
-        "The lesson's example (2 CartPoles, 200 random steps; here on BurgerBots): episodes "
-        "finished per env, `terminated | truncated` added up, in both modes with the same "
-        "actions."
-    )
-    # Short link labels: Streamlit cuts a long one on a phone instead of wrapping it.
-    st.markdown("To log each episode's return and length with a wrapper, in every mode:")
-    st.page_link("app_pages/vector_wrappers.py", label="Wrapping a vector env", icon="🧩")
-    counting()
     return calls.truth
 
 

@@ -7,13 +7,9 @@ import pytest
 
 from burgerbot.app.logic.autoreset import (
     END_MARKERS,
-    MODE_SHAPES,
-    MODES,
     RESET_MARKERS,
     SEGMENT_COLOURS,
-    count_finished_by_mode,
     episode_timeline,
-    finished_episodes_chart,
     mode_of,
     timeline_cells,
 )
@@ -90,24 +86,3 @@ def test_timeline_cell_colours_are_okabe_ito_and_the_reset_cell_is_blank():
     assert set(SEGMENT_COLOURS.values()) - {"#ffffff"} <= set(OKABE_ITO)
     assert SEGMENT_COLOURS["reset step"] == "#ffffff"
     assert len(set(SEGMENT_COLOURS.values())) == len(SEGMENT_COLOURS)
-
-
-def test_finished_episodes_chart_groups_the_modes_per_env():
-    counts = count_finished_by_mode("native", 2, 50, 0)
-    spec = finished_episodes_chart(counts).to_dict()
-    bars, tops = spec["layer"]
-    assert spec["autosize"]["type"] == "fit-x"  # the bars keep their height
-    assert bars["mark"]["type"] == "bar" and tops["mark"]["type"] == "point"
-    encoding = {**spec.get("encoding", {}), **bars.get("encoding", {})}
-    assert encoding["x"]["field"] == "env" and encoding["xOffset"]["field"] == "mode"
-    assert encoding["y"]["field"] == "finished episodes"
-    assert encoding["color"]["scale"]["domain"] == list(MODES)
-    assert set(encoding["color"]["scale"]["range"]) <= set(OKABE_ITO)
-    # The modes differ by the shape on their bars' tops as well as by colour.
-    shape = tops["encoding"]["shape"]
-    assert shape["scale"]["domain"] == list(MODES)
-    assert shape["scale"]["range"] == [MODE_SHAPES[m] for m in MODES]
-    assert len(set(shape["scale"]["range"])) == len(MODES)
-    data = next(iter(spec["datasets"].values()))
-    assert len(data) == 6
-    assert [row["finished episodes"] for row in data] == counts["finished episodes"].tolist()

@@ -8,15 +8,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from page_apptest import open_expanders, open_tab, setting_notes, tab_texts
-from sentence_facts import bold
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.caps import CAPS
 from burgerbot.app.logic.autoreset import (
-    PAGE_MODES,
     TABLE_COLUMNS,
-    count_finished_by_mode,
-    counting_sentence,
     episode_ends,
     gymnasium_version,
     resolve_settings,
@@ -28,9 +24,9 @@ from burgerbot.app.scripts.autoreset import infos_check_output, snippet_for
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/autoreset.py"
 PREDICTION = "autoreset_next_step"
-KEY = {name: f"autoreset_{name}" for name in ("n", "mode", "seed", "steps", "backend", "cn", "ck")}
+KEY = {name: f"autoreset_{name}" for name in ("n", "mode", "seed", "steps", "backend")}
 # Small runs keep every rerun quick.
-SMALL = {"n": "3", "steps": "20", "ck": "60"}
+SMALL = {"n": "3", "steps": "20"}
 
 
 def open_page(query: dict[str, str] | None = None, *, reveal: bool = True) -> AppTest:
@@ -128,18 +124,17 @@ def test_page_renders_every_section_with_the_defaults():
     assert app.number_input(key=KEY["steps"]).value == 40
     assert app.number_input(key=KEY["seed"]).value == 0
     assert app.selectbox(key=KEY["backend"]).value == "sync"
-    assert app.slider(key=KEY["cn"]).value == 2 and app.number_input(key=KEY["ck"]).value == 200
     headers = [h.value for h in app.header]
-    assert headers[0].startswith("1.") and headers[-1].startswith("4.") and len(headers) == 4
+    assert headers[0].startswith("1.") and headers[-1].startswith("3.") and len(headers) == 3
     assert gymnasium_version() in headers[2]
     pd.testing.assert_frame_equal(events_table(app), expected_events(app))
     assert (
         "the same run on BurgerBotVectorEnv (this project's, not Gymnasium's) returned exactly "
         "the same 160" in texts(app.caption)
     )
-    assert len(app.get("vega_lite_chart")) == 2
-    # Each chart has its data one click away: the timeline's cells and the counts.
-    assert [e.label for e in app.expander].count("Data as a table") == 2
+    assert len(app.get("vega_lite_chart")) == 1
+    # The timeline has its data one click away: its cells.
+    assert [e.label for e in app.expander].count("Data as a table") == 1
     settings, _ = resolve_settings(page_values(app))
     expected_cells, _ = timeline_cells(run_page_rollout(settings), settings.mode)
     shown_cells = table_with(app, "note")
@@ -220,21 +215,6 @@ def test_num_envs_seed_steps_and_backend_controls(page):
     assert page.query_params["backend"] == "native"
 
 
-def test_counting_controls_change_the_counts(page):
-    page.slider(key=KEY["cn"]).set_value(3)
-    page.number_input(key=KEY["ck"]).set_value(90)
-    rerun(page)
-    values = page_values(page)
-    expected = count_finished_by_mode(values["backend"], 3, 90, values["seed"], modes=PAGE_MODES)
-    pd.testing.assert_frame_equal(table_with(page, "finished episodes"), expected)
-    assert table_with(page, "finished episodes")["mode"].unique().tolist() == list(PAGE_MODES)
-    sums = expected.groupby("mode", sort=False)["finished episodes"].sum()
-    sentence = counting_sentence(expected, 90)
-    assert sentence in texts(page.markdown)
-    assert bold(sentence)[:2] == [f"{sums[m]:,}" for m in PAGE_MODES]
-    shows_the_script(page)
-
-
 @pytest.mark.parametrize(
     ("query", "expected_notes", "values"),
     [
@@ -244,7 +224,7 @@ def test_counting_controls_change_the_counts(page):
             {"mode": "NEXT_STEP", "n": 1, "steps": 40},
         ),
         (
-            {"steps": "1000000000", "n": "2", "ck": "50"},
+            {"steps": "1000000000", "n": "2"},
             [f"`steps=1000000000` is outside 1..{CAPS.max_steps_per_run}"],
             {"steps": CAPS.max_steps_per_run, "n": 2},
         ),
@@ -265,13 +245,12 @@ def test_bad_query_params_give_notes_not_exceptions(query, expected_notes, value
 
 
 def test_good_query_params_set_the_widgets_without_notes():
-    app = open_page({"mode": "SAME_STEP", "n": "3", "seed": "7", "steps": "25", "cn": "4"})
+    app = open_page({"mode": "SAME_STEP", "n": "3", "seed": "7", "steps": "25"})
     assert not setting_notes(app)
     assert app.radio(key=KEY["mode"]).value == "SAME_STEP"
     assert app.slider(key=KEY["n"]).value == 3
     assert app.number_input(key=KEY["seed"]).value == 7
     assert app.number_input(key=KEY["steps"]).value == 25
-    assert app.slider(key=KEY["cn"]).value == 4
     pd.testing.assert_frame_equal(events_table(app), expected_events(app))
 
 
@@ -286,7 +265,7 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     assert "Changed since" not in shown and "Latest call" not in shown
     app.button(key=f"{PREDICTION}_skip").click().run()
     assert not app.exception, [e.value for e in app.exception]
-    assert len(app.get("vega_lite_chart")) == 2 and len(app.header) == 4
+    assert len(app.get("vega_lite_chart")) == 1 and len(app.header) == 3
     assert "Changed since" in texts(app.markdown)
     takeaways = texts(app.markdown)
     assert "the next call only resets (obs [0, 0, 1, 1], reward 0.0)" in takeaways

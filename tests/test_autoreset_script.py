@@ -1,7 +1,7 @@
 """The "Auto-reset" page's scripts, each run from a file as a learner would run it.
 
-The counting script (same actions, same episode ends, same counts), the exercise's answer, the
-script that checks ``infos`` at an episode end.
+The page's run as a script (same actions, same episode ends, same counts), the exercise's
+answer, the script that checks ``infos`` at an episode end.
 """
 
 from __future__ import annotations
@@ -16,9 +16,7 @@ from burgerbot.app.logic.autoreset import (
     PAGE_MODES,
     AutoresetSettings,
     check_infos_live,
-    count_finished_by_mode,
     episode_ends,
-    finished_per_env,
     gymnasium_version,
     resolve_settings,
     run_page_rollout,
@@ -35,7 +33,7 @@ from burgerbot.experiments import random_actions
 
 
 def settings_for(mode: str = "NEXT_STEP", **changes) -> AutoresetSettings:
-    values = {"n": 3, "mode": mode, "seed": 0, "steps": 30, "backend": "native", "cn": 2, "ck": 60}
+    values = {"n": 3, "mode": mode, "seed": 0, "steps": 30, "backend": "native"}
     settings, notes = resolve_settings(values | changes)
     assert notes == []
     return settings
@@ -55,9 +53,9 @@ COUNT = re.compile(r"finished episodes per env \(NUM_ENVS=(\d+), STEPS=(\d+)\): 
 @pytest.mark.parametrize("mode", PAGE_MODES)
 @pytest.mark.parametrize("seed", [0, 11])
 def test_snippet_prints_the_pages_episode_ends_and_counts(mode, seed, tmp_path):
-    settings = settings_for(mode, seed=seed, n=4, steps=50, cn=3, ck=120)
+    settings = settings_for(mode, seed=seed, n=4, steps=50)
     code = snippet_for(settings)
-    lines = assert_script_behaves(code, tmp_path / "counting").splitlines()
+    lines = assert_script_behaves(code, tmp_path / "episode_ends").splitlines()
     assert lines[0] == f"gymnasium {gymnasium_version()}, autoreset_mode={mode}"
 
     events = episode_ends(run_page_rollout(settings), mode)
@@ -68,10 +66,10 @@ def test_snippet_prints_the_pages_episode_ends_and_counts(mode, seed, tmp_path):
     assert printed == expected
 
     counts = [m.groups() for m in map(COUNT.fullmatch, lines) if m]
-    main = finished_per_env(run_page_rollout(settings), 4)["finished episodes"].tolist()
-    by_mode = count_finished_by_mode("native", 3, 120, seed)
-    counting = by_mode[by_mode["mode"] == mode]["finished episodes"].tolist()
-    assert counts == [("4", "50", str(main)), ("3", "120", str(counting))]
+    run = run_page_rollout(settings)
+    ended = run["terminated"] | run["truncated"]
+    per_env = ended.groupby(run["env"]).sum().reindex(range(4), fill_value=0).tolist()
+    assert counts == [("4", "50", str(per_env))]
 
 
 FINAL = re.compile(

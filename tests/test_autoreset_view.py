@@ -16,9 +16,7 @@ from burgerbot.app.logic.autoreset import (
     START_OBS,
     AutoresetSettings,
     check_infos_live,
-    count_finished_by_mode,
     episode_ends,
-    finished_per_env,
     gymnasium_version,
     lesson_vs_installed,
     mode_of,
@@ -37,7 +35,7 @@ OBS = ["row", "col", "heading", "sensor"]
 
 
 def settings_for(mode: str = "NEXT_STEP", **changes) -> AutoresetSettings:
-    values = {"n": 3, "mode": mode, "seed": 0, "steps": 30, "backend": "native", "cn": 2, "ck": 60}
+    values = {"n": 3, "mode": mode, "seed": 0, "steps": 30, "backend": "native"}
     settings, notes = resolve_settings(values | changes)
     assert notes == []
     return settings
@@ -74,7 +72,7 @@ def test_specs_use_the_url_keys_of_the_issue_and_the_caps():
     assert set(PAGE_MODES) < set(MODES)  # DISABLED has its own page
     assert by_key["steps"].default == 40 and by_key["steps"].high == CAPS.max_steps_per_run
     assert by_key["backend"].default == "sync"
-    assert by_key["cn"].default == 2 and by_key["ck"].default == 200
+    assert set(by_key) == {"n", "mode", "seed", "steps", "backend"}  # counting has its own page
 
 
 def test_resolve_settings_clamps_with_notes_and_maps_the_mode():
@@ -83,7 +81,6 @@ def test_resolve_settings_clamps_with_notes_and_maps_the_mode():
     )
     assert settings.num_envs == 1 and settings.mode == "NEXT_STEP"
     assert settings.steps == CAPS.max_steps_per_run and settings.backend == "native"
-    assert settings.count_envs == 2 and settings.count_steps == 200  # defaults when missing
     assert len(notes) == 3 and any("weird" in note for note in notes)
     assert settings_for("SAME_STEP").autoreset_mode is AutoresetMode.SAME_STEP
     # DISABLED has its own page: here it is not one of the choices.
@@ -95,10 +92,9 @@ def test_resolve_settings_clamps_with_notes_and_maps_the_mode():
 
 def test_resolve_settings_keeps_runs_within_what_rollout_records():
     caps = CAPS.max_steps_per_run
-    settings, notes = resolve_settings({"n": 64, "steps": caps, "cn": 64, "ck": caps})
+    settings, notes = resolve_settings({"n": 64, "steps": caps})
     assert settings.num_envs * settings.steps <= MAX_ROLLOUT_ROWS
-    assert settings.count_envs * settings.count_steps <= MAX_ROLLOUT_ROWS
-    assert notes == [] if 64 * caps <= MAX_ROLLOUT_ROWS else len(notes) == 2
+    assert notes == [] if 64 * caps <= MAX_ROLLOUT_ROWS else len(notes) == 1
 
 
 def test_widget_values_give_back_the_same_settings():
@@ -167,30 +163,6 @@ def test_truncations_and_ends_on_the_step_limit_are_named():
     both = frame[frame["terminated"] & frame["truncated"]]
     assert len(both) > 0
     assert events["cause"].str.endswith("(and truncated)").sum() == len(both)
-
-
-def test_finished_per_env_and_the_counting_experiment():
-    frame = run("NEXT_STEP", num_envs=4, steps=80)
-    counts = finished_per_env(frame, 4)
-    ended = frame["terminated"] | frame["truncated"]
-    assert counts["finished episodes"].tolist() == ended.groupby(frame["env"]).sum().tolist()
-    assert (
-        counts["finished episodes"] == counts["goals"] + counts["hits"] + counts["truncations"]
-    ).all()
-    assert finished_per_env(frame.iloc[:0], 2)["finished episodes"].tolist() == [0, 0]
-
-    seen = []
-    by_mode = count_finished_by_mode("native", 3, 150, 4, progress=lambda f, m: seen.append(f))
-    assert by_mode["mode"].unique().tolist() == list(MODES)
-    for mode in MODES:
-        alone = finished_per_env(run(mode, num_envs=3, steps=150, seed=4), 3)
-        part = by_mode[by_mode["mode"] == mode].drop(columns="mode").reset_index(drop=True)
-        pd.testing.assert_frame_equal(part, alone)
-    # Resetting by hand right after each end walks exactly like SAME_STEP; NEXT_STEP loses calls.
-    same = by_mode[by_mode["mode"] == "SAME_STEP"]["finished episodes"].to_numpy()
-    disabled = by_mode[by_mode["mode"] == "DISABLED"]["finished episodes"].to_numpy()
-    np.testing.assert_array_equal(same, disabled)
-    assert seen and seen[-1] == pytest.approx(1.0) and seen == sorted(seen)
 
 
 # --- the timeline cells ---------------------------------------------------------------------

@@ -69,7 +69,7 @@ RETURN_WITHIN_S = 120.0
 P95_LIMIT_S = 0.5
 """Another visitor's request p95 beside five hammering tabs (the issue's target)."""
 BURST_TABS = 12
-BURST_QUERY = "n=64&steps=2000&cn=64&ck=2000&mode=NEXT_STEP&seed={seed}"
+BURST_QUERY = "n=64&steps=2000&mode=NEXT_STEP&seed={seed}"
 BURST_PREDICTION = "autoreset_next_step"
 """The Auto-reset page runs only once its prediction is answered or skipped: each tab skips."""
 CARTPOLE_TABS = 40
@@ -520,9 +520,7 @@ def hostile() -> dict[str, Any]:
         base = f"ws://127.0.0.1:{server.port}"
 
         async def warm() -> list[Any]:  # every page the tier opens, once, small
-            tabs = await open_tabs(
-                base, "autoreset", ["n=4&steps=100&cn=4&ck=100"], skip=BURST_PREDICTION
-            )
+            tabs = await open_tabs(base, "autoreset", ["n=4&steps=100"], skip=BURST_PREDICTION)
             tabs += await open_tabs(base, "batch_shapes", ["env=CartPole-v1&n=4"])
             tabs += await open_tabs(base, CHEAP_PAGE, [""])
             await close_tabs(tabs)

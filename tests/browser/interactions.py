@@ -144,6 +144,20 @@ def autoreset(view: AppView) -> float:
     return seconds
 
 
+def counting_episodes(view: AppView) -> float:
+    """Skip the prediction: the counts and their sentence appear (nothing of them before). Move
+    NUM_ENVS: the count is of the new number of envs, and the URL follows."""
+    assert "episodes in total" not in view.main_text(), "the counts are shown before the prediction"
+    seconds = view.click(
+        "counting_episodes_modes_skip", until=lambda: "episodes in total" in view.main_text()
+    )
+    assert "of 2 envs)" in view.main_text()
+    seconds += view.set_slider("counting_episodes_n", 3)
+    wait_until(lambda: "of 3 envs)" in view.main_text(), RUN_TIMEOUT_S, "the count of 3 envs")
+    assert view.query().get("n") == ["3"], view.page.url
+    return seconds
+
+
 def disabled_mode(view: AppView) -> float:
     """Lock in "step() raises an error": the demo's captured errors and the fix appear, and the
     page says the prediction was right."""
@@ -374,6 +388,7 @@ MAIN_INTERACTIONS: dict[str, Callable[[AppView], float]] = {
     "glossary.py": glossary,
     "batch_shapes.py": batch_shapes,
     "autoreset.py": autoreset,
+    "counting_episodes.py": counting_episodes,
     "disabled_mode.py": disabled_mode,
     "why_batches.py": why_batches,
     "learning_speed.py": learning_speed,

@@ -25,7 +25,15 @@ TALLEST_PAGE_PX = 1_800  # about two screens at 1280 x 900
 def test_the_path_follows_the_lesson_and_ends_with_what_changed():
     stems = [page.stem for page in PATH]
     assert stems[0] == "home" and stems[-1] == "lesson_vs_today", stems
-    lesson_order = ["home", "batch_shapes", "autoreset", "why_batches", "sb3", "goal_scaling"]
+    lesson_order = [
+        "home",
+        "batch_shapes",
+        "autoreset",
+        "counting_episodes",
+        "why_batches",
+        "sb3",
+        "goal_scaling",
+    ]
     assert [stem for stem in stems if stem in lesson_order] == lesson_order
     others = {page.section for page in PAGES if page not in PATH}
     assert others == {"Going further", "Reference"}, others

@@ -15,9 +15,8 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 from burgerbot import checks, world
 from burgerbot.app.caps import CAPS
-from burgerbot.app.labels import counted
 from burgerbot.app.markdown import markdown_html, markdown_table
-from burgerbot.app.palette import OKABE_ITO, SHAPES, colour_scale
+from burgerbot.app.palette import OKABE_ITO, SHAPES
 from burgerbot.app.settings import ChoiceSetting, IntSetting
 from burgerbot.app.versions import installed_version
 from burgerbot.checks import MAX_SEED
@@ -26,7 +25,6 @@ from burgerbot.factories import make_env
 
 __all__ = [
     "BACKEND_CHOICES",
-    "COUNTING_HEIGHT",
     "ENDS_AS_IN_NEXT_STEP",
     "ENDS_AS_IN_THE_LESSON",
     "ENDS_WITH_A_HIDDEN_RESET",
@@ -38,7 +36,6 @@ __all__ = [
     "MAX_STEPPER_ENVS",
     "MAX_TIMELINE_ENVS",
     "MODES",
-    "MODE_SHAPES",
     "OBS_COLUMNS",
     "OPTIONS",
     "PAGE_MODES",
@@ -56,17 +53,12 @@ __all__ = [
     "call_markdown",
     "call_rows",
     "call_title",
-    "causes_sentence",
     "check_infos_live",
-    "count_finished_by_mode",
-    "counting_sentence",
     "default_autoreset_mode",
     "end_cause",
     "ending_calls",
     "episode_ends",
     "episode_timeline",
-    "finished_episodes_chart",
-    "finished_per_env",
     "gymnasium_version",
     "lesson_verdict",
     "lesson_vs_installed",
@@ -120,8 +112,6 @@ SPECS = (
     IntSetting("seed", "Seed", 0, 0, MAX_SEED),
     IntSetting("steps", "step() calls", 40, 1, CAPS.max_steps_per_run),
     ChoiceSetting("backend", "Backend", "sync", BACKEND_CHOICES),
-    IntSetting("cn", "NUM_ENVS (counting)", 2, 1, _N_HIGH),
-    IntSetting("ck", "step() calls (counting)", 200, 1, CAPS.max_steps_per_run),
 )
 
 
@@ -157,15 +147,13 @@ def gymnasium_version() -> str:
 
 @dataclass(frozen=True)
 class AutoresetSettings:
-    """What the page runs: the timeline run and the episode-counting run."""
+    """What the page runs: the timeline run."""
 
     num_envs: int
     mode: str
     seed: int
     steps: int
     backend: str
-    count_envs: int
-    count_steps: int
 
     @property
     def autoreset_mode(self) -> AutoresetMode:
@@ -180,8 +168,7 @@ def resolve_settings(values: Mapping[str, Any]) -> tuple[AutoresetSettings, list
 
     Example:
         >>> settings, notes = resolve_settings(
-        ...     {"n": 4, "mode": "SAME_STEP", "seed": 0, "steps": 40, "backend": "sync",
-        ...      "cn": 2, "ck": 200}
+        ...     {"n": 4, "mode": "SAME_STEP", "seed": 0, "steps": 40, "backend": "sync"}
         ... )
         >>> settings.autoreset_mode, notes
         (<AutoresetMode.SAME_STEP: 'SameStep'>, [])
@@ -197,24 +184,19 @@ def resolve_settings(values: Mapping[str, Any]) -> tuple[AutoresetSettings, list
         return value
 
     num_envs, steps = pick("n"), pick("steps")
-    count_envs, count_steps = pick("cn"), pick("ck")
     # Only matters when BURGERBOT_MAX_STEPS_PER_RUN is raised: rollout refuses bigger runs.
-    for label, n, k in (("timeline", num_envs, steps), ("counting", count_envs, count_steps)):
-        if n * k > MAX_ROLLOUT_ROWS:
-            notes.append(
-                f"The {label} run would record {n * k:,} steps; this page records at most "
-                f"{MAX_ROLLOUT_ROWS:,}: using {MAX_ROLLOUT_ROWS // n:,} step() calls."
-            )
+    if num_envs * steps > MAX_ROLLOUT_ROWS:
+        notes.append(
+            f"The timeline run would record {num_envs * steps:,} steps; this page records at most "
+            f"{MAX_ROLLOUT_ROWS:,}: using {MAX_ROLLOUT_ROWS // num_envs:,} step() calls."
+        )
     steps = min(steps, MAX_ROLLOUT_ROWS // num_envs)
-    count_steps = min(count_steps, MAX_ROLLOUT_ROWS // count_envs)
     settings = AutoresetSettings(
         num_envs=num_envs,
         mode=pick("mode"),
         seed=pick("seed"),
         steps=steps,
         backend=pick("backend"),
-        count_envs=count_envs,
-        count_steps=count_steps,
     )
     return settings, notes
 
@@ -227,8 +209,6 @@ def widget_values(settings: AutoresetSettings) -> dict[str, Any]:
         "seed": settings.seed,
         "steps": settings.steps,
         "backend": settings.backend,
-        "cn": settings.count_envs,
-        "ck": settings.count_steps,
     }
 
 
@@ -511,7 +491,7 @@ def timeline_highlight(
 
 
 # --- charts/autoreset.py --------------------------------------------------------------------------
-# Charts for the "Auto-reset" page: episodes per sub-environment over time, and episode counts.
+# Charts for the "Auto-reset" page: episodes per sub-environment over time.
 
 _SKY_BLUE, _BLUISH_GREEN, _VERMILLION, _REDDISH_PURPLE, _YELLOW, _BLACK = (
     OKABE_ITO[i] for i in (1, 2, 4, 5, 6, 7)
@@ -551,12 +531,6 @@ _RESET_OFFSET = {
 _MARKER_STYLE = {**END_MARKERS, **_RESET_STYLE}
 
 _LABEL_LIMIT = 400
-COUNTING_HEIGHT = 130
-"""The counting chart's plot height in pixels (its legend and axes come on top)."""
-
-MODE_SHAPES = dict(zip(MODES, SHAPES, strict=False))
-"""The counting chart marks each mode's bar top with its own shape, as well as its colour."""
-
 _TOOLTIP = [
     alt.Tooltip("step:Q", title="step() call"),
     alt.Tooltip("env:O", title="env"),
@@ -672,38 +646,6 @@ def episode_timeline(
     return alt.layer(*layers).properties(
         width="container",
         height=row * num_envs,
-        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
-    )
-
-
-def finished_episodes_chart(counts: pd.DataFrame) -> alt.LayerChart:
-    """Bars: finished episodes per env, one bar per auto-reset mode side by side.
-
-    Each mode has its Okabe-Ito colour and a marker of its own shape on its bars' tops, so
-    the modes stay apart without colour. ``counts`` is long form as made by
-    ``count_finished_by_mode``: columns mode, env, finished episodes, goals, hits,
-    truncations.
-    """
-    modes = [m for m in MODES if m in set(counts["mode"])]
-    legend = alt.Legend(orient="top", title="auto-reset mode")
-    base = alt.Chart(counts).encode(
-        x=alt.X("env:O", title="sub-environment (env index)", axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("mode:N", sort=modes),
-        y=alt.Y("finished episodes:Q", title="finished episodes"),
-        color=alt.Color("mode:N", sort=modes, scale=colour_scale(modes), legend=legend),
-        tooltip=["mode:N", "env:O", "finished episodes:Q", "goals:Q", "hits:Q", "truncations:Q"],
-    )
-    tops = base.mark_point(filled=True, size=70, stroke=_BLACK, strokeWidth=0.8).encode(
-        shape=alt.Shape(
-            "mode:N",
-            sort=modes,
-            scale=alt.Scale(domain=modes, range=[MODE_SHAPES[m] for m in modes]),
-            legend=legend,
-        )
-    )
-    return alt.layer(base.mark_bar(), tops).properties(
-        width="container",
-        height=COUNTING_HEIGHT,
         autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
     )
 
@@ -1130,61 +1072,10 @@ def lesson_vs_installed(
     return pd.DataFrame(rows, columns=["you look at", "lesson (gymnasium 0.29)", installed])
 
 
-# --- views/autoreset_counting.py ------------------------------------------------------------------
-# The "Auto-reset" page's counting experiment: finished episodes per env, in every mode.
-
-
-def finished_per_env(frame: pd.DataFrame, num_envs: int) -> pd.DataFrame:
-    """Finished episodes per env in a ``rollout`` frame, split by cause.
-
-    Columns: ``env``, ``finished episodes`` (terminated or truncated), ``goals``,
-    ``hits``, ``truncations`` (truncated without terminating).
-    """
-    ended = frame["terminated"] | frame["truncated"]
-    parts = {
-        "finished episodes": ended,
-        "goals": ended & (frame["event"] == "goal"),
-        "hits": ended & (frame["event"] == "hit"),
-        "truncations": ended & (frame["event"] == "truncated"),
-    }
-    table = pd.DataFrame({"env": frame["env"], **parts}).groupby("env").sum()
-    table = table.reindex(range(num_envs), fill_value=0).astype(np.int64)
-    return table.reset_index()
-
-
-def count_finished_by_mode(
-    backend: str,
-    num_envs: int,
-    steps: int,
-    seed: int,
-    progress: Progress | None = None,
-    modes: Sequence[str] = MODES,
-) -> pd.DataFrame:
-    """The lesson's counting experiment in each of ``modes``: finished episodes per env after
-    K calls.
-
-    Long form, one row per (mode, env): ``mode``, ``env``, ``finished episodes``,
-    ``goals``, ``hits``, ``truncations``. Every mode sees the same random actions.
-    """
-    parts = []
-    for index, mode in enumerate(modes):
-
-        def report(fraction: float, message: str, index: int = index, mode: str = mode) -> None:
-            if progress is not None:
-                progress((index + fraction) / len(modes), f"{mode}: {message}")
-
-        frame = rollout(backend, num_envs, steps, seed, mode_of(mode), progress=report)
-        counts = finished_per_env(frame, num_envs)
-        counts.insert(0, "mode", mode)
-        parts.append(counts)
-    return pd.concat(parts, ignore_index=True)
-
-
 # --- views/autoreset_sentences.py -----------------------------------------------------------------
 # The "Auto-reset" page's sentences that depend on a run: each one follows the numbers given.
 #
-# Pure functions (no Streamlit): the mode captions, the lesson's verdict, what the counting run
-# shows, and the key takeaways.
+# Pure functions (no Streamlit): the mode captions, the lesson's verdict and the key takeaways.
 
 
 def mode_captions(default_mode: str) -> list[str]:
@@ -1240,89 +1131,6 @@ def lesson_verdict(default_mode: str, same_step_keys: Sequence[str]) -> tuple[st
         )
     # Read after the badge "Changed since": one sentence, with no words doubled.
     return "changed", "gymnasium 1.0 (the lesson used 0.29): " + "; and ".join(changes) + "."
-
-
-def _totals(counts: pd.DataFrame) -> pd.DataFrame:
-    return counts.groupby("mode", sort=False)[
-        ["finished episodes", "goals", "hits", "truncations"]
-    ].sum()
-
-
-def counting_sentence(counts: pd.DataFrame, count_steps: int) -> str:
-    """What the counting run shows: NEXT_STEP against SAME_STEP, and DISABLED against SAME_STEP.
-
-    ``counts`` is ``count_finished_by_mode``'s long frame (one row per mode and env). The
-    comparison follows the totals both ways, and says in how many envs it held.
-
-    Example:
-        >>> counts = pd.DataFrame({
-        ...     "mode": ["NEXT_STEP"] * 2 + ["SAME_STEP"] * 2 + ["DISABLED"] * 2,
-        ...     "env": [0, 1] * 3, "finished episodes": [20, 25, 19, 18, 19, 18],
-        ...     "goals": [0] * 6, "hits": [20, 25, 19, 18, 19, 18], "truncations": [0] * 6})
-        >>> counting_sentence(counts, 200).split(". ")[1][:58]
-        'This time NEXT_STEP finished **more** episodes than SAME_S'
-    """
-    totals = _totals(counts)["finished episodes"]
-    nxt, same = int(totals["NEXT_STEP"]), int(totals["SAME_STEP"])
-    has_disabled = "DISABLED" in totals.index
-    disabled = int(totals["DISABLED"]) if has_disabled else 0
-    per_env = counts.pivot(index="env", columns="mode", values="finished episodes")
-    num_envs = len(per_env)
-    fewer_envs = int((per_env["NEXT_STEP"] < per_env["SAME_STEP"]).sum())
-    text = f"In {count_steps:,} calls, NEXT_STEP finished **{nxt:,}** episodes in total, " + (
-        f"SAME_STEP **{same:,}** and DISABLED **{disabled:,}**. "
-        if has_disabled
-        else f"and SAME_STEP **{same:,}**. "
-    )
-    envs = f"in {fewer_envs} of {counted(num_envs, 'env')}"
-    if nxt < same:
-        text += (
-            f"This time NEXT_STEP finished **fewer** episodes than SAME_STEP (fewer {envs}): it "
-            "spends a call on every reset. A tendency, not a rule: after a reset the same "
-            "random actions fall on other moments of the episode, so with other seeds it can "
-            "finish as many or more. "
-        )
-    else:
-        word = "as many" if nxt == same else "**more**"
-        text += (
-            f"This time NEXT_STEP finished {word} episodes {'as' if nxt == same else 'than'} "
-            f"SAME_STEP (fewer {envs}), although it spends a call on every reset: after a reset "
-            "the same random actions fall on other moments of the episode, and here its "
-            "episodes were shorter by luck. "
-        )
-    if not has_disabled:
-        return text.rstrip()
-    if per_env["DISABLED"].equals(per_env["SAME_STEP"]):
-        text += "DISABLED, reset by hand after each end, matched SAME_STEP in every env."
-    else:
-        text += (
-            f"DISABLED, reset by hand after each end, finished {disabled:,} against "
-            f"SAME_STEP's {same:,}: not the same episodes."
-        )
-    return text
-
-
-def causes_sentence(counts: pd.DataFrame) -> str:
-    """How the counting run's episodes ended (goal, hit, step limit), in every mode together.
-
-    Example:
-        >>> counts = pd.DataFrame({"mode": ["NEXT_STEP"], "env": [0], "finished episodes": [3],
-        ...     "goals": [0], "hits": [3], "truncations": [0]})
-        >>> causes_sentence(counts)[:40]
-        'No goals: a robot moving at random almos'
-    """
-    totals = _totals(counts).sum()
-    goals, hits, cut = (int(totals[c]) for c in ("goals", "hits", "truncations"))
-    limit = f" and {counted(cut, 'episode')} cut off at the step limit" if cut else ""
-    if goals == 0:
-        return (
-            "No goals: a robot moving at random almost never finds its way to the burger. "
-            f"Over the modes together: {counted(hits, 'hit')}{limit}."
-        )
-    return (
-        f"Over the modes together: {counted(goals, 'goal')} (reward 50.0), "
-        f"{counted(hits, 'hit')}{limit}."
-    )
 
 
 def takeaway_bullets(

@@ -49,17 +49,17 @@ def _indent(lines: list[str], spaces: int) -> list[str]:
 
 
 def snippet_for(settings: AutoresetSettings) -> str:
-    """A self-contained script that reruns the page's run and its counting experiment.
+    """A self-contained script that reruns the page's run.
 
     It builds a ``SyncVectorEnv`` over ``burgerbot``'s ``make_env`` in the chosen mode,
     draws the same random actions as the page (``np.random.default_rng(seed).integers``),
-    prints every episode end (``END_LINE``) and the finished episodes per env
-    (``COUNT_LINE``), first for the timeline settings, then for the counting ones.
+    prints every episode end (``END_LINE``) and then the finished episodes per env
+    (``COUNT_LINE``).
     """
     mode = settings.mode
     end_line = END_LINE.format(step="{t}", env="{i}", cause="{cause}", final="{final.tolist()}")
     count_line = COUNT_LINE.format(
-        num_envs="{num_envs}", steps="{steps}", counts="{finished.tolist()}"
+        num_envs="{NUM_ENVS}", steps="{STEPS}", counts="{finished.tolist()}"
     )
     lines = [
         f'"""Auto-reset mode {mode}: when does a BurgerBot sub-environment start over?"""',
@@ -74,43 +74,32 @@ def snippet_for(settings: AutoresetSettings) -> str:
         f"NUM_ENVS = {settings.num_envs}",
         f"STEPS = {settings.steps}",
         f"SEED = {settings.seed}",
-        f"COUNT_ENVS = {settings.count_envs}  # counting (the page runs both modes)",
-        f"COUNT_STEPS = {settings.count_steps}",
-        "",
-        "",
-        "def run(num_envs, steps, seed, print_ends):",
-        '    """Step a random agent; print each episode end; return finished episodes per env."""',
-        "    envs = gym.vector.SyncVectorEnv(",
-        "        [make_env() for _ in range(num_envs)], autoreset_mode=MODE",
-        "    )",
-        "    # The page's random actions: one row per step() call, one column per env.",
-        "    actions = np.random.default_rng(seed).integers(0, 4, size=(steps, num_envs))",
-        "    finished = np.zeros(num_envs, dtype=np.int64)",
-        "    try:",
-        "        obs, infos = envs.reset(seed=seed)",
-        "        for t, step_actions in enumerate(actions, start=1):",
-        "            obs, rewards, terminated, truncated, infos = envs.step(step_actions)",
-        "            ended = terminated | truncated",
-        "            finished += ended",
-        "            for i in np.flatnonzero(ended):",
-        *_indent(_FINAL_OBS[mode], 16),
-        '                cause = "goal" if rewards[i] == 50.0 else "hit" if terminated[i] else '
-        '"truncated"',
-        "                if print_ends:",
-        f'                    print(f"{end_line}")',
-    ]
-    if mode == "DISABLED":
-        lines += _indent(_MANUAL_RESET, 12)
-    lines += [
-        "    finally:",
-        "        envs.close()",
-        f'    print(f"{count_line}")',
-        "    return finished",
-        "",
         "",
         'print(f"gymnasium {gym.__version__}, autoreset_mode={MODE.name}")',
-        "run(NUM_ENVS, STEPS, SEED, print_ends=True)",
-        "run(COUNT_ENVS, COUNT_STEPS, SEED, print_ends=False)",
+        "envs = gym.vector.SyncVectorEnv(",
+        "    [make_env() for _ in range(NUM_ENVS)], autoreset_mode=MODE",
+        ")",
+        "# The page's random actions: one row per step() call, one column per env.",
+        "actions = np.random.default_rng(SEED).integers(0, 4, size=(STEPS, NUM_ENVS))",
+        "finished = np.zeros(NUM_ENVS, dtype=np.int64)",
+        "try:",
+        "    obs, infos = envs.reset(seed=SEED)",
+        "    for t, step_actions in enumerate(actions, start=1):",
+        "        obs, rewards, terminated, truncated, infos = envs.step(step_actions)",
+        "        ended = terminated | truncated",
+        "        finished += ended",
+        "        for i in np.flatnonzero(ended):",
+        *_indent(_FINAL_OBS[mode], 12),
+        '            cause = "goal" if rewards[i] == 50.0 else "hit" if terminated[i] else '
+        '"truncated"',
+        f'            print(f"{end_line}")',
+    ]
+    if mode == "DISABLED":
+        lines += _indent(_MANUAL_RESET, 8)
+    lines += [
+        "finally:",
+        "    envs.close()",
+        f'print(f"{count_line}")',
         "",
     ]
     return "\n".join(lines)

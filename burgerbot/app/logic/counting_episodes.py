@@ -1,0 +1,319 @@
+"""The "Counting finished episodes" page's Streamlit-free logic: its settings, the counting run
+in both auto-reset modes, what it shows in words, and its chart."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from burgerbot import checks
+from burgerbot.app.caps import CAPS
+from burgerbot.app.labels import counted
+from burgerbot.app.palette import OKABE_ITO, SHAPES, colour_scale
+from burgerbot.app.settings import IntSetting
+from burgerbot.checks import MAX_SEED
+from burgerbot.experiments import MAX_ROLLOUT_ROWS, Progress, rollout
+
+__all__ = [
+    "BACKEND",
+    "COUNTING_HEIGHT",
+    "MODES",
+    "MODE_SHAPES",
+    "OPTIONS",
+    "SPECS",
+    "CountingSettings",
+    "causes_sentence",
+    "count_finished_by_mode",
+    "counting_sentence",
+    "finished_episodes_chart",
+    "finished_per_env",
+    "prediction_truth",
+    "question",
+    "resolve_settings",
+    "takeaway_bullets",
+    "totals",
+    "widget_values",
+]
+
+MODES = ("NEXT_STEP", "SAME_STEP")
+"""The two auto-reset modes that restart a robot by themselves (DISABLED has its own page)."""
+
+BACKEND = "sync"
+"""The counting runs use gymnasium's own ``SyncVectorEnv``, as the page's script does."""
+
+_MAX_ENVS = min(64, CAPS.max_envs)
+
+SPECS = (
+    IntSetting("n", "NUM_ENVS", 2, 1, _MAX_ENVS),
+    IntSetting("steps", "step() calls", 200, 1, CAPS.max_steps_per_run),
+    IntSetting("seed", "Seed", 0, 0, MAX_SEED),
+)
+
+
+@dataclass(frozen=True)
+class CountingSettings:
+    """What the page runs: ``steps`` calls of ``num_envs`` robots in each mode."""
+
+    num_envs: int
+    steps: int
+    seed: int
+
+    @property
+    def env_steps(self) -> int:
+        """The rows both runs return together (a run per mode)."""
+        return len(MODES) * self.num_envs * self.steps
+
+
+def resolve_settings(values: Mapping[str, Any]) -> tuple[CountingSettings, list[str]]:
+    """Turn the page's values into runnable settings, with a note for each change made.
+
+    Example:
+        >>> resolve_settings({"n": "3", "steps": "90", "seed": "7"})
+        (CountingSettings(num_envs=3, steps=90, seed=7), [])
+    """
+    notes: list[str] = []
+    picked: dict[str, int] = {}
+    for spec in SPECS:
+        value, note = spec.parse(str(values.get(spec.key, spec.default)))
+        picked[spec.key] = value
+        if note:
+            notes.append(note)
+    num_envs, steps = picked["n"], picked["steps"]
+    # Only matters when BURGERBOT_MAX_STEPS_PER_RUN is raised: rollout refuses bigger runs.
+    if num_envs * steps > MAX_ROLLOUT_ROWS:
+        steps = MAX_ROLLOUT_ROWS // num_envs
+        notes.append(
+            f"The run would record {num_envs * picked['steps']:,} steps; this page records at "
+            f"most {MAX_ROLLOUT_ROWS:,}: using {steps:,} step() calls."
+        )
+    return CountingSettings(num_envs, steps, picked["seed"]), notes
+
+
+def widget_values(settings: CountingSettings) -> dict[str, int]:
+    """The settings by URL key, so that each widget shows the value really used."""
+    return {"n": settings.num_envs, "steps": settings.steps, "seed": settings.seed}
+
+
+# --- The run ------------------------------------------------------------------------------------
+
+
+def finished_per_env(frame: pd.DataFrame, num_envs: int) -> pd.DataFrame:
+    """Finished episodes per env in a ``rollout`` frame, split by cause.
+
+    Columns: ``env``, ``finished episodes`` (terminated or truncated), ``goals``,
+    ``hits``, ``truncations`` (truncated without terminating).
+    """
+    ended = frame["terminated"] | frame["truncated"]
+    parts = {
+        "finished episodes": ended,
+        "goals": ended & (frame["event"] == "goal"),
+        "hits": ended & (frame["event"] == "hit"),
+        "truncations": ended & (frame["event"] == "truncated"),
+    }
+    table = pd.DataFrame({"env": frame["env"], **parts}).groupby("env").sum()
+    table = table.reindex(range(num_envs), fill_value=0).astype(np.int64)
+    return table.reset_index()
+
+
+def count_finished_by_mode(
+    backend: str,
+    num_envs: int,
+    steps: int,
+    seed: int,
+    progress: Progress | None = None,
+    modes: Sequence[str] = MODES,
+) -> pd.DataFrame:
+    """The lesson's counting experiment in each of ``modes``: finished episodes per env after
+    ``steps`` calls.
+
+    Long form, one row per (mode, env): ``mode``, ``env``, ``finished episodes``,
+    ``goals``, ``hits``, ``truncations``. Every mode sees the same random actions.
+    """
+    parts = []
+    for index, mode in enumerate(modes):
+
+        def report(fraction: float, message: str, index: int = index, mode: str = mode) -> None:
+            if progress is not None:
+                progress((index + fraction) / len(modes), f"{mode}: {message}")
+
+        frame = rollout(
+            backend, num_envs, steps, seed, checks.autoreset_mode(mode), progress=report
+        )
+        counts = finished_per_env(frame, num_envs)
+        counts.insert(0, "mode", mode)
+        parts.append(counts)
+    return pd.concat(parts, ignore_index=True)
+
+
+def totals(counts: pd.DataFrame) -> pd.DataFrame:
+    """The counts added up over the envs: one row per mode."""
+    return counts.groupby("mode", sort=False)[
+        ["finished episodes", "goals", "hits", "truncations"]
+    ].sum()
+
+
+# --- The prediction and what the run shows --------------------------------------------------------
+
+FEWER, SAME, MORE = OPTIONS = (
+    "NEXT_STEP finishes fewer",
+    "both finish as many",
+    "NEXT_STEP finishes more",
+)
+"""How NEXT_STEP's total compares with SAME_STEP's, as the prediction's options."""
+
+
+def question(settings: CountingSettings) -> str:
+    """The prediction, for the page's settings."""
+    return (
+        f"The same random actions drive {counted(settings.num_envs, 'BurgerBot')} for "
+        f"{settings.steps:,} `step()` calls, once in NEXT_STEP mode and once in SAME_STEP mode. "
+        "Added up over the robots, how many episodes does NEXT_STEP finish?"
+    )
+
+
+def prediction_truth(counts: pd.DataFrame) -> str:
+    """The option of `OPTIONS` that the counting run bears out."""
+    finished = totals(counts)["finished episodes"]
+    nxt, same = int(finished["NEXT_STEP"]), int(finished["SAME_STEP"])
+    return FEWER if nxt < same else SAME if nxt == same else MORE
+
+
+def counting_sentence(counts: pd.DataFrame, steps: int) -> str:
+    """What the counting run shows: NEXT_STEP's total against SAME_STEP's, and in how many envs
+    NEXT_STEP finished fewer.
+
+    ``counts`` is ``count_finished_by_mode``'s long frame (one row per mode and env).
+
+    Example:
+        >>> counts = pd.DataFrame({
+        ...     "mode": ["NEXT_STEP"] * 2 + ["SAME_STEP"] * 2,
+        ...     "env": [0, 1] * 2, "finished episodes": [20, 25, 19, 18],
+        ...     "goals": [0] * 4, "hits": [20, 25, 19, 18], "truncations": [0] * 4})
+        >>> counting_sentence(counts, 200).split(". ")[1][:58]
+        'This time NEXT_STEP finished **more** episodes than SAME_S'
+    """
+    finished = totals(counts)["finished episodes"]
+    nxt, same = int(finished["NEXT_STEP"]), int(finished["SAME_STEP"])
+    per_env = counts.pivot(index="env", columns="mode", values="finished episodes")
+    fewer_envs = int((per_env["NEXT_STEP"] < per_env["SAME_STEP"]).sum())
+    text = (
+        f"In {steps:,} calls, NEXT_STEP finished **{nxt:,}** episodes in total, "
+        f"and SAME_STEP **{same:,}**. "
+    )
+    envs = f"in {fewer_envs} of {counted(len(per_env), 'env')}"
+    if nxt < same:
+        return text + (
+            f"This time NEXT_STEP finished **fewer** episodes than SAME_STEP (fewer {envs}): it "
+            "spends a call on every reset. A tendency, not a rule: after a reset the same "
+            "random actions fall on other moments of the episode, so with other seeds it can "
+            "finish as many or more."
+        )
+    word = "as many" if nxt == same else "**more**"
+    return text + (
+        f"This time NEXT_STEP finished {word} episodes {'as' if nxt == same else 'than'} "
+        f"SAME_STEP (fewer {envs}), although it spends a call on every reset: after a reset "
+        "the same random actions fall on other moments of the episode, and here its "
+        "episodes were shorter by luck."
+    )
+
+
+def causes_sentence(counts: pd.DataFrame) -> str:
+    """How the counting run's episodes ended (goal, hit, step limit), in both modes together.
+
+    Example:
+        >>> counts = pd.DataFrame({"mode": ["NEXT_STEP"], "env": [0], "finished episodes": [3],
+        ...     "goals": [0], "hits": [3], "truncations": [0]})
+        >>> causes_sentence(counts)[:40]
+        'No goals: a robot moving at random almos'
+    """
+    summed = totals(counts).sum()
+    goals, hits, cut = (int(summed[c]) for c in ("goals", "hits", "truncations"))
+    limit = f" and {counted(cut, 'episode')} cut off at the step limit" if cut else ""
+    if goals == 0:
+        return (
+            "No goals: a robot moving at random almost never finds its way to the burger. "
+            f"Over the modes together: {counted(hits, 'hit')}{limit}."
+        )
+    return (
+        f"Over the modes together: {counted(goals, 'goal')} (reward 50.0), "
+        f"{counted(hits, 'hit')}{limit}."
+    )
+
+
+def takeaway_bullets(counts: pd.DataFrame | None) -> list[str]:
+    """The page's key takeaways; the ones about the run follow its numbers (None: no run)."""
+    bullets = [
+        "Add up `terminated | truncated` per env to count finished episodes: an episode's end "
+        "is flagged once, on the call that ends it, in both modes."
+    ]
+    if counts is None:
+        return bullets
+    finished = totals(counts)["finished episodes"]
+    nxt, same = int(finished["NEXT_STEP"]), int(finished["SAME_STEP"])
+    if nxt < same:
+        bullets.append(
+            f"NEXT_STEP spends a call on every reset, so in as many calls it tends to finish "
+            f"fewer episodes: here {nxt:,} against SAME_STEP's {same:,}."
+        )
+    else:
+        bullets.append(
+            f"NEXT_STEP spends a call on every reset, yet here it finished {nxt:,} episodes "
+            f"against SAME_STEP's {same:,}: the same actions fall on other moments of the "
+            "episodes, so finishing fewer is a tendency, not a rule."
+        )
+    summed = totals(counts).sum()
+    goals = int(summed["goals"])
+    ended = int(summed["finished episodes"])
+    bullets.append(
+        f"A random robot rarely reaches the burger: {counted(goals, 'goal')} in "
+        f"{counted(ended, 'finished episode')}."
+    )
+    return bullets
+
+
+# --- The chart ------------------------------------------------------------------------------
+
+_BLACK = OKABE_ITO[7]
+
+COUNTING_HEIGHT = 130
+"""The counting chart's plot height in pixels (its legend and axes come on top)."""
+
+MODE_SHAPES = dict(zip(MODES, SHAPES, strict=False))
+"""The chart marks each mode's bar top with its own shape, as well as its colour."""
+
+
+def finished_episodes_chart(counts: pd.DataFrame) -> alt.LayerChart:
+    """Bars: finished episodes per env, one bar per auto-reset mode side by side.
+
+    Each mode has its Okabe-Ito colour and a marker of its own shape on its bars' tops, so
+    the modes stay apart without colour. ``counts`` is long form as made by
+    ``count_finished_by_mode``: columns mode, env, finished episodes, goals, hits,
+    truncations.
+    """
+    modes = [m for m in MODES if m in set(counts["mode"])]
+    legend = alt.Legend(orient="top", title="auto-reset mode")
+    base = alt.Chart(counts).encode(
+        x=alt.X("env:O", title="sub-environment (env index)", axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset("mode:N", sort=modes),
+        y=alt.Y("finished episodes:Q", title="finished episodes"),
+        color=alt.Color("mode:N", sort=modes, scale=colour_scale(modes), legend=legend),
+        tooltip=["mode:N", "env:O", "finished episodes:Q", "goals:Q", "hits:Q", "truncations:Q"],
+    )
+    tops = base.mark_point(filled=True, size=70, stroke=_BLACK, strokeWidth=0.8).encode(
+        shape=alt.Shape(
+            "mode:N",
+            sort=modes,
+            scale=alt.Scale(domain=modes, range=[MODE_SHAPES[m] for m in modes]),
+            legend=legend,
+        )
+    )
+    return alt.layer(base.mark_bar(), tops).properties(
+        width="container",
+        height=COUNTING_HEIGHT,
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
+    )

@@ -1,0 +1,52 @@
+"""The "Counting finished episodes" page as a script: same robots, seed and random actions, same
+counts."""
+
+from __future__ import annotations
+
+from burgerbot.app.logic.counting_episodes import MODES, CountingSettings
+
+__all__ = ["COUNT_LINE", "counting_script"]
+
+COUNT_LINE = "{mode}: finished episodes per env {counts}, total {total}"
+"""How the script prints one mode's counts (tests parse it back)."""
+
+
+def counting_script(settings: CountingSettings) -> str:
+    """A self-contained script that counts finished episodes per env in each mode, as the page.
+
+    It builds a ``SyncVectorEnv`` over ``burgerbot``'s ``make_env`` in each mode, draws the
+    same random actions as the page (``np.random.default_rng(seed).integers``) and prints
+    ``COUNT_LINE`` for each mode.
+    """
+    line = COUNT_LINE.format(
+        mode="{mode.name}", counts="{finished.tolist()}", total="{finished.sum()}"
+    )
+    modes = ", ".join(f"AutoresetMode.{mode}" for mode in MODES)
+    return f'''"""Count finished episodes per env, in NEXT_STEP and SAME_STEP mode, same actions."""
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+from burgerbot.factories import make_env
+
+NUM_ENVS = {settings.num_envs}
+STEPS = {settings.steps}
+SEED = {settings.seed}
+
+print(f"gymnasium {{gym.__version__}}")
+for mode in ({modes}):
+    envs = gym.vector.SyncVectorEnv([make_env() for _ in range(NUM_ENVS)], autoreset_mode=mode)
+    # The page's random actions: one row per step() call, one column per env.
+    actions = np.random.default_rng(SEED).integers(0, 4, size=(STEPS, NUM_ENVS))
+    finished = np.zeros(NUM_ENVS, dtype=np.int64)
+    try:
+        obs, infos = envs.reset(seed=SEED)
+        for step_actions in actions:
+            obs, rewards, terminated, truncated, infos = envs.step(step_actions)
+            # One True per finished episode, on the call that ends it, in both modes.
+            finished += terminated | truncated
+    finally:
+        envs.close()
+    print(f"{line}")
+'''
