@@ -15,6 +15,7 @@ __all__ = [
     "IntSetting",
     "clamp_num_envs",
     "parse_settings",
+    "parse_values",
     "powers_of_two",
     "quote_for_note",
     "to_query",
@@ -128,6 +129,26 @@ class IntListSetting:
 
 
 Setting = IntSetting | ChoiceSetting | IntListSetting
+
+
+def parse_values(
+    specs: Sequence[Setting], values: Mapping[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
+    """Each setting's value from a page's current values (its widgets' or its URL's), parsed
+    and kept in range, with a note for each one that had to change; a missing key takes its
+    default.
+
+    Example:
+        >>> parse_values([IntSetting("n", "NUM_ENVS", 4, 1, 8)], {"n": 99})
+        ({'n': 8}, ['`n=99` is outside 1..8: using 8.'])
+    """
+    picked: dict[str, Any] = {}
+    notes: list[str] = []
+    for spec in specs:
+        picked[spec.key], note = spec.parse(str(values.get(spec.key, spec.default)))
+        if note:
+            notes.append(note)
+    return picked, notes
 
 
 def parse_settings(

@@ -17,7 +17,7 @@ from burgerbot import checks, world
 from burgerbot.app.caps import CAPS
 from burgerbot.app.markdown import markdown_html, markdown_table
 from burgerbot.app.palette import OKABE_ITO, SHAPES
-from burgerbot.app.settings import ChoiceSetting, IntSetting
+from burgerbot.app.settings import ChoiceSetting, IntSetting, parse_values
 from burgerbot.app.versions import installed_version
 from burgerbot.checks import MAX_SEED
 from burgerbot.experiments import MAX_ROLLOUT_ROWS, Progress, random_actions, rollout
@@ -173,17 +173,8 @@ def resolve_settings(values: Mapping[str, Any]) -> tuple[AutoresetSettings, list
         >>> settings.autoreset_mode, notes
         (<AutoresetMode.SAME_STEP: 'SameStep'>, [])
     """
-    notes: list[str] = []
-    by_key = {spec.key: spec for spec in SPECS}
-
-    def pick(key: str) -> Any:
-        spec = by_key[key]
-        value, note = spec.parse(str(values.get(key, spec.default)))
-        if note:
-            notes.append(note)
-        return value
-
-    num_envs, steps = pick("n"), pick("steps")
+    picked, notes = parse_values(SPECS, values)
+    num_envs, steps = picked["n"], picked["steps"]
     # Only matters when BURGERBOT_MAX_STEPS_PER_RUN is raised: rollout refuses bigger runs.
     if num_envs * steps > MAX_ROLLOUT_ROWS:
         notes.append(
@@ -193,10 +184,10 @@ def resolve_settings(values: Mapping[str, Any]) -> tuple[AutoresetSettings, list
     steps = min(steps, MAX_ROLLOUT_ROWS // num_envs)
     settings = AutoresetSettings(
         num_envs=num_envs,
-        mode=pick("mode"),
-        seed=pick("seed"),
+        mode=picked["mode"],
+        seed=picked["seed"],
         steps=steps,
-        backend=pick("backend"),
+        backend=picked["backend"],
     )
     return settings, notes
 

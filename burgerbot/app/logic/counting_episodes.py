@@ -15,7 +15,7 @@ from burgerbot import checks
 from burgerbot.app.caps import CAPS
 from burgerbot.app.labels import counted
 from burgerbot.app.palette import OKABE_ITO, SHAPES, colour_scale
-from burgerbot.app.settings import IntSetting
+from burgerbot.app.settings import IntSetting, parse_values
 from burgerbot.checks import MAX_SEED
 from burgerbot.experiments import MAX_ROLLOUT_ROWS, Progress, rollout
 
@@ -76,13 +76,7 @@ def resolve_settings(values: Mapping[str, Any]) -> tuple[CountingSettings, list[
         >>> resolve_settings({"n": "3", "steps": "90", "seed": "7"})
         (CountingSettings(num_envs=3, steps=90, seed=7), [])
     """
-    notes: list[str] = []
-    picked: dict[str, int] = {}
-    for spec in SPECS:
-        value, note = spec.parse(str(values.get(spec.key, spec.default)))
-        picked[spec.key] = value
-        if note:
-            notes.append(note)
+    picked, notes = parse_values(SPECS, values)
     num_envs, steps = picked["n"], picked["steps"]
     # Only matters when BURGERBOT_MAX_STEPS_PER_RUN is raised: rollout refuses bigger runs.
     if num_envs * steps > MAX_ROLLOUT_ROWS:

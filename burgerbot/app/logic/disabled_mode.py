@@ -13,7 +13,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 from burgerbot import world
 from burgerbot.app.caps import CAPS
-from burgerbot.app.settings import IntSetting
+from burgerbot.app.settings import IntSetting, parse_values
 from burgerbot.checks import MAX_SEED
 from burgerbot.experiments import random_actions, rollout
 from burgerbot.factories import make_env
@@ -52,14 +52,7 @@ def resolve_settings(values: Mapping[str, Any]) -> tuple[dict[str, int], list[st
         >>> resolve_settings({"n": "99", "seed": "3"})[0]
         {'n': 16, 'seed': 3}
     """
-    notes: list[str] = []
-    picked: dict[str, int] = {}
-    for spec in SPECS:
-        value, note = spec.parse(str(values.get(spec.key, spec.default)))
-        picked[spec.key] = value
-        if note:
-            notes.append(note)
-    return picked, notes
+    return parse_values(SPECS, values)
 
 
 def obs_text(values: Any) -> str:

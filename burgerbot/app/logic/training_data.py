@@ -16,7 +16,7 @@ from gymnasium.vector import SyncVectorEnv
 from burgerbot import world
 from burgerbot.app.labels import counted
 from burgerbot.app.palette import OKABE_ITO, SHAPES
-from burgerbot.app.settings import ChoiceSetting, IntSetting
+from burgerbot.app.settings import ChoiceSetting, IntSetting, parse_values
 from burgerbot.checks import MAX_SEED
 from burgerbot.env import BurgerBotEnv
 from burgerbot.factories import make_env
@@ -119,12 +119,7 @@ def resolve_settings(values: Mapping[str, Any]) -> tuple[TrainingSettings, list[
         >>> resolve_settings({"mode": "same_step", "n": 99})[0]
         TrainingSettings(mode='SAME_STEP', num_envs=8, steps=10, max_steps=5, seed=0)
     """
-    notes: list[str] = []
-    picked: dict[str, Any] = {}
-    for spec in SPECS:
-        picked[spec.key], note = spec.parse(str(values.get(spec.key, spec.default)))
-        if note:
-            notes.append(note)
+    picked, notes = parse_values(SPECS, values)
     settings = TrainingSettings(
         picked["mode"], picked["n"], picked["steps"], picked["max"], picked["seed"]
     )

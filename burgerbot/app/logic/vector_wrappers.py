@@ -25,7 +25,7 @@ from gymnasium.wrappers import vector as vector_wrappers
 from gymnasium.wrappers.utils import RunningMeanStd
 
 from burgerbot.app.labels import counted
-from burgerbot.app.settings import ChoiceSetting, IntSetting
+from burgerbot.app.settings import ChoiceSetting, IntSetting, parse_values
 from burgerbot.checks import MAX_SEED
 from burgerbot.factories import make_env
 from burgerbot.vector import BurgerBotVectorEnv
@@ -112,13 +112,7 @@ def resolve_settings(values: Mapping[str, Any]) -> tuple[VectorWrapperSettings, 
         ...                   "mode": "SAME_STEP"})
         (VectorWrapperSettings(num_envs=8, steps=300, seed=0, backend='sync', mode='SAME_STEP'), ['`n=9` is outside 1..8: using 8.'])
     """  # noqa: E501
-    notes: list[str] = []
-    picked = {}
-    for spec in SPECS:
-        value, note = spec.parse(str(values.get(spec.key, spec.default)))
-        picked[spec.key] = value
-        if note:
-            notes.append(note)
+    picked, notes = parse_values(SPECS, values)
     return (
         VectorWrapperSettings(
             picked["n"], picked["steps"], picked["seed"], picked["backend"], picked["mode"]
