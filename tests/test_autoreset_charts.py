@@ -39,7 +39,12 @@ def test_episode_timeline_encodes_cells_markers_and_tooltips(mode, offset):
     assert len(spec["layer"]) == 2
     rects, points = spec["layer"]
     assert rects["mark"]["type"] == "rect" and rects["encoding"]["y"]["field"] == "env"
-    assert rects["encoding"]["x"]["scale"]["domain"] == [0.5, 40.5]
+    # A marker on the first or last step fits inside the chart, even on a phone's 300 px
+    # plot: the steps axis goes at least its radius further than the cells at each end.
+    low, high = rects["encoding"]["x"]["scale"]["domain"]
+    assert points["encoding"]["x"]["scale"]["domain"] == [low, high]
+    radius_in_steps = points["mark"]["size"] ** 0.5 / 2 * 40 / 300  # 40 steps in 300 px
+    assert 0.5 - low == pytest.approx(high - 40.5) and 0.5 - low >= radius_in_steps > 0.2
     fill = rects["encoding"]["fill"]
     assert fill["field"] == "segment"
     assert fill["scale"]["range"] == [SEGMENT_COLOURS[s] for s in fill["scale"]["domain"]]

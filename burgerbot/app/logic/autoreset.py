@@ -3,6 +3,7 @@ sentences computed from them, and its charts."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -536,6 +537,10 @@ _TOOLTIP = [
 ]
 
 
+_PHONE_PLOT_PX = 300
+"""About how wide the timeline's plot is on a phone (390 px screen, less the row labels)."""
+
+
 def _row_pixels(num_envs: int) -> int:
     """Tall rows for a few envs, thinner ones (never below 10 px) for many."""
     return max(10, min(26, 640 // max(1, num_envs)))
@@ -563,7 +568,12 @@ def episode_timeline(
     num_envs = int(cells["env"].max()) + 1 if len(cells) else 1
     row = _row_pixels(num_envs)
     cells = cells.assign(start=cells["step"] - 0.46, stop=cells["step"] + 0.46)
-    x_scale = alt.Scale(domain=[0.5, shown_steps + 0.5], nice=False)
+    marker_size = max(25, row * row // 4)  # in square pixels
+    # A marker on the first or last step is wider than its cell on a phone: the steps axis
+    # goes a marker's radius further at each end (on a phone's plot), so the chart's edge
+    # does not cut it in half.
+    margin = math.sqrt(marker_size) / 2 * shown_steps / _PHONE_PLOT_PX
+    x_scale = alt.Scale(domain=[0.5 - margin, shown_steps + 0.5 + margin], nice=False)
     x_axis = alt.Axis(tickMinStep=1, format="d", title="step() call (1 = the first step)")
     y = alt.Y(
         "env:O",
@@ -603,7 +613,7 @@ def episode_timeline(
     order = [m for m in _MARKER_STYLE if m in set(markers["marker"])]
     points = (
         alt.Chart(markers)
-        .mark_point(filled=True, size=max(25, row * row // 4), opacity=1, clip=True)
+        .mark_point(filled=True, size=marker_size, opacity=1, clip=True)
         .encode(
             x=alt.X("x:Q", scale=x_scale, axis=x_axis),
             y=y,
