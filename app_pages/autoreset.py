@@ -317,11 +317,8 @@ def episode_ends_table(events: pd.DataFrame, mode: str, steps: int) -> None:
         + ". "
         + _WHERE[mode]
     )
-    learning.lazy_expander(
-        f"All {len(events):,} episode ends, and where each one's observations are",
-        lambda: st.dataframe(events, hide_index=True, height=min(420, 38 + 35 * len(events))),
-        key="autoreset_episode_ends",
-    )
+    with st.expander(f"All {len(events):,} episode ends, and where each one's observations are"):
+        st.dataframe(events, hide_index=True, height=min(420, 38 + 35 * len(events)))
 
 
 # --- 3. The lesson vs the installed gymnasium ----------------------------------------------
@@ -488,12 +485,10 @@ def revealed_sections(settings: AutoresetSettings) -> str | None:
 
     st.header("2. Every episode end, and where to find its observations")
     episode_ends_table(events, mode, settings.steps)
-    # Drawn only while open: it saved about 15% of the page's warm switch (tools.latency).
     ui.code_expander(
         snippet_for(settings),
         "Code: this run as a script you can run",
         name="auto-reset episode ends",
-        lazy=True,
     )
     learning.exercise(
         "autoreset_final_obs",

@@ -199,7 +199,7 @@ def code_expander(
     A plain expander: drawing its script while closed cost no measurable warm page switch time
     on eight pages (tools.latency). ``lazy``: drawn only while open
     (`learning.lazy_expander`), where it did pay (Goal counts: the statistics, about 15-20% of
-    the switch; Auto-reset, about 15%).
+    the switch).
     """
 
     def draw() -> None:
