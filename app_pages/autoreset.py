@@ -64,7 +64,7 @@ PREDICTION = "autoreset_next_step"
 HIGH = {spec.key: spec.high for spec in SPECS if hasattr(spec, "high")}
 
 
-# --- panels/autoreset.py --------------------------------------------------------------------------
+# --- Runs shared by every session; the page's intro, settings and prediction ----------------------
 # The "Auto-reset" page's panels: each section's text, chart and tables, and its runs.
 
 

@@ -114,8 +114,8 @@ settings = frame.resolve(
 )
 
 
-# --- panels/batch_shapes.py -----------------------------------------------------------------------
-# The "Batch shapes" page's panels: settings, the guess, the step buttons and the latest call.
+# --- The settings' controls -----------------------------------------------------------------------
+# The "Batch shapes" page's settings: environment, NUM_ENVS, seed and backend, and the env.
 
 
 def settings_controls(key: Mapping[str, str], settings: BatchSettings, caps: Caps) -> None:
@@ -328,7 +328,7 @@ shown = guess_panel(run, envs, settings.env)
 playing = bool(slot.state.get("playing"))
 
 
-# --- panels/batch_shapes_live.py ------------------------------------------------------------------
+# --- The live view: the latest call, and the calls taken ahead of clicks --------------------------
 # The "Batch shapes" page's live view: the latest call's arrays, infos and robots.
 
 

@@ -32,7 +32,7 @@ def run_all(_by: str):
     return measured.measure(lambda: [run_claim(claim) for claim in CLAIMS], PACKAGES, _by)
 
 
-# --- panels/lesson_vs_today.py ---
+# --- The verdict key, the errata and one claim; then the page ---
 # Drawing blocks of "The lesson vs today's libraries": the verdict key and one claim.
 
 

@@ -72,7 +72,7 @@ def main_guard_demo(_budget: WorkerBudget, _by: str):
     return measured.measure(lambda: run_main_guard_mistake(_budget), PACKAGES, _by)
 
 
-# --- panels/mistakes.py ---------------------------------------------------------------------------
+# --- Drawing the spaces and mistakes 1-4 ----------------------------------------------------------
 # Drawing blocks of the "Shapes, dtypes and common mistakes" page: the spaces, mistakes 1-4.
 
 
@@ -289,7 +289,7 @@ def final_obs_mistake(demo: Demo, gymnasium_version: str) -> None:
     )
 
 
-# --- panels/mistakes_async.py ---------------------------------------------------------------------
+# --- Drawing mistakes 5 and 6; the page's top and its settings ------------------------------------
 # Drawing blocks of the mistakes page's AsyncVectorEnv mistakes (5 and 6), run as files.
 
 

@@ -73,7 +73,7 @@ def ppo_run(num_envs: int, total_timesteps: int, seed: int) -> PPOResult:
         return train_ppo(num_envs, PPO_N_STEPS, total_timesteps, seed, report)
 
 
-# --- panels/sb3.py ---
+# --- What the page draws: SB3's status, the lesson's calls, PPO; then the page ---
 # Drawing blocks of the Stable-Baselines3 page (what the page shows; the page says when).
 
 _AGREE_HELP = "(step, env) pairs where observation, reward and done flag are the same as SB3's."

@@ -71,7 +71,7 @@ def cached_seeding(seed: int) -> SeedingDemo:
     return seeding_demo(seed)
 
 
-# --- panels/training_data.py --------------------------------------------------------------
+# --- The four tabs, one function each; then the page --------------------------------------
 # Streamlit drawing for "From batches to training data": one function per tab.
 
 ROWS_PID = "training_data_rows"

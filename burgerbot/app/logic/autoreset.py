@@ -81,7 +81,7 @@ __all__ = [
 ]
 
 
-# --- views/autoreset.py ---------------------------------------------------------------------------
+# --- Settings: the modes, the URL settings and the run they describe ------------------------------
 # The "Auto-reset" page's settings: the modes, the URL settings and the run they describe.
 
 MODES = ("NEXT_STEP", "SAME_STEP", "DISABLED")
@@ -218,7 +218,7 @@ def run_page_rollout(
     )
 
 
-# --- views/autoreset_prediction.py ----------------------------------------------------------------
+# --- The prediction: what the ending call and the next call return --------------------------------
 # The "Auto-reset" page's prediction: what the ending call and the next call return in NEXT_STEP.
 #
 # The answer is read from a live run: every episode end that has a call after it is sorted into
@@ -362,7 +362,7 @@ def prediction_explanation(calls: EndingCalls, run_mode: str) -> str:
     return text
 
 
-# --- views/autoreset_timeline.py ------------------------------------------------------------------
+# --- The timeline's data: one cell per (step, env) ------------------------------------------------
 # The "Auto-reset" page's timeline data: one cell per (step, env), with its end and reset marks.
 
 READABLE_ENVS = 16
@@ -482,7 +482,7 @@ def timeline_highlight(
     return int(end["env"]), int(end["step"]), int(last)
 
 
-# --- charts/autoreset.py --------------------------------------------------------------------------
+# --- The timeline as a chart ----------------------------------------------------------------------
 # Charts for the "Auto-reset" page: episodes per sub-environment over time.
 
 _SKY_BLUE, _BLUISH_GREEN, _VERMILLION, _REDDISH_PURPLE, _YELLOW, _BLACK = (
@@ -651,7 +651,7 @@ def episode_timeline(
     )
 
 
-# --- views/autoreset_stepper.py -------------------------------------------------------------------
+# --- The stepper: the run, one step() call at a time ----------------------------------------------
 # Auto-reset's stepper: the page's run, one `step()` call at a time.
 #
 # The run is the page's own (``experiments.rollout``, recorded live), so the stepper's call N is
@@ -809,7 +809,7 @@ def stepper_views(run: pd.DataFrame, mode: str, num_envs: int, steps: int) -> li
     return [markdown_html(text) for text in texts]
 
 
-# --- views/autoreset_episodes.py ------------------------------------------------------------------
+# --- Episode ends: every end of a run, and where its observations are -----------------------------
 # The "Auto-reset" page's episode-end table: every end of a run, and where its observations are.
 
 END_CAUSES = ("goal", "hit", "truncated")
@@ -898,7 +898,7 @@ def episode_ends(frame: pd.DataFrame, mode: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(END_COLUMNS))
 
 
-# --- views/autoreset_lesson.py --------------------------------------------------------------------
+# --- The lesson vs the installed gymnasium: one episode end in both -------------------------------
 # The "Auto-reset" page's comparison: one episode end in gymnasium 0.29 and today.
 
 
@@ -1073,7 +1073,7 @@ def lesson_vs_installed(
     return pd.DataFrame(rows, columns=["you look at", "lesson (gymnasium 0.29)", installed])
 
 
-# --- views/autoreset_sentences.py -----------------------------------------------------------------
+# --- Sentences that follow the run: captions, the verdict, the takeaways --------------------------
 # The "Auto-reset" page's sentences that depend on a run: each one follows the numbers given.
 #
 # Pure functions (no Streamlit): the mode captions, the lesson's verdict and the key takeaways.

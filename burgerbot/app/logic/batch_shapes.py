@@ -93,7 +93,7 @@ __all__ = [
 ]
 
 
-# --- views/batch_shapes.py ------------------------------------------------------------------------
+# --- Settings: which env, how many copies, which backend, which seed ------------------------------
 # The "Batch shapes" page's settings: which env, how many copies, which backend, which seed.
 
 PLAY_INTERVAL_SECONDS = 0.5
@@ -271,7 +271,7 @@ def build_vector_env(settings: BatchSettings) -> VectorEnv:
     return SyncVectorEnv(env_fns)
 
 
-# --- views/batch_shapes_run.py --------------------------------------------------------------------
+# --- The live run: reset and step a vector env, keep each call's batches --------------------------
 # The "Batch shapes" page's live run: reset and step a vector env, keep each call's batches.
 
 HISTORY_LENGTH = 50
@@ -445,7 +445,7 @@ def run_calls(settings: BatchSettings, steps: int) -> BatchCall:
         envs.close()
 
 
-# --- views/batch_shapes_tables.py -----------------------------------------------------------------
+# --- Tables: each array a call returned, one row per env, and the spaces --------------------------
 # The "Batch shapes" page's tables: each array a call returned, one row per env, and spaces.
 
 MAX_TABLE_ROWS = 64
@@ -720,7 +720,7 @@ def history_table(run: BatchRun) -> pd.DataFrame:
     return pd.DataFrame(history_rows(run))
 
 
-# --- views/batch_shapes_guess.py ------------------------------------------------------------------
+# --- Predictions (the batch's shape and dtype) and takeaways --------------------------------------
 # The "Batch shapes" page's predictions (the batch's shape and dtype, and why) and takeaways.
 #
 # Each is a multiple-choice question (`learning.prediction`), checked against the live batch: the
@@ -862,7 +862,7 @@ def takeaways(env: str, observations: np.ndarray, single: Space, batched: Space)
     ]
 
 
-# --- views/batch_shapes_live.py -------------------------------------------------------------------
+# --- A call's view as one Markdown body: arrays, infos and robots ---------------------------------
 # The "Batch shapes" live view as one Markdown body: the latest call's arrays, infos and robots.
 #
 # The call's line, its shape summary, the arrays, the infos and the robots' pictures are one
@@ -1003,7 +1003,7 @@ def ended_envs(terminated: np.ndarray, truncated: np.ndarray, limit: int = 10) -
     return ", ".join(str(i) for i in ended[:limit]) + (" …" if len(ended) > limit else "")
 
 
-# --- views/batch_shapes_pictures.py ---------------------------------------------------------------
+# --- Picture data: where the agents stand, and CartPole's poles -----------------------------------
 # The "Batch shapes" page's picture data: where the N agents stand, and CartPole's poles.
 
 MAX_PICTURES = 16
@@ -1134,7 +1134,7 @@ def pole_angles(call: BatchCall, max_rows: int = MAX_TABLE_ROWS) -> pd.DataFrame
     )
 
 
-# --- charts/batch_shapes.py -----------------------------------------------------------------------
+# --- Charts: the robots' cells as a grid, and CartPole's pole angles ------------------------------
 # Charts for the "Batch shapes" page: where the N robots stand, and CartPole's pole angles.
 #
 # Each chart is plain HTML (a CSS grid of cells, or an inline SVG) built from the call's numbers,

@@ -215,8 +215,8 @@ def async_wins(sweep: pd.DataFrame) -> list[int]:
     return [n for n, v in verdicts.items() if v is not None and v[0] == "faster"]
 
 
-# --- charts/sync_vs_async.py ---
-# Charts for the "Sync vs Async" page: env-steps per second, and Async's speed-up over Sync.
+# --- Charts: env-steps per second, and Async's speed-up over Sync ----------------------------
+# Charts for the "Cost sweeps" page: env-steps per second, and Async's speed-up over Sync.
 
 BACKEND_SHAPES = dict(zip(BACKEND_COLOURS, SHAPES, strict=False))
 """Each backend's marker shape, so the lines differ by more than colour."""

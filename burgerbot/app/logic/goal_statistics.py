@@ -74,7 +74,7 @@ __all__ = [
 ]
 
 
-# --- views/goal_statistics.py --------------------------------------------------------------------
+# --- The sweep: its settings, its caps and running it --------------------------------------------
 # The "Goal statistics" page's sweep: its settings, its caps and running it.
 
 DEFAULT_NUM_ENVS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
@@ -302,8 +302,8 @@ def run_sweep(settings: ScalingSettings, progress: Progress | None = None) -> Sw
     return SweepResult(settings, frame, time.perf_counter() - start)
 
 
-# --- views/goal_scaling_expectations.py ----------------------------------------------------------
-# The "Goal scaling" page's predictions: the goal rate measured live and the goals to expect.
+# --- Expectations: the goal rate measured live and the goals to expect ---------------------------
+# The "Goal statistics" page's predictions: the goal rate measured live and the goals to expect.
 #
 # A random BurgerBot reaches the goal so rarely that a short run usually shows none, whatever
 # NUM_ENVS is. Expected goals and the chance of none come, exactly, from
@@ -464,8 +464,8 @@ def try_this(
     return replace(trial, seeds=int(min(fit, max_seeds, caps.max_seeds)))
 
 
-# --- views/goal_scaling_summary.py ---------------------------------------------------------------
-# The "Goal scaling" page's reading of a sweep: summaries, the verdict, chart data and CSV.
+# --- A sweep's summary: the verdict, chart data and CSV ------------------------------------------
+# The "Goal statistics" page's reading of a sweep: summaries, the verdict, chart data and CSV.
 
 
 def summarise(frame: pd.DataFrame) -> pd.DataFrame:
@@ -588,8 +588,8 @@ def to_csv(frame: pd.DataFrame) -> str:
     return frame.to_csv(index=False, float_format="%.6g")
 
 
-# --- views/goal_scaling_reading.py ---------------------------------------------------------------
-# The "Goal scaling" page's sentences about a sweep, each read off the data (both ways).
+# --- Sentences about a sweep, each read off the data ---------------------------------------------
+# The "Goal statistics" page's sentences about a sweep, each read off the data (both ways).
 #
 # A sweep's summary (`summarise`) gives every NUM_ENVS a mean with a 95%
 # interval, for goals and for finished episodes. Two NUM_ENVS "clearly differ" when their
@@ -779,8 +779,8 @@ def rate_reading(frame: pd.DataFrame) -> str | None:
     )
 
 
-# --- charts/goal_scaling.py ----------------------------------------------------------------------
-# Charts for the "Goal scaling" page: goals and finished episodes against NUM_ENVS.
+# --- Charts: goals and finished episodes against NUM_ENVS ----------------------------------------
+# Charts for the "Goal statistics" page: goals and finished episodes against NUM_ENVS.
 
 METRIC_TITLES = {
     "goals": "Goals reached per run",
@@ -915,8 +915,8 @@ def scaling_panel(points: pd.DataFrame, bands: pd.DataFrame, metric: str) -> alt
     return _panel(points, bands, metric, x_values, log_y)
 
 
-# --- views/goal_scaling_agreement.py -------------------------------------------------------------
-# The "Goal scaling" page's check that Sync and native count exactly the same goals.
+# --- The check that Sync and native count the same goals -----------------------------------------
+# The "Goal statistics" page's check that Sync and native count exactly the same goals.
 
 # The Sync/native check runs both backends on the learner's small NUM_ENVS values, long
 # enough that a few goals happen (about 4 expected for NUM_ENVS 1, 2, 4, 8): a few seconds.

@@ -1,6 +1,6 @@
 """The mistakes page's Streamlit-free logic: the spaces table, its sentences, the mistakes' runs.
 
-Sections, one per former module: the settings and mistakes 1-4 (run inside this process), how
+Its sections, in order: the settings and mistakes 1-4 (run inside this process), how
 spaces batch (the spaces table), the sentences computed from its rows, running a script as a
 file, and the AsyncVectorEnv mistakes 5 and 6 (run as files).
 """
@@ -85,7 +85,7 @@ __all__ = [
 ]
 
 
-# --- views/mistakes.py ----------------------------------------------------------------------------
+# --- Settings and mistakes 1-4, run inside this process -------------------------------------------
 # Common vector-env mistakes, each a script run live on the installed gymnasium and numpy.
 #
 # Mistakes 1-4 are the scripts in ``burgerbot.app.scripts.mistakes``, executed exactly as the
@@ -323,7 +323,7 @@ SYNC_MISTAKES: dict[str, Callable[[int], Demo]] = {
 """The mistakes that run inside this process in milliseconds (1-4), by key."""
 
 
-# --- views/mistakes_spaces.py ---------------------------------------------------------------------
+# --- How spaces batch: the spaces table -----------------------------------------------------------
 # How spaces batch: ``batch_space`` checked against real vector envs, for the mistakes page.
 
 
@@ -490,7 +490,7 @@ def spaces_frame(rows: Sequence[SpaceRow]) -> pd.DataFrame:
     )
 
 
-# --- views/mistakes_sentences.py ------------------------------------------------------------------
+# --- Sentences about batches, from the spaces table's rows ----------------------------------------
 # The mistakes page's sentences about batches, each computed from the spaces table's live rows.
 #
 # Nothing here states a shape or a dtype it did not read from a row: when the installed
@@ -603,7 +603,7 @@ def takeaways(demos: Mapping[str, Demo]) -> list[str]:
     ]
 
 
-# --- views/mistakes_files.py ----------------------------------------------------------------------
+# --- Running a script as a file, as a learner does ------------------------------------------------
 # Run a script of the mistakes page as a learner does: saved to a file, ``python script.py``.
 #
 # The AsyncVectorEnv scripts (mistakes 5 and 6) behave differently when run from a file than
@@ -743,7 +743,7 @@ def run_as_file(code: str, name: str = "script.py", timeout: float = 120.0) -> S
     )
 
 
-# --- views/mistakes_workers.py --------------------------------------------------------------------
+# --- Mistakes 5 and 6: AsyncVectorEnv worker processes, run live ----------------------------------
 # Mistakes 5 and 6 of the mistakes page: AsyncVectorEnv worker processes, run live.
 #
 # Mistake 5: an AsyncVectorEnv that is not closed after an error. Each script runs twice: as a

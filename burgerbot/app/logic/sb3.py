@@ -167,7 +167,7 @@ def invalid_calls(num_envs: int = 4) -> dict[str, ScriptRun]:
     }
 
 
-# --- views/sb3_api.py ---
+# --- The two vector-env APIs, measured live ---
 # The two vector-env APIs side by side: Gymnasium's and SB3's answers, measured live.
 
 
@@ -330,7 +330,7 @@ def api_markdown(rows: Sequence[ApiRow]) -> str:
     return "\n".join(lines)
 
 
-# --- views/sb3_side_by_side.py ---
+# --- The same random actions through SB3 and Gymnasium ---
 # The same random actions through SB3's DummyVecEnv and Gymnasium's SyncVectorEnv modes.
 
 SB3 = "SB3 DummyVecEnv"
@@ -505,7 +505,7 @@ def around_first_end(
     return step, env, tables
 
 
-# --- views/sb3_training.py ---
+# --- A short PPO run on BurgerBot ---
 # A short PPO run of Stable-Baselines3 on BurgerBot, with progress and its episodes.
 
 
@@ -624,7 +624,7 @@ def train_ppo(
     )
 
 
-# --- charts/why_batches.py: the chart of a PPO run's episodes (the only one this page draws) ---
+# --- The chart of a PPO run's episodes (the only one this page draws) ---
 
 _ORANGE, _SKY, _GREEN, _BLUE, _VERMILLION, _PURPLE, _YELLOW, _BLACK = OKABE_ITO
 
@@ -661,7 +661,7 @@ def ppo_episode_chart(episodes: pd.DataFrame, window: int = 20) -> alt.LayerChar
     return alt.layer(dots, line).properties(height=280)
 
 
-# --- views/sb3_learning.py ---
+# --- The prediction, the verdicts and the takeaways ---
 # The SB3 page's prediction, its verdict sentences and its takeaways, computed from its runs.
 
 ACCEPTS_OPTIONS = ("Yes: PPO builds a model on it", "No: PPO stops with an error")

@@ -82,7 +82,7 @@ __all__ = [
 ]
 
 
-# --- views/training_data.py ------------------------------------------------------------------
+# --- Settings and the live run ---------------------------------------------------------------
 # The "From batches to training data" page: its settings, its live run, what it says of it.
 
 MODES = ("NEXT_STEP", "SAME_STEP")
@@ -361,7 +361,7 @@ def _seeding_takeaway(seeding: Any) -> str:
     )
 
 
-# --- views/training_data_tables.py -----------------------------------------------------------
+# --- Tables: (steps x envs) grids and long-form rows -----------------------------------------
 # The "From batches to training data" page's tables: (steps x envs) grids and long-form rows.
 #
 # Each grid comes as two frames of the same shape: the text of every cell and its kind
@@ -504,7 +504,7 @@ def target_points(run: TrainingRun) -> pd.DataFrame:
     return points.round({"target": 4})
 
 
-# --- charts/training_data.py -----------------------------------------------------------------
+# --- The chart: the batch's TD targets without and with the mask -----------------------------
 # The "From batches to training data" chart: the batch's TD targets without and with the mask.
 
 ROW_KINDS = ("real transition", "reset row (not a transition)")
@@ -553,7 +553,7 @@ def targets_chart(counts: pd.DataFrame) -> alt.Chart:
     )
 
 
-# --- views/training_data_endings.py ----------------------------------------------------------
+# --- Termination vs truncation: the right target at each episode end -------------------------
 # Termination vs truncation on the "From batches to training data" page, from the live buffer.
 #
 # For every row that ends an episode: where its final observation is, the right TD target and
@@ -663,7 +663,7 @@ def endings_sentence(run: TrainingRun, result: Endings) -> str:
     return " ".join(parts)
 
 
-# --- views/training_data_seeding.py ----------------------------------------------------------
+# --- Seeding sub-environments, run live ------------------------------------------------------
 # Seeding sub-environments, run live: what ``envs.reset(seed=...)`` and the factories' seeds do.
 #
 # CartPole-v1 draws its start state from its seed, so it shows env seeding; BurgerBot draws

@@ -369,7 +369,7 @@ def final_obs_fixed_next_step(num_envs: int) -> str:
     return _with_n(code.replace("__BODY__", _FINAL_OBS_NEXT_STEP_BODY), num_envs)
 
 
-# --- scripts/mistakes_async.py --------------------------------------------------------------------
+# --- Mistakes 5 and 6: the AsyncVectorEnv scripts -------------------------------------------------
 # The AsyncVectorEnv scripts of the mistakes page (mistakes 5 and 6), as a learner runs them.
 #
 # Each one starts its workers with ``context="spawn"`` (the default start method on macOS and
