@@ -317,8 +317,13 @@ def episode_ends_table(events: pd.DataFrame, mode: str, steps: int) -> None:
         + ". "
         + _WHERE[mode]
     )
-    with st.expander(f"All {len(events):,} episode ends, and where each one's observations are"):
-        st.dataframe(events, hide_index=True, height=min(420, 38 + 35 * len(events)))
+    # Drawn only while open: a closed expander's dataframe still costs the browser about 40 ms
+    # on every visit, about 10% of the page's warm switch (tools.latency).
+    learning.lazy_expander(
+        f"All {len(events):,} episode ends, and where each one's observations are",
+        lambda: st.dataframe(events, hide_index=True, height=min(420, 38 + 35 * len(events))),
+        key="autoreset_episode_ends",
+    )
 
 
 # --- 3. The lesson vs the installed gymnasium ----------------------------------------------
