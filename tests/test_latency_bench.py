@@ -87,6 +87,8 @@ def _result() -> dict:
                     "ratio": 6.0,
                     "run_finished_s": 0.41,
                     "first_switch_s": 2.5,
+                    "answered_seconds": 0.84,
+                    "answered_ratio": 8.0,
                 },
             ],
         },
@@ -106,9 +108,9 @@ def test_the_table_shows_every_figure_with_its_ratio():
     assert "Auto-reset: step: no button" in lines
     assert "floor: the trivial app's click -> rerun finished and drawn, p50 0.105 s" in lines
     home = next(line for line in lines if line.startswith("Home: the speed problem"))
-    assert home.split()[-4:] == ["0.420", "4.0", "-", "-"]
+    assert home.split()[-6:] == ["0.420", "4.0", "-", "-", "-", "-"]
     batch_switch = next(line for line in lines if line.startswith("Batch shapes  "))
-    assert batch_switch.split()[-4:] == ["0.630", "6.0", "0.410", "2.50"]
+    assert batch_switch.split()[-6:] == ["0.630", "6.0", "0.410", "2.50", "0.840", "8.0"]
     # Columns line up: every row of a table is as wide as its header's rule.
     rule = next(line for line in lines if line.startswith("------"))
     assert all(len(line) == len(rule) for line in (trivial, batch, autoreset))
@@ -262,13 +264,18 @@ def test_a_quick_run_reports_every_figure_and_leaves_nothing_behind():
 
     switch = result["warm_switch"]
     assert switch["floor_s"] > 0
-    # The switches' floor: one trivial-app click right before each warm switch.
-    assert switch["floor_clicks"] == switch["rounds"] * len(app_pages())
+    # The switches' floor: one trivial-app click right before each warm switch (two visitors).
+    assert switch["floor_clicks"] == 2 * switch["rounds"] * len(app_pages())
     assert [page["title"] for page in switch["pages"]] == [title for _, title in app_pages()]
     for page in switch["pages"]:
         assert page["seconds"] > 0 and page["ratio"] > 0 and page["first_switch_s"] > 0, page
         # Drawn comes after the run finished (the same switches, two moments of each).
         assert page["seconds"] >= page["run_finished_s"] > 0, page
+        # The second visitor sees each page with its predictions answered, results shown.
+        assert page["answered_seconds"] > 0 and page["answered_ratio"] > 0, page
+        assert page["skips_left"] == 0, page
+    skipped = {page["page"]: page["predictions_skipped"] for page in switch["pages"]}
+    assert skipped["mistakes"] >= 1 and skipped["training_data"] >= 1, skipped
     assert result["exceptions"] == [], result["exceptions"]
     assert result["page_errors"] == [], result["page_errors"]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.browser_runs import launch_chromium
-from tools.latency.browser import Tab, Timing, new_context
+from tools.latency.browser import SKIP_KEYS_JS, Tab, Timing, new_context
 from tools.latency.stats import percentile, ratio, summarize
 from tools.latency.trivial_app import BUTTON_KEY, counter_text
 from tools.streamlit_server import ROOT
@@ -178,12 +178,16 @@ class _Bench:
                 self.exceptions.append(note)
                 self.options.log(f"  ! exception shown: {note}")
 
-    def switch(self, path: str, title: str, shown: str | None) -> tuple[Timing, str]:
-        """Click the sidebar link to a page; time until its run finished with its title, and
-        until the page had drawn it (``Timing.drawn_ms``). Returns the title shown."""
-        timing = self.app.timed(self.app.sidebar_link(title), title=shown, drawn=True)
-        self.check_exceptions(self.app)
-        return timing, self.app.title()
+    def switch(
+        self, path: str, title: str, shown: str | None, tab: Tab | None = None
+    ) -> tuple[Timing, str]:
+        """Click the sidebar link to a page (in ``tab``, by default the app's tab); time until
+        its run finished with its title, and until the page had drawn it
+        (``Timing.drawn_ms``). Returns the title shown."""
+        tab = tab or self.app
+        timing = tab.timed(tab.sidebar_link(title), title=shown, drawn=True)
+        self.check_exceptions(tab)
+        return timing, tab.title()
 
 
 SERVER_NAMES = ("trivial", "app")
@@ -286,27 +290,42 @@ def _measure(
         result["step_click"][AUTORESET_PAGE] = autoreset_entry
 
     # The first switch to each page fills its caches (Batch shapes and Auto-reset were open
-    # already); only the switches after it count as warm.
-    log("Switching to every page once ...")
+    # already); only the switches after it count as warm. A second visitor (a tab of its own)
+    # then skips each page's predictions: a learner who answered them comes back to the page
+    # with its results shown, which is more to draw.
+    answered_tab = Tab(new_context(browser), app_server.base_url)
+    answered_tab.goto("")
+    log("Switching to every page once; the second visitor skips its predictions ...")
     shown: dict[str, str] = {}
     first_switch: dict[str, float] = {}
+    skipped: dict[str, int] = {}
     for path, title in pages:
         timing, shown[path] = bench.switch(path, title, None)
         seconds = timing.drawn_ms / 1000
         first_switch[path] = round(seconds, 2)
-        log(f"  {title}: {seconds:.2f} s")
-    log(f"Warm switches, {options.switch_rounds} round(s) over {len(pages)} pages ...")
+        bench.switch(path, title, None, answered_tab)
+        skipped[path] = answered_tab.skip_predictions()
+        bench.check_exceptions(answered_tab)
+        log(f"  {title}: {seconds:.2f} s; {skipped[path]} prediction(s) skipped")
+    log(f"Warm switches, {options.switch_rounds} round(s) over {len(pages)} pages, two visitors")
     warm: dict[str, list[Timing]] = {path: [] for path, _ in pages}
+    answered: dict[str, list[Timing]] = {path: [] for path, _ in pages}
+    skips_left: dict[str, int] = {}
     floor_ms: list[float] = []
     for _ in range(options.switch_rounds):
         for path, title in pages:
             # The floor, the trivial app's click until its rerun finished and was drawn (timed
             # as a switch is), is taken right before each switch: both see the same load.
-            floor_ms.append(bench.click_trivial(drawn=True).drawn_ms)
-            timing, _ = bench.switch(path, title, shown[path] or None)
-            warm[path].append(timing)
+            for tab, times in ((app_tab, warm), (answered_tab, answered)):
+                floor_ms.append(bench.click_trivial(drawn=True).drawn_ms)
+                timing, _ = bench.switch(path, title, shown[path] or None, tab)
+                times[path].append(timing)
+            skips_left[path] = len(answered_tab.page.evaluate(SKIP_KEYS_JS))
     floor_s = round(percentile(floor_ms, 50) / 1000, 3)
     median = {path: percentile([t.drawn_ms for t in ts], 50) / 1000 for path, ts in warm.items()}
+    answered_median = {
+        path: percentile([t.drawn_ms for t in ts], 50) / 1000 for path, ts in answered.items()
+    }
     finished = {
         path: percentile([t.settled_ms for t in ts], 50) / 1000 for path, ts in warm.items()
     }
@@ -322,9 +341,13 @@ def _measure(
                 "ratio": ratio(median[path], floor_s),
                 "run_finished_s": round(finished[path], 3),
                 "first_switch_s": first_switch[path],
+                "answered_seconds": round(answered_median[path], 3),
+                "answered_ratio": ratio(answered_median[path], floor_s),
+                "predictions_skipped": skipped[path],
+                "skips_left": skips_left[path],
             }
             for path, title in pages
         ],
     }
     result["exceptions"] = bench.exceptions
-    result["page_errors"] = trivial_tab.errors + app_tab.errors
+    result["page_errors"] = trivial_tab.errors + app_tab.errors + answered_tab.errors

@@ -81,6 +81,14 @@ WATCH_RESULT_JS = """
          settledAt: window.__benchW.settledAt, runs: window.__stRuns })
 """
 
+# The keys of the prediction skip buttons on the page (`learning.revealed`: key ``<id>_skip``).
+SKIP_KEYS_JS = """
+() => [...document.querySelectorAll('[data-testid="stMain"] [class*="st-key-"]')]
+  .flatMap((e) => [...e.classList])
+  .filter((c) => c.startsWith("st-key-") && c.endsWith("_skip"))
+  .map((c) => c.slice("st-key-".length))
+"""
+
 QUIET_MS = 300
 """The page counts as drawn once no long task has begun for this long after the run finished
 (or after the last long task that followed it): a Time-to-Interactive-like quiet window,
@@ -162,6 +170,19 @@ class Tab:
 
     def has_widget(self, key: str) -> bool:
         return self.widget(key).count() > 0
+
+    def skip_predictions(self, limit: int = 10) -> int:
+        """Press every "Skip, show me" on the page (a prediction's skip button: its key ends
+        in ``_skip``), one at a time as a learner would, each until its run is drawn; returns
+        how many. A page is then as a learner sees it once its questions are answered."""
+        pressed = 0
+        while pressed < limit:
+            keys = self.page.evaluate(SKIP_KEYS_JS)
+            if not keys:
+                break
+            self.timed(self.widget(keys[0]).locator("button"), drawn=True)
+            pressed += 1
+        return pressed
 
     def sidebar_link(self, title: str) -> Any:
         """The sidebar's link to the page listed under ``title`` (text: icon, then title)."""

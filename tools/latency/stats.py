@@ -132,7 +132,9 @@ def format_table(result: Mapping[str, Any]) -> str:
     lines += [
         "",
         "Warm page switch (click on the sidebar link -> run finished, title shown, and drawn: "
-        f"no long task for {QUIET_MS} ms after it; median of {switch.get('rounds', 1)} round(s))",
+        f"no long task for {QUIET_MS} ms after it; median of {switch.get('rounds', 1)} round(s)); "
+        "answered: the same switches by a second visitor, who skipped each page's predictions "
+        "and so sees its results",
         "floor: the trivial app's click -> rerun finished and drawn, p50 "
         + _cell(switch["floor_s"], ".3f")
         + " s"
@@ -149,10 +151,23 @@ def format_table(result: Mapping[str, Any]) -> str:
             _cell(p["ratio"], ".1f"),
             _cell(p.get("run_finished_s"), ".3f"),
             _cell(p.get("first_switch_s"), ".2f"),
+            _cell(p.get("answered_seconds"), ".3f"),
+            _cell(p.get("answered_ratio"), ".1f"),
         ]
         for p in switch["pages"]
     ]
-    lines += _grid(["page", "seconds", "x floor", "run finished s", "first switch s"], rows)
+    lines += _grid(
+        [
+            "page",
+            "seconds",
+            "x floor",
+            "run finished s",
+            "first switch s",
+            "answered s",
+            "answered x floor",
+        ],
+        rows,
+    )
     if result.get("exceptions"):
         lines += ["", "Exceptions shown by the app:", *result["exceptions"]]
     return "\n".join(lines)
