@@ -536,7 +536,6 @@ ui.code_expander(
     snippet_for(settings),
     label="Code: this sweep as a script you can run",
     name="the goal-scaling sweep",
-    lazy=True,
 )
 st.caption(
     "The sweep script prints one line per NUM_ENVS and seed: the same numbers as the page's "

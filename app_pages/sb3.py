@@ -210,11 +210,8 @@ def how_sb3_vectorises() -> None:
 - Even one env is wrapped in a `DummyVecEnv`: SB3's algorithms only ever see vector envs.
 """
     )
-    learning.lazy_expander(
-        "Code: make_vec_env and PPO, as a whole script",
-        lambda: learning.script_block(snippets.make_vec_env_script(4), name="make_vec_env and PPO"),
-        icon="🐍",
-    )
+    with st.expander("Code: make_vec_env and PPO, as a whole script", icon="🐍"):
+        learning.script_block(snippets.make_vec_env_script(4), name="make_vec_env and PPO")
 
 
 def agreement(result: SideBySide) -> None:
@@ -243,10 +240,7 @@ def show_around_first_end(
         # scrolls inside its own box on a phone (a Markdown table of arrays spilled over).
         st.table(table.set_index(table.columns[0]))
 
-    ui.lazy_tabs(
-        "sb3_first_end",
-        [(library, partial(draw, library, table)) for library, table in tables.items()],
-    )
+    ui.tabs([(library, partial(draw, library, table)) for library, table in tables.items()])
     if not have_sb3:
         st.caption(
             "With stable-baselines3 installed, a third tab shows SB3's `DummyVecEnv` "
@@ -452,9 +446,8 @@ else:
                 name="SB3 and Gymnasium side by side",
             )
 
-        learning.lazy_expander(
-            "Code: this comparison as a script you can run", comparison_script, icon="🐍"
-        )
+        with st.expander("Code: this comparison as a script you can run", icon="🐍"):
+            comparison_script()
 
     # --- 3. Train PPO ----------------------------------------------------------------------------
     st.header("3. Train PPO on BurgerBot")
@@ -496,14 +489,11 @@ else:
                 st.error(f"Training failed: {type(error).__name__}: {error}")
         if settings in started:
             ppo_outcome(ppo_run(*settings))
-    learning.lazy_expander(
-        "Code: this training run as a script you can run",
-        lambda: learning.script_block(
+    with st.expander("Code: this training run as a script you can run", icon="🐍"):
+        learning.script_block(
             snippets.ppo_training_script(ppo_envs, PPO_N_STEPS, ppo_steps, seed),
             name="PPO on BurgerBot",
-        ),
-        icon="🐍",
-    )
+        )
 
 side_output = None if have_sb3 else recorded_output(recording, "sb3.side_by_side")
 frame.takeaways(

@@ -119,10 +119,8 @@ def buffer_tab(run: TrainingRun) -> None:
         st.error("The rows that fail the world's rules fit none of the options: please report.")
     else:
         learning.check(ROWS_PID, truth, rows_explanation(run))
-    learning.lazy_expander(
-        "Every row in detail (obs, action, flags, final obs, world check)",
-        lambda: st.dataframe(row_details(run), hide_index=True, width="stretch"),
-    )
+    with st.expander("Every row in detail (obs, action, flags, final obs, world check)"):
+        st.dataframe(row_details(run), hide_index=True, width="stretch")
     ui.code_expander(
         buffer_script(run.settings),
         "Code: this buffer and its mask as a script",
@@ -173,7 +171,8 @@ def targets_tab(run: TrainingRun) -> None:
         counts = target_counts(target_points(run))
         learning.chart_with_table(learning.chart_spec(targets_chart, counts), counts)
 
-    learning.lazy_expander("Chart: the targets as points", targets_as_points, icon="📈")
+    with st.expander("Chart: the targets as points", icon="📈"):
+        targets_as_points()
     ui.code_expander(
         targets_script(run.settings),
         "Code: these TD targets as a script",

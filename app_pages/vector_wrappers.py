@@ -351,10 +351,8 @@ if shown:
         )
     versions = ", ".join(f"{name} {version}" for name, version in running_versions().items())
     st.caption(f"Computed live on this server just now with {versions}.")
-    learning.lazy_expander(
-        'What "matches" means for each wrapper',
-        lambda: st.markdown("\n".join(f"- **{k}**: {v}." for k, v in RIGHT_MEANS.items())),
-    )
+    with st.expander('What "matches" means for each wrapper'):
+        st.markdown("\n".join(f"- **{k}**: {v}." for k, v in RIGHT_MEANS.items()))
 ui.code_expander(
     table_script(
         settings.backend, settings.num_envs, min(settings.steps, TABLE_CALLS), settings.seed

@@ -491,12 +491,3 @@ def across_tabs(app: AppTest, what: Callable[[AppTest], Any]) -> list[Any]:
 def tabs_text(app: AppTest, kind: str) -> str:
     """The values of every ``kind`` element ("error", "code", ...) of every lazy tab."""
     return "\n".join(across_tabs(app, lambda view: texts(getattr(view, kind))))
-
-
-def each_tab(app: AppTest, key: str):
-    """Yield ``(label, app)`` with each tab of the lazy tabs ``key`` open in turn; the first
-    tab is open again at the end."""
-    labels = lazy_tab_sets(app)[key]
-    for label in labels:
-        yield label, open_tab(app, key, label)
-    open_tab(app, key, labels[0])

@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 from page_apptest import (
-    each_tab,
     open_app_page,
     open_expanders,
     setting_notes,
@@ -49,7 +48,6 @@ PAGE_FILE = "app_pages/sb3.py"
 KEY = {name: f"sb3_{name}" for name in ("n", "steps", "seed", "ppo_envs", "ppo_steps")}
 TRAIN = "sb3_train"
 RECORDING = sb3_recording.load()
-FIRST_END = "tabs_sb3_first_end"
 
 
 @pytest.fixture
@@ -71,10 +69,19 @@ def open_page(query: dict[str, str] | None = None, skip: bool = True) -> AppTest
     return app
 
 
-def first_end_table(app: AppTest) -> Any:
-    """The table the open tab shows around the first episode end (only that tab is drawn)."""
-    (table,) = [t.value.reset_index() for t in app.table if "last obs" in t.value.columns]
+def first_end_table(tab: Any) -> Any:
+    """The table a tab shows around the first episode end."""
+    (table,) = [t.value.reset_index() for t in tab.table if "last obs" in t.value.columns]
     return table.astype(str)
+
+
+def first_end_tables(app: AppTest) -> dict[str, Any]:
+    """Each library's tab around the first episode end: its label and its table."""
+    return {
+        tab.label: first_end_table(tab)
+        for tab in app.tabs
+        if any("last obs" in t.value.columns for t in tab.table)
+    }
 
 
 def metrics(app: AppTest) -> dict[str, str]:
@@ -93,7 +100,7 @@ def test_without_sb3_the_page_explains_and_runs_the_gymnasium_side(without_sb3):
     assert api_markdown(rows) in texts(app.markdown)
     assert any(row.gymnasium_live for row in rows)
     assert not any(row.sb3_live for row in rows)
-    tables = [first_end_table(view) for _, view in each_tab(app, FIRST_END)]
+    tables = list(first_end_tables(app).values())
     assert len(tables) == 2  # SAME_STEP and NEXT_STEP, no SB3 table
     assert "reset: action ignored" in tables[1]["note"].tolist()
     codes = tabs_text(app, "code")  # the lesson's calls, a tab each
@@ -171,7 +178,7 @@ def test_with_sb3_everything_runs_live_and_ppo_trains(sb3):
     assert result.agree[GYM_SAME_STEP] == result.pairs == 120  # SB3 resets like SAME_STEP
     assert result.agree[GYM_NEXT_STEP] < result.pairs
     assert agreement_sentence(result) in markdown
-    tables = {label: first_end_table(view) for label, view in each_tab(app, FIRST_END)}
+    tables = first_end_tables(app)
     assert len(tables) == 3 and len(tables["SB3 DummyVecEnv"]) > 0  # a tab per library
     errors, codes = tabs_text(app, "error"), tabs_text(app, "code")
     calls = invalid_calls(4)
