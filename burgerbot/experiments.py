@@ -43,7 +43,6 @@ EVENTS = ("move", "turn_or_stop", "hit", "goal", "truncated", "reset")
 """What a step did to one sub-environment (the categories of `rollout`'s ``event`` column)."""
 
 
-_OBS_COLUMNS = ("row", "col", "heading", "sensor")
 # Chunks of actions stay below about 8 MB however many envs there are.
 _MAX_CHUNK_VALUES = 1_000_000
 
@@ -218,7 +217,7 @@ def rollout(
         "env": np.tile(np.arange(num_envs, dtype=np.int64), steps),
         "action": actions.ravel(),
     }
-    for k, name in enumerate(_OBS_COLUMNS):
+    for k, name in enumerate(world.OBSERVATION_FIELDS):
         columns[name] = observations[..., k].ravel()
     columns |= {
         "reward": rewards.ravel(),
@@ -230,7 +229,7 @@ def rollout(
         "manual_reset": manual_reset.ravel(),
     }
     missing = ~ended.ravel()
-    for k, name in enumerate(_OBS_COLUMNS):
+    for k, name in enumerate(world.OBSERVATION_FIELDS):
         columns[f"final_{name}"] = pd.arrays.IntegerArray(final[..., k].ravel(), missing)
     return pd.DataFrame(columns)
 

@@ -15,9 +15,11 @@ __all__ = [
     "NUM_ACTIONS",
     "NUM_HEADINGS",
     "NUM_STATES",
+    "OBSERVATION_FIELDS",
     "OBSTACLES",
     "START",
     "START_HEADING",
+    "START_OBSERVATION",
     "STOP",
     "TURN_LEFT",
     "TURN_RIGHT",
@@ -102,9 +104,18 @@ def sensor(row: int, col: int, heading: int) -> int:
     return 2
 
 
+OBSERVATION_FIELDS = ("row", "col", "heading", "sensor")
+"""What the four numbers of an observation are, in order (the column names of tables of
+observations)."""
+
+
 def observe(row: int, col: int, heading: int) -> tuple[int, int, int, int]:
     """The observation `[row, col, heading, sensor]` of a robot state."""
     return (row, col, heading, sensor(row, col, heading))
+
+
+START_OBSERVATION = observe(*START, START_HEADING)
+"""Every episode's first observation: `(0, 0, 1, 1)`."""
 
 
 class Outcome(NamedTuple):

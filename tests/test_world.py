@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from burgerbot import world
+from burgerbot.env import BurgerBotEnv
 
 N, E, S, W = 0, 1, 2, 3
 FWD, LEFT, RIGHT, STOP = 0, 1, 2, 3
@@ -48,6 +49,16 @@ SENSOR_CASES = [
     ((4, 4, E), 0),  # obstacle (4,5) adjacent
     ((2, 2, S), 2),  # (3,2) (4,2) (5,2) (6,2): 4 cells
 ]
+
+
+def test_start_observation_is_what_reset_returns():
+    # The rules file: at (0, 0) facing east, two clear cells, then the obstacle at (0, 3).
+    assert world.START_OBSERVATION == (0, 0, E, 1)
+    obs, _ = BurgerBotEnv().reset(seed=0)
+    assert tuple(int(v) for v in obs) == world.START_OBSERVATION
+    assert all(type(v) is int for v in world.START_OBSERVATION)
+    assert world.OBSERVATION_FIELDS == ("row", "col", "heading", "sensor")
+    assert len(world.OBSERVATION_FIELDS) == BurgerBotEnv().observation_space.shape[0]
 
 
 @pytest.mark.parametrize(("state", "level"), SENSOR_CASES)

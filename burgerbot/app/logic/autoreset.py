@@ -96,10 +96,10 @@ BACKEND_CHOICES = ("sync", "native")
 MAX_TIMELINE_ENVS = 64
 """Local cap (not in CAPS): one timeline row per env stops being readable long before this."""
 
-START_OBS = tuple(int(v) for v in world.observe(*world.START, world.START_HEADING))
+START_OBS = world.START_OBSERVATION
 """Every BurgerBot episode starts with this observation: [0, 0, 1, 1]."""
 
-OBS_COLUMNS = ("row", "col", "heading", "sensor")
+OBS_COLUMNS = world.OBSERVATION_FIELDS
 """A ``rollout`` frame's observation columns, in observation order."""
 
 FINAL_COLUMNS = tuple(f"final_{name}" for name in OBS_COLUMNS)
@@ -664,9 +664,6 @@ MAX_STEPPER_ENVS = 16
 STEPPER_MAX_ROWS = 1_600
 """Table rows the stepper sends the browser at most, over all its calls (about 0.5 MB)."""
 
-_OBS = ("row", "col", "heading", "sensor")
-_FINAL = tuple(f"final_{name}" for name in _OBS)
-
 
 def call_title(step: int) -> str:
     """The stepper's heading for call ``step`` (0: right after the reset).
@@ -684,7 +681,7 @@ _HIT_WORDS = {"edge": "drove into the grid's edge", "obstacle": "hit an obstacle
 
 def _hit_by(row: pd.Series) -> str | None:
     """What a hitting robot drove into, from its final observation (a hit does not move it)."""
-    return world.blocked_by(*(int(row[name]) for name in _FINAL[:3]))
+    return world.blocked_by(*(int(row[name]) for name in FINAL_COLUMNS[:3]))
 
 
 def _happened(row: pd.Series, mode: str) -> str:
@@ -698,7 +695,7 @@ def _happened(row: pd.Series, mode: str) -> str:
         ended = "cut off by the step limit"
     if ended is None:
         return "moved" if event == "move" else "turned or stopped"
-    final = obs_text(row[list(_FINAL)])
+    final = obs_text(row[list(FINAL_COLUMNS)])
     if mode == "SAME_STEP":
         return (
             f"**{ended}: episode ends, and restarts in this call**: `obs` is already the new "
@@ -729,7 +726,7 @@ def _table(rows: pd.DataFrame, mode: str, max_envs: int) -> tuple[pd.DataFrame, 
         {
             "env": shown["env"].to_numpy(),
             "action": shown["action"].to_numpy(),
-            "obs": [obs_text(values) for values in shown[list(_OBS)].to_numpy()],
+            "obs": [obs_text(values) for values in shown[list(OBS_COLUMNS)].to_numpy()],
             "reward": [f"{r:g}" for r in shown["reward"]],
             "terminated": shown["terminated"].to_numpy(),
             "truncated": shown["truncated"].to_numpy(),

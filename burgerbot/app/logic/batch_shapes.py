@@ -122,7 +122,7 @@ class EnvChoice:
 ENVS: dict[str, EnvChoice] = {
     "BurgerBot": EnvChoice(
         "BurgerBot",
-        ("row", "col", "heading", "sensor"),
+        world.OBSERVATION_FIELDS,
         scalar_observation=False,
         native_class="BurgerBotVectorEnv",
         about=(

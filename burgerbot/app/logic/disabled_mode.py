@@ -41,7 +41,7 @@ SPECS = (
     IntSetting("seed", "Seed", 0, 0, MAX_SEED),
 )
 
-START_OBS = tuple(int(v) for v in world.observe(*world.START, world.START_HEADING))
+START_OBS = world.START_OBSERVATION
 """Every BurgerBot episode starts with this observation: [0, 0, 1, 1]."""
 
 

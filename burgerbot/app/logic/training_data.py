@@ -96,7 +96,7 @@ SPECS = (
     IntSetting("seed", "Seed", 0, 0, MAX_SEED),
 )
 
-START_OBS = np.array([0, 0, 1, 1])
+START_OBS = np.array(world.START_OBSERVATION)
 START_VALUE = float(distance_value(START_OBS))
 """V([0, 0, 1, 1]) = -12: the start is 6 rows and 6 columns from the burger."""
 

@@ -24,6 +24,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorEnv
 from gymnasium.wrappers import vector as vector_wrappers
 from gymnasium.wrappers.utils import RunningMeanStd
 
+from burgerbot import world
 from burgerbot.app.labels import counted
 from burgerbot.app.settings import ChoiceSetting, IntSetting, parse_values
 from burgerbot.checks import MAX_SEED
@@ -77,7 +78,7 @@ UNDECLARED = "SAME_STEP, undeclared"
 """A SAME_STEP vector env whose metadata does not say so (the wrappers must guess)."""
 TABLE_MODES = (*MODES, UNDECLARED)
 BACKEND_CHOICES = ("sync", "native")
-START_OBS = (0, 0, 1, 1)
+START_OBS = world.START_OBSERVATION
 """Every BurgerBot's first observation."""
 EVAL_CALLS = 60
 """The evaluation run's length in section 4."""
