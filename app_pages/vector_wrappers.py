@@ -26,6 +26,7 @@ from burgerbot.app.logic.vector_wrappers import (
     episodes_from_rows,
     evaluation_drift,
     infos_at_first_end,
+    infos_is_empty,
     loop_sentence,
     make_vector,
     prediction_truth,
@@ -192,8 +193,12 @@ def end_tables(end: EndInfos | None) -> None:
     )
     st.markdown(f"**Call {end.call}** ended the episode of env {ended}; {where}:")
     st.dataframe(end.ending, hide_index=True)
-    st.markdown(f"**Call {end.call + 1}**, the call after it (no episode ended there):")
-    st.dataframe(end.after, hide_index=True)
+    after = f"**Call {end.call + 1}**, the call after it (no episode ended there)"
+    if infos_is_empty(end.after):
+        st.markdown(f"{after}: `infos` is `{{}}`, it holds nothing.")
+    else:
+        st.markdown(f"{after}:")
+        st.dataframe(end.after, hide_index=True)
 
 
 if shown:
@@ -217,6 +222,7 @@ ui.code_expander(
     placement_script(settings.mode, settings.num_envs, settings.steps, settings.seed),
     "Code: both placements as a script you can run",
     name="record episode statistics placement",
+    lazy=True,
 )
 
 # --- 2. Logging returns right ----------------------------------------------------------------
@@ -282,6 +288,7 @@ ui.code_expander(
     wrong_loops_script(settings.mode, settings.num_envs, settings.steps, settings.seed),
     "Code: the two wrong loops as a script you can run",
     name=f"wrong logging loops {settings.mode.lower()}",
+    lazy=True,
 )
 
 # --- 3. Which wrapper works in which mode ----------------------------------------------------
@@ -359,6 +366,7 @@ ui.code_expander(
     ),
     "Code: the table's verdicts as a script you can run",
     name="vector wrappers by mode",
+    lazy=True,
 )
 
 # --- 4. Normalisation and evaluation ---------------------------------------------------------
@@ -391,6 +399,7 @@ ui.code_expander(
     evaluation_script(settings.num_envs, settings.steps, settings.seed),
     "Code: training and evaluation as a script you can run",
     name="normalize observation evaluation",
+    lazy=True,
 )
 
 # Until the prediction is answered or skipped the takeaways say when they will appear.

@@ -18,6 +18,7 @@ from burgerbot.app.logic.vector_wrappers import (
     episodes_from_rows,
     evaluation_drift,
     infos_at_first_end,
+    infos_is_empty,
     loop_sentence,
     make_vector,
     prediction_truth,
@@ -123,6 +124,12 @@ def test_infos_at_the_first_end_per_placement_and_mode():
     assert "True" not in next_step.after.drop(columns="key").values
     with pytest.raises(ValueError, match="no sub-env factory"):
         infos_at_first_end("native", "NEXT_STEP", "factory", N, STEPS, SEED)
+
+
+def test_an_empty_infos_is_told_apart_from_one_that_holds_arrays():
+    assert infos_is_empty(logic._per_env({}, N))
+    end = infos_at_first_end("sync", "SAME_STEP", "factory", N, STEPS, SEED)
+    assert not infos_is_empty(end.ending)
 
 
 @pytest.fixture(scope="module")

@@ -4,9 +4,29 @@ locks in or skips; then the live results, the check and the takeaways; URL setti
 from __future__ import annotations
 
 import pytest
-from page_apptest import lazy_tab_sets, markdown_tables, open_app_page, prediction_checks, texts
+from page_apptest import (
+    lazy_tab_sets,
+    markdown_tables,
+    open_app_page,
+    open_expanders,
+    prediction_checks,
+    texts,
+)
 
-from burgerbot.app.logic.vector_wrappers import OPTIONS, prediction_truth, wrapper_table
+from burgerbot.app.logic.vector_wrappers import (
+    OPTIONS,
+    TABLE_CALLS,
+    infos_at_first_end,
+    infos_is_empty,
+    prediction_truth,
+    wrapper_table,
+)
+from burgerbot.app.scripts.vector_wrappers import (
+    evaluation_script,
+    placement_script,
+    table_script,
+    wrong_loops_script,
+)
 
 PAGE = "app_pages/vector_wrappers.py"
 PID = "vector_wrappers_normalize_same_step"
@@ -24,7 +44,6 @@ def _all_text(app) -> str:
 def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     app = open_app_page(PAGE, SMALL, timeout=120)
     text = _all_text(app)
-    assert not app.dataframe, "a live table is on screen before the reveal"
     assert not markdown_tables(texts(app.markdown)), "a live table is on screen before the reveal"
     assert "They appear once you answer the prediction above" in texts(app.caption)  # takeaways
     assert "refuses" not in text.lower() and "ValueError" not in text
@@ -36,7 +55,14 @@ def test_skipping_reveals_the_results_and_the_takeaways_without_a_check():
     app = open_app_page(PAGE, SMALL, timeout=120)
     app.button(key=f"{PID}_skip").click().run()
     assert not app.exception, [e.value for e in app.exception]
-    assert app.dataframe
+    # Section 1's first end, inside the factory: the ending call's infos, key by key.
+    # Section 1's first end, inside the factory: the ending call's infos as a table; the call
+    # after it as a table too, or, when infos came back empty, in words.
+    end = infos_at_first_end("sync", "NEXT_STEP", "factory", 2, 60, 3)
+    assert app.dataframe[0].value.to_dict("list") == end.ending.to_dict("list")
+    assert len(app.dataframe) == (1 if infos_is_empty(end.after) else 2)
+    said_empty = any("`infos` is `{}`" in m.value for m in app.markdown)
+    assert said_empty == infos_is_empty(end.after)
     assert "Key takeaways" in [s.value for s in app.subheader]
     assert not app.success and not [w for w in app.warning if "You predicted" in w.value]
 
@@ -77,3 +103,12 @@ def test_url_settings_reach_the_widgets_and_a_bad_value_is_a_note():
     assert tabs == ["Around the BurgerBotVectorEnv"]
     scripts = "\n".join(c.value for c in app.code if c.language == "python")
     assert "MODE = AutoresetMode.SAME_STEP" in scripts and "BurgerBotVectorEnv" in scripts
+    # The four scripts in closed expanders are drawn once their expander is opened.
+    shown = {c.value.strip() for c in app.code if c.language == "python"}
+    opened = {c.value.strip() for c in open_expanders(app).code if c.language == "python"}
+    assert opened - shown == {
+        placement_script("SAME_STEP", 4, 60, 3).strip(),
+        wrong_loops_script("SAME_STEP", 4, 60, 3).strip(),
+        table_script("native", 4, min(60, TABLE_CALLS), 3).strip(),
+        evaluation_script(4, 60, 3).strip(),
+    }

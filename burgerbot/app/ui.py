@@ -192,19 +192,28 @@ def code_expander(
     label: str = "Code: this view as a script you can run",
     *,
     name: str = "this view as a script",
+    lazy: bool = False,
 ) -> None:
     """A self-contained script equivalent to the page's current settings, with downloads.
 
-    A plain expander: drawing its script while closed cost no measurable warm page switch time
-    on any page (tools.latency; the last lazy one, on Goal counts: the statistics, saved
-    nothing on a quiet machine).
+    Plain by default: a closed expander's script cost no measurable warm page switch time on
+    most pages (tools.latency). ``lazy``: drawn only while open (`learning.lazy_expander`),
+    where a page's closed scripts did cost: Wrapping a vector env's four, about 15% of its
+    warm switch once its results are shown.
     """
-    with st.expander(label, icon="🐍"):
+
+    def draw() -> None:
         st.caption(
             "Needs only gymnasium, numpy and this project's `burgerbot` library (download it "
             "from the sidebar and `pip install` the file). Save it and run `python file.py`."
         )
         learning.script_block(code, name=name)
+
+    if lazy:
+        learning.lazy_expander(label, draw, icon="🐍")
+    else:
+        with st.expander(label, icon="🐍"):
+            draw()
 
 
 def _connection_probe() -> Callable[[], bool] | None:

@@ -57,6 +57,7 @@ __all__ = [
     "episodes_from_rows",
     "evaluation_drift",
     "infos_at_first_end",
+    "infos_is_empty",
     "loop_sentence",
     "make_vector",
     "prediction_truth",
@@ -268,6 +269,7 @@ def _text(value: Any) -> str:
 # The wall-clock time and the per-field masks: left out of the tables (noise, and repeats
 # of `_episode`).
 _LEFT_OUT = {"t", "_t", "_r", "_l"}
+_EMPTY_INFOS = "infos is {} (empty)"
 
 
 def _flat(infos: Mapping[str, Any], prefix: str = "infos") -> dict[str, Any]:
@@ -296,8 +298,18 @@ def _per_env(infos: Mapping[str, Any], num_envs: int) -> pd.DataFrame:
         )
         rows.append([path, *cells])
     if not rows:
-        rows.append(["infos is {} (empty)", *[""] * num_envs])
+        rows.append([_EMPTY_INFOS, *[""] * num_envs])
     return pd.DataFrame(rows, columns=["key", *[f"env {i}" for i in range(num_envs)]])
+
+
+def infos_is_empty(frame: pd.DataFrame) -> bool:
+    """Whether a `_per_env` frame stands for an empty ``infos`` (its one row says so).
+
+    Example:
+        >>> infos_is_empty(_per_env({}, 2)), infos_is_empty(_per_env({"_episode": np.ones(2)}, 2))
+        (True, False)
+    """
+    return frame["key"].tolist() == [_EMPTY_INFOS]
 
 
 @dataclass(frozen=True)
