@@ -21,20 +21,15 @@ from burgerbot.app.logic.vector_wrappers import (
     EndInfos,
     EvaluationDrift,
     LoopCheck,
-    check_loop,
     drift_chart,
-    episodes_from_rows,
     evaluation_drift,
+    every_loop_check,
     infos_at_first_end,
     infos_is_empty,
     loop_sentence,
-    make_vector,
     prediction_truth,
     question,
-    random_actions,
-    record,
     resolve_settings,
-    run_loop,
     sync_takes_the_reset_mask,
     takeaway_bullets,
     widget_values,
@@ -68,15 +63,7 @@ def first_end(
 
 @st.cache_data(max_entries=8, show_spinner="Running three logging loops in both modes…")
 def loop_checks(backend: str, num_envs: int, steps: int, seed: int) -> list[LoopCheck]:
-    checks = []
-    actions = random_actions(num_envs, steps, seed)
-    for mode in LOG_MODES:
-        for loop in LOOPS:
-            truth_backend = backend if loop == "right" else "sync"
-            raw = record(make_vector(truth_backend, mode, num_envs), actions, mode, seed)
-            logged, error = run_loop(loop, backend, mode, num_envs, steps, seed)
-            checks.append(check_loop(loop, mode, logged, episodes_from_rows(raw, mode), error))
-    return checks
+    return every_loop_check(backend, num_envs, steps, seed)
 
 
 @st.cache_data(max_entries=8, show_spinner="Trying each wrapper in each mode…")

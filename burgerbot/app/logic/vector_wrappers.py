@@ -56,6 +56,7 @@ __all__ = [
     "drift_chart",
     "episodes_from_rows",
     "evaluation_drift",
+    "every_loop_check",
     "infos_at_first_end",
     "infos_is_empty",
     "loop_sentence",
@@ -892,3 +893,17 @@ def drift_chart(drift: pd.DataFrame) -> alt.Chart:
         )
         .properties(height=260)
     )
+
+
+def every_loop_check(backend: str, num_envs: int, steps: int, seed: int) -> list[LoopCheck]:
+    """`check_loop` for every loop in `LOOPS` in both `LOG_MODES`, with the same actions; the
+    wrong loops need a factory, so they and their truth run on SyncVectorEnv."""
+    checks = []
+    actions = random_actions(num_envs, steps, seed)
+    for mode in LOG_MODES:
+        for loop in LOOPS:
+            truth_backend = backend if loop == "right" else "sync"
+            raw = record(make_vector(truth_backend, mode, num_envs), actions, mode, seed)
+            logged, error = run_loop(loop, backend, mode, num_envs, steps, seed)
+            checks.append(check_loop(loop, mode, logged, episodes_from_rows(raw, mode), error))
+    return checks
