@@ -247,19 +247,20 @@ def loops_table(checks: list[LoopCheck]) -> None:
             if c.mode == mode
         ]
         st.markdown(f"**{mode}**\n\n" + markdown_table(pd.DataFrame(rows)))
-    for c in checks:
-        if not c.missed.empty or not c.extra.empty:
-            label = f"Evidence: {LOOPS[c.loop]}, {c.mode}"
+    wrong = [c for c in checks if not c.missed.empty or not c.extra.empty]
 
-            def evidence(c: LoopCheck = c) -> None:
-                if not c.missed.empty:
-                    st.markdown("Finished (from the raw rows) but never logged:")
-                    st.dataframe(c.missed.head(20), hide_index=True)
-                if not c.extra.empty:
-                    st.markdown("Logged, but not one-for-one with a finished episode:")
-                    st.dataframe(c.extra.head(20), hide_index=True)
+    def evidence() -> None:
+        for c in wrong:
+            st.markdown(f"**{LOOPS[c.loop]}, {c.mode}**")
+            if not c.missed.empty:
+                st.markdown("Finished (from the raw rows) but never logged:")
+                st.dataframe(c.missed.head(20), hide_index=True)
+            if not c.extra.empty:
+                st.markdown("Logged, but not one-for-one with a finished episode:")
+                st.dataframe(c.extra.head(20), hide_index=True)
 
-            learning.lazy_expander(label, evidence)
+    if wrong:
+        learning.lazy_expander("Evidence: the episodes each wrong loop got wrong", evidence)
 
 
 if shown:

@@ -9,13 +9,16 @@ from page_apptest import (
     markdown_tables,
     open_app_page,
     open_expanders,
+    open_lazy_expander,
     prediction_checks,
     texts,
 )
 
 from burgerbot.app.logic.vector_wrappers import (
+    LOOPS,
     OPTIONS,
     TABLE_CALLS,
+    every_loop_check,
     infos_at_first_end,
     infos_is_empty,
     prediction_truth,
@@ -112,3 +115,23 @@ def test_url_settings_reach_the_widgets_and_a_bad_value_is_a_note():
         table_script("native", 4, min(60, TABLE_CALLS), 3).strip(),
         evaluation_script(4, 60, 3).strip(),
     }
+
+
+def test_the_evidence_shows_the_episodes_each_wrong_loop_got_wrong(monkeypatch):
+    app = open_app_page(PAGE, SMALL, timeout=120)
+    app.button(key=f"{PID}_skip").click().run()
+    checks = every_loop_check("sync", 2, 60, 3)
+    wrong = [c for c in checks if not c.missed.empty or not c.extra.empty]
+    assert wrong and all(c.loop != "right" for c in wrong)
+    assert not [d for d in app.dataframe if "return" in d.value.columns]  # drawn when opened
+    app = open_lazy_expander(app, monkeypatch, "Evidence: the episodes each wrong loop got wrong")
+    frames = [d.value.to_dict("list") for d in app.dataframe if "return" in d.value.columns]
+    expected = [
+        frame.head(20).to_dict("list")
+        for c in wrong
+        for frame in (c.missed, c.extra)
+        if not frame.empty
+    ]
+    assert frames == expected
+    headings = {m.value for m in app.markdown}
+    assert all(f"**{LOOPS[c.loop]}, {c.mode}**" in headings for c in wrong)
