@@ -25,7 +25,6 @@ from burgerbot.app.logic.vector_wrappers import (
     evaluation_drift,
     every_loop_check,
     infos_at_first_end,
-    infos_is_empty,
     loop_sentence,
     prediction_truth,
     question,
@@ -181,7 +180,7 @@ def end_tables(end: EndInfos | None) -> None:
     st.markdown(f"**Call {end.call}** ended the episode of env {ended}; {where}:")
     st.dataframe(end.ending, hide_index=True)
     after = f"**Call {end.call + 1}**, the call after it (no episode ended there)"
-    if infos_is_empty(end.after):
+    if end.after.empty:
         st.markdown(f"{after}: `infos` is `{{}}`, it holds nothing.")
     else:
         st.markdown(f"{after}:")

@@ -18,7 +18,6 @@ from burgerbot.app.logic.vector_wrappers import (
     episodes_from_rows,
     evaluation_drift,
     infos_at_first_end,
-    infos_is_empty,
     loop_sentence,
     make_vector,
     prediction_truth,
@@ -127,9 +126,9 @@ def test_infos_at_the_first_end_per_placement_and_mode():
 
 
 def test_an_empty_infos_is_told_apart_from_one_that_holds_arrays():
-    assert infos_is_empty(logic._per_env({}, N))
+    assert logic._per_env({}, N).empty
     end = infos_at_first_end("sync", "SAME_STEP", "factory", N, STEPS, SEED)
-    assert not infos_is_empty(end.ending)
+    assert not end.ending.empty
 
 
 @pytest.fixture(scope="module")

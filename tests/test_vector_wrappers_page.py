@@ -20,7 +20,6 @@ from burgerbot.app.logic.vector_wrappers import (
     TABLE_CALLS,
     every_loop_check,
     infos_at_first_end,
-    infos_is_empty,
     prediction_truth,
     wrapper_table,
 )
@@ -63,9 +62,9 @@ def test_skipping_reveals_the_results_and_the_takeaways_without_a_check():
     # after it as a table too, or, when infos came back empty, in words.
     end = infos_at_first_end("sync", "NEXT_STEP", "factory", 2, 60, 3)
     assert app.dataframe[0].value.to_dict("list") == end.ending.to_dict("list")
-    assert len(app.dataframe) == (1 if infos_is_empty(end.after) else 2)
+    assert len(app.dataframe) == (1 if end.after.empty else 2)
     said_empty = any("`infos` is `{}`" in m.value for m in app.markdown)
-    assert said_empty == infos_is_empty(end.after)
+    assert said_empty == end.after.empty
     assert "Key takeaways" in [s.value for s in app.subheader]
     assert not app.success and not [w for w in app.warning if "You predicted" in w.value]
 

@@ -58,7 +58,6 @@ __all__ = [
     "evaluation_drift",
     "every_loop_check",
     "infos_at_first_end",
-    "infos_is_empty",
     "loop_sentence",
     "make_vector",
     "prediction_truth",
@@ -270,7 +269,6 @@ def _text(value: Any) -> str:
 # The wall-clock time and the per-field masks: left out of the tables (noise, and repeats
 # of `_episode`).
 _LEFT_OUT = {"t", "_t", "_r", "_l"}
-_EMPTY_INFOS = "infos is {} (empty)"
 
 
 def _flat(infos: Mapping[str, Any], prefix: str = "infos") -> dict[str, Any]:
@@ -289,7 +287,8 @@ def _flat(infos: Mapping[str, Any], prefix: str = "infos") -> dict[str, Any]:
 
 
 def _per_env(infos: Mapping[str, Any], num_envs: int) -> pd.DataFrame:
-    """One row per array in ``infos``, one column per env (its element, as text)."""
+    """One row per array in ``infos``, one column per env (its element, as text); no rows for
+    an empty ``infos``."""
     rows = []
     for path, value in _flat(infos).items():
         cells = (
@@ -298,19 +297,7 @@ def _per_env(infos: Mapping[str, Any], num_envs: int) -> pd.DataFrame:
             else [_text(value)] * num_envs
         )
         rows.append([path, *cells])
-    if not rows:
-        rows.append([_EMPTY_INFOS, *[""] * num_envs])
     return pd.DataFrame(rows, columns=["key", *[f"env {i}" for i in range(num_envs)]])
-
-
-def infos_is_empty(frame: pd.DataFrame) -> bool:
-    """Whether a `_per_env` frame stands for an empty ``infos`` (its one row says so).
-
-    Example:
-        >>> infos_is_empty(_per_env({}, 2)), infos_is_empty(_per_env({"_episode": np.ones(2)}, 2))
-        (True, False)
-    """
-    return frame["key"].tolist() == [_EMPTY_INFOS]
 
 
 @dataclass(frozen=True)
@@ -452,6 +439,20 @@ def check_loop(loop: str, mode: str, logged: pd.DataFrame, truth: pd.DataFrame, 
         twice=twice,
         error=error,
     )
+
+
+def every_loop_check(backend: str, num_envs: int, steps: int, seed: int) -> list[LoopCheck]:
+    """`check_loop` for every loop in `LOOPS` in both `LOG_MODES`, with the same actions; the
+    wrong loops need a factory, so they and their truth run on SyncVectorEnv."""
+    checks = []
+    actions = random_actions(num_envs, steps, seed)
+    for mode in LOG_MODES:
+        for loop in LOOPS:
+            truth_backend = backend if loop == "right" else "sync"
+            raw = record(make_vector(truth_backend, mode, num_envs), actions, mode, seed)
+            logged, error = run_loop(loop, backend, mode, num_envs, steps, seed)
+            checks.append(check_loop(loop, mode, logged, episodes_from_rows(raw, mode), error))
+    return checks
 
 
 def loop_sentence(check: LoopCheck) -> str:
@@ -893,17 +894,3 @@ def drift_chart(drift: pd.DataFrame) -> alt.Chart:
         )
         .properties(height=260)
     )
-
-
-def every_loop_check(backend: str, num_envs: int, steps: int, seed: int) -> list[LoopCheck]:
-    """`check_loop` for every loop in `LOOPS` in both `LOG_MODES`, with the same actions; the
-    wrong loops need a factory, so they and their truth run on SyncVectorEnv."""
-    checks = []
-    actions = random_actions(num_envs, steps, seed)
-    for mode in LOG_MODES:
-        for loop in LOOPS:
-            truth_backend = backend if loop == "right" else "sync"
-            raw = record(make_vector(truth_backend, mode, num_envs), actions, mode, seed)
-            logged, error = run_loop(loop, backend, mode, num_envs, steps, seed)
-            checks.append(check_loop(loop, mode, logged, episodes_from_rows(raw, mode), error))
-    return checks
