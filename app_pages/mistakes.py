@@ -157,7 +157,8 @@ def factory_mistake(demo: Demo) -> None:
     )
     error = runs["defaults"].error
     st.caption(
-        "The third tab: this project's `burgerbot.factories.make_env` has a default for every "
+        "The third tab: this project's `burgerbot.factories.burgerbot_factory` has a default for "
+        "every "
         "argument, so calling it with no arguments works and the vector env receives a "
         "*function* where it expected an env"
         + (f": {error.type} at `{error.where}`." if error else ".")

@@ -199,7 +199,7 @@ def how_sb3_vectorises() -> None:
     """make_vec_env, DummyVecEnv and SubprocVecEnv, with a short whole script."""
     st.markdown(
         f"""
-- **`make_vec_env(make_env(), n_envs=4)`** calls the thunk `make_env()` returns
+- **`make_vec_env(burgerbot_factory(), n_envs=4)`** calls the thunk `burgerbot_factory()` returns
   ({term_link("factory", "factory")}) 4 times and wraps each copy in a `Monitor` (it records
   episode returns and lengths).
 - By default the copies go into a **`DummyVecEnv`**: one process, stepped one after another,

@@ -130,7 +130,7 @@ def buffer_tab(run: TrainingRun) -> None:
         "training_data_mask",
         "mask the reset rows out of a buffer",
         (
-            "Collect 20 `step()` calls from 4 BurgerBots (`make_env(max_steps=6)`) in "
+            "Collect 20 `step()` calls from 4 BurgerBots (`burgerbot_factory(max_steps=6)`) in "
             "NEXT_STEP mode, storing each row's observation, action, reward, next "
             "observation and flags in `(steps, envs)` arrays. Build the mask of real "
             "transitions and flatten only the kept rows into one training batch. Check it: "

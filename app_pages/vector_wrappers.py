@@ -150,11 +150,16 @@ st.markdown(
 learning.fragment_block(
     "# Inside the factory: one wrapper per BurgerBot\n"
     "envs = SyncVectorEnv(\n"
-    "    [lambda: gym.wrappers.RecordEpisodeStatistics(make_env()()) for _ in range(NUM_ENVS)],\n"
+    "    [\n"
+    "        lambda: gym.wrappers.RecordEpisodeStatistics(burgerbot_factory()())\n"
+    "        for _ in range(NUM_ENVS)\n"
+    "    ],\n"
     "    autoreset_mode=MODE,\n"
     ")\n"
     "# Around the vector env: one wrapper for all of them\n"
-    "envs = RecordEpisodeStatistics(SyncVectorEnv([make_env() for _ in range(NUM_ENVS)]))\n",
+    "envs = RecordEpisodeStatistics(\n"
+    "    SyncVectorEnv([burgerbot_factory() for _ in range(NUM_ENVS)])\n"
+    ")\n",
     of="the placement script below",
 )
 st.radio(

@@ -13,7 +13,13 @@ from burgerbot.env import BurgerBotEnv, check_max_steps
 from burgerbot.vector import BurgerBotVectorEnv
 from burgerbot.wrappers import StepCostWrapper, check_work
 
-__all__ = ["ASYNC_START_METHOD", "BACKENDS", "check_backend", "make_env", "make_vector_env"]
+__all__ = [
+    "ASYNC_START_METHOD",
+    "BACKENDS",
+    "burgerbot_factory",
+    "check_backend",
+    "make_vector_env",
+]
 
 BACKENDS = ("sync", "async", "native")
 """The vector envs `make_vector_env` builds: SyncVectorEnv, AsyncVectorEnv, BurgerBotVectorEnv."""
@@ -32,7 +38,7 @@ def check_backend(backend: Any) -> str:
 ASYNC_START_METHOD = "spawn"
 
 
-def make_env(
+def burgerbot_factory(
     max_steps: int = 150,
     render_mode: str | None = None,
     work_seconds: float = 0.0,
@@ -45,7 +51,7 @@ def make_env(
 
     Example:
         >>> from gymnasium.vector import SyncVectorEnv
-        >>> envs = SyncVectorEnv([make_env() for _ in range(2)])
+        >>> envs = SyncVectorEnv([burgerbot_factory() for _ in range(2)])
         >>> envs.reset(seed=0)[0].shape
         (2, 4)
         >>> envs.close()
@@ -72,7 +78,7 @@ def make_vector_env(
 ) -> VectorEnv:
     """Build ``num_envs`` BurgerBots as a ``"sync"``, ``"async"`` or ``"native"`` vector env.
 
-    A step cost (``work_seconds``, see :func:`make_env`) needs sub-environments to slow
+    A step cost (``work_seconds``, see :func:`burgerbot_factory`) needs sub-environments to slow
     down, so it applies to "sync" and "async" only.
     """
     autoreset_mode = AutoresetMode(autoreset_mode)
@@ -87,7 +93,9 @@ def make_vector_env(
         )
     check_backend(backend)
     num_envs = positive_int("num_envs", num_envs)
-    env_fns = [make_env(max_steps, render_mode, work_seconds, work_kind) for _ in range(num_envs)]
+    env_fns = [
+        burgerbot_factory(max_steps, render_mode, work_seconds, work_kind) for _ in range(num_envs)
+    ]
     if backend == "sync":
         return SyncVectorEnv(env_fns, autoreset_mode=autoreset_mode)
     return AsyncVectorEnv(env_fns, context=ASYNC_START_METHOD, autoreset_mode=autoreset_mode)

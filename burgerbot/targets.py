@@ -10,7 +10,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 from burgerbot import checks, world
 from burgerbot.env import check_max_steps
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 __all__ = [
     "GAMMA",
@@ -106,7 +106,9 @@ def collect_buffer(
                 f"`actions` must have shape (steps, num_envs) = ({steps}, {num_envs}), "
                 f"got {actions.shape}"
             )
-    envs = SyncVectorEnv([make_env(max_steps) for _ in range(num_envs)], autoreset_mode=mode)
+    envs = SyncVectorEnv(
+        [burgerbot_factory(max_steps) for _ in range(num_envs)], autoreset_mode=mode
+    )
     try:
         envs.action_space.seed(seed)
         obs, _ = envs.reset(seed=seed)

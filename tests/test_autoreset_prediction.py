@@ -31,7 +31,7 @@ from burgerbot.app.logic.autoreset import (
     question,
 )
 from burgerbot.experiments import rollout
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 PAGE = "app_pages/autoreset.py"
 PID = "autoreset_next_step"
@@ -94,7 +94,7 @@ def test_the_question_names_the_default_only_when_it_is():
 def truth_from_gymnasium(num_envs: int, steps: int, seed: int) -> str:
     """What a NEXT_STEP SyncVectorEnv returns around each episode end, stepped here directly."""
     envs = gym.vector.SyncVectorEnv(
-        [make_env() for _ in range(num_envs)], autoreset_mode=AutoresetMode.NEXT_STEP
+        [burgerbot_factory() for _ in range(num_envs)], autoreset_mode=AutoresetMode.NEXT_STEP
     )
     actions = np.random.default_rng(seed).integers(0, 4, size=(steps, num_envs))
     envs.reset(seed=seed)

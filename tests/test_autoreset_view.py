@@ -28,7 +28,7 @@ from burgerbot.app.logic.autoreset import (
     widget_values,
 )
 from burgerbot.experiments import MAX_ROLLOUT_ROWS, rollout
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 START = list(START_OBS)
 OBS = ["row", "col", "heading", "sensor"]
@@ -47,7 +47,9 @@ def run(mode: str, num_envs: int = 3, steps: int = 30, seed: int = 0, **kwargs) 
 
 def live_steps(mode: str, num_envs: int, steps: int, seed: int) -> list[tuple]:
     """Every step's (obs, rewards, terminated, truncated, infos) from a plain SyncVectorEnv."""
-    envs = SyncVectorEnv([make_env() for _ in range(num_envs)], autoreset_mode=mode_of(mode))
+    envs = SyncVectorEnv(
+        [burgerbot_factory() for _ in range(num_envs)], autoreset_mode=mode_of(mode)
+    )
     results = []
     try:
         envs.reset(seed=seed)

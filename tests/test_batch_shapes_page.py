@@ -38,7 +38,7 @@ from burgerbot.app.caps import Caps
 from burgerbot.app.logic.batch_shapes import BatchRun, BatchSettings, prediction_ids
 from burgerbot.app.markdown import markdown_html
 from burgerbot.app.slots import WORKER_BUDGET, reaper_paused
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "app_pages/batch_shapes.py"
@@ -320,7 +320,7 @@ def click_key(app: AppTest, key: str) -> AppTest:
 
 def library_batch(env_id: str, n: int) -> np.ndarray:
     """The reset batch straight from gymnasium (not through the page's code)."""
-    make = make_env() if env_id == "BurgerBot" else (lambda: gym.make(env_id))
+    make = burgerbot_factory() if env_id == "BurgerBot" else (lambda: gym.make(env_id))
     envs = SyncVectorEnv([make for _ in range(n)])
     try:
         return envs.reset(seed=0)[0]

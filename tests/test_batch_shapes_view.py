@@ -559,7 +559,7 @@ def test_script_prints_what_the_page_computes(env, backend, n, seed, steps):
 
 def test_script_uses_the_lesson_factory_pattern_and_the_spawn_guard():
     sync = snippet_for(settings("BurgerBot", 4, "sync", 0), 3)
-    assert "SyncVectorEnv([make_env() for _ in range(NUM_ENVS)])" in sync
+    assert "SyncVectorEnv([burgerbot_factory() for _ in range(NUM_ENVS)])" in sync
     async_code = snippet_for(settings("CartPole-v1", 2, "async", 0), 3)
     assert 'context="spawn"' in async_code and 'if __name__ == "__main__":' in async_code
     native = snippet_for(settings("CartPole-v1", 2, "native", 0), 3)

@@ -8,7 +8,7 @@ from gymnasium.vector import AutoresetMode
 
 from burgerbot import buffers, checks, experiments
 from burgerbot.env import BurgerBotEnv
-from burgerbot.factories import make_env, make_vector_env
+from burgerbot.factories import burgerbot_factory, make_vector_env
 from burgerbot.vector import BurgerBotVectorEnv
 
 NUM_ENVS_TAKERS = {
@@ -34,7 +34,7 @@ def test_num_envs_numpy_integers_are_accepted_and_bad_values_refused_alike(taker
     [
         lambda m: BurgerBotEnv(max_steps=m),
         lambda m: BurgerBotVectorEnv(1, max_steps=m).close(),
-        lambda m: make_env(max_steps=m)(),
+        lambda m: burgerbot_factory(max_steps=m)(),
     ],
 )
 def test_max_steps_is_checked_alike(taker):

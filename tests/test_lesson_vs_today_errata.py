@@ -13,7 +13,7 @@ from gymnasium.vector import AutoresetMode
 
 from burgerbot.app.labels import VERDICTS
 from burgerbot.app.logic.lesson_vs_today import ERRATA, errata, goal_erratum
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 from burgerbot.random_agent import episode_odds, goal_odds, long_run_goal_rate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +37,7 @@ def test_every_erratum_has_a_known_verdict_and_links_the_page_that_runs_it():
 
 def ended_after_three_forward_steps(**kwargs):
     """BurgerBot starts at (0, 0) facing east; the third forward hits the obstacle at (0, 3)."""
-    envs = gym.vector.SyncVectorEnv([make_env()], **kwargs)
+    envs = gym.vector.SyncVectorEnv([burgerbot_factory()], **kwargs)
     envs.reset(seed=0)
     for _ in range(2):
         envs.step(np.array([0]))
@@ -69,14 +69,14 @@ def test_changed_since_same_step_mode_keeps_it_in_final_obs_not_final_observatio
 @pytest.mark.sb3
 def test_never_valid_ppo_has_no_n_envs_and_refuses_a_gymnasium_vector_env(sb3):
     assert "n_envs" not in inspect.signature(sb3.PPO).parameters
-    envs = gym.vector.SyncVectorEnv([make_env() for _ in range(2)])
+    envs = gym.vector.SyncVectorEnv([burgerbot_factory() for _ in range(2)])
     with pytest.raises((ValueError, TypeError, AssertionError)):
         sb3.PPO("MlpPolicy", envs)
     envs.close()
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    fixed = make_vec_env(make_env(), n_envs=4)
+    fixed = make_vec_env(burgerbot_factory(), n_envs=4)
     assert isinstance(fixed, DummyVecEnv) and fixed.num_envs == 4
     model = sb3.PPO("MlpPolicy", fixed, n_steps=8, batch_size=8)  # the fix is accepted
     assert model.n_steps * model.n_envs == 32  # n_steps counts calls per env (imprecise)

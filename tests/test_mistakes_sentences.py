@@ -92,7 +92,7 @@ FACTORY_CODE = "envs = SyncVectorEnv([make_env for _ in range(N)])\nobs, infos =
 def raised(kind: str, line: int | None) -> CapturedError:
     path = (f"script line {line}",) if line else ()
     return CapturedError(
-        kind, "make_env() missing 1 required positional argument: 'seed'", "", path, ""
+        kind, "burgerbot_factory() missing 1 required positional argument: 'seed'", "", path, ""
     )
 
 

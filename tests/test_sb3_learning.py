@@ -141,7 +141,7 @@ def test_the_lessons_calls_say_on_their_first_line_that_they_fail():
     assert expected_error(snippets.ppo_fixed(4)) is None
     guarded = snippets.make_vec_env_script(4)
     body = guarded.split('if __name__ == "__main__":', 1)[1]
-    assert "make_vec_env(make_env(), n_envs=4, vec_env_cls=SubprocVecEnv)" in body
+    assert "make_vec_env(burgerbot_factory(), n_envs=4, vec_env_cls=SubprocVecEnv)" in body
 
 
 @pytest.mark.sb3
@@ -162,7 +162,10 @@ def test_the_make_vec_env_script_runs_from_a_file(sb3, tmp_path):
 @pytest.mark.slow
 def test_its_subprocvecenv_line_runs_from_a_file_thanks_to_the_guard(sb3, tmp_path):
     code = snippets.make_vec_env_script(2, subprocess=True)
-    assert "    vec_env = make_vec_env(make_env(), n_envs=2, vec_env_cls=SubprocVecEnv)" in code
+    assert (
+        "    vec_env = make_vec_env(burgerbot_factory(), n_envs=2, vec_env_cls=SubprocVecEnv)"
+        in code
+    )
     out = assert_script_behaves(code, tmp_path)
     assert out.strip() == "SubprocVecEnv with 2 envs; PPO sees 2"
 

@@ -272,9 +272,9 @@ def ppo_accepts_a_sync_vector_env() -> bool:
     from gymnasium.vector import SyncVectorEnv
     from stable_baselines3 import PPO
 
-    from burgerbot.factories import make_env
+    from burgerbot.factories import burgerbot_factory
 
-    envs = SyncVectorEnv([make_env() for _ in range(2)])
+    envs = SyncVectorEnv([burgerbot_factory() for _ in range(2)])
     try:
         PPO("MlpPolicy", envs, device="cpu")
     except Exception:

@@ -86,13 +86,14 @@ def test_a_script_run_from_a_file_needs_its_main_guard_for_spawn_workers(tmp_pat
     """Why the helper runs files, not exec: without the guard, spawn workers re-run the script."""
     body = (
         "import gymnasium as gym\n"
-        "from burgerbot.factories import make_env\n"
-        "{indent}envs = gym.vector.AsyncVectorEnv([make_env(), make_env()], context='spawn')\n"
+        "from burgerbot.factories import burgerbot_factory\n"
+        "{indent}fns = [burgerbot_factory(), burgerbot_factory()]\n"
+        "{indent}envs = gym.vector.AsyncVectorEnv(fns, context='spawn')\n"
         "{indent}envs.reset(seed=0)\n"
         "{indent}envs.close()\n"
         "{indent}print('ok')\n"
     )
-    guarded = body.replace("{indent}envs = ", "if __name__ == '__main__':\n    envs = ").replace(
+    guarded = body.replace("{indent}fns = ", "if __name__ == '__main__':\n    fns = ").replace(
         "{indent}", "    "
     )
     assert "ok" in assert_script_behaves(guarded, tmp_path / "guarded")

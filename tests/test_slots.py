@@ -402,18 +402,22 @@ def test_sync_envs_past_the_server_wide_limit_are_refused_and_closing_frees_them
     from gymnasium.vector import SyncVectorEnv
 
     from burgerbot.app.slots import SyncEnvBudget
-    from burgerbot.factories import make_env
+    from burgerbot.factories import burgerbot_factory
 
     budget = SyncEnvBudget(limit=5)
     first, second = EnvSlot(sync_budget=budget), EnvSlot(sync_budget=budget)
-    env = first.get(("sync", 3), lambda: SyncVectorEnv([make_env() for _ in range(3)]), 0, 3)
+    env = first.get(
+        ("sync", 3), lambda: SyncVectorEnv([burgerbot_factory() for _ in range(3)]), 0, 3
+    )
     assert budget.in_use == 3
     built = []
     with pytest.raises(BudgetExceeded):
         second.get(("sync", 3), lambda: built.append(1), 0, 3)
     assert not built, "refused before building"
     assert budget.in_use == 3
-    assert second.get(("sync", 2), lambda: SyncVectorEnv([make_env(), make_env()]), 0, 2)
+    assert second.get(
+        ("sync", 2), lambda: SyncVectorEnv([burgerbot_factory(), burgerbot_factory()]), 0, 2
+    )
     assert budget.in_use == 5
     first.close()
     assert budget.in_use == 2 and env.closed and env.envs == []

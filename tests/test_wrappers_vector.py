@@ -17,7 +17,7 @@ import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.wrappers import vector as wrappers
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 from burgerbot.vector import BurgerBotVectorEnv
 
 NUM_ENVS, CALLS = 3, 120
@@ -99,7 +99,7 @@ def _wrapped(name: str, backend: str, mode: AutoresetMode):
     if backend == "native":
         inner = BurgerBotVectorEnv(NUM_ENVS, autoreset_mode=mode)
     else:
-        inner = SyncVectorEnv([make_env() for _ in range(NUM_ENVS)], autoreset_mode=mode)
+        inner = SyncVectorEnv([burgerbot_factory() for _ in range(NUM_ENVS)], autoreset_mode=mode)
     try:
         return WRAPPERS[name](inner)
     except Exception:
@@ -110,7 +110,7 @@ def _wrapped(name: str, backend: str, mode: AutoresetMode):
 @pytest.mark.parametrize("mode", list(AutoresetMode), ids=lambda m: m.name)
 def test_the_native_env_declares_its_mode_as_sync_does(mode):
     native = BurgerBotVectorEnv(NUM_ENVS, autoreset_mode=mode)
-    sync = SyncVectorEnv([make_env() for _ in range(NUM_ENVS)], autoreset_mode=mode)
+    sync = SyncVectorEnv([burgerbot_factory() for _ in range(NUM_ENVS)], autoreset_mode=mode)
     assert native.metadata["autoreset_mode"] is mode is sync.metadata["autoreset_mode"]
     native.close()
     sync.close()

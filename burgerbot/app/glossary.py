@@ -106,7 +106,8 @@ TERMS: dict[str, Term] = {
         "Commands and actions go to the workers through pipes, and rewards, flags and infos come "
         "back through them; observations come back through shared memory (`shared_memory=True`, "
         "the default). It pays off when one step is slow.",
-        taught=LESSON,
+        taught="batch_shapes",
+        forms=(r"\bAsyncVectorEnv\b", r"\b[Ww]orker process"),
     ),
     "native": Term(
         "native vector env",
@@ -131,7 +132,8 @@ TERMS: dict[str, Term] = {
         "A vector env resets a sub-environment whose episode ended by itself, so stepping can "
         "go on. Gymnasium's AutoresetMode says when: NEXT_STEP (the default since 1.0: on the "
         "next call), SAME_STEP (in the ending call), DISABLED (never: you reset it).",
-        taught=LESSON,
+        taught="batch_shapes",
+        forms=(r"\b[Aa]uto-reset", r"\b[Rr]eset rows?\b"),
     ),
     "terminated": Term(
         "terminated",
@@ -167,8 +169,44 @@ TERMS: dict[str, Term] = {
         "mask",
         "A boolean array marking which rows of a batch to keep; for example the rows of "
         "NEXT_STEP's reset calls, which are not transitions, are masked out of a buffer.",
-        taught="training_data",
-        forms=(r"\bmasked out\b", r"\breset_mask\b"),
+        taught="why_batches",
+        forms=(r"\b[Mm]ask(ed|s|ing)?\b", r"\breset_mask\b"),
+    ),
+    "n-steps": Term(
+        "n_steps",
+        "Stable-Baselines3's setting for how many `step()` calls an on-policy method such as "
+        "PPO makes per env before each update (2,048 by default), so one rollout holds "
+        "`n_steps * n_envs` transitions.",
+        taught="why_batches",
+        forms=(r"\bn_steps\b",),
+    ),
+    "policy-network": Term(
+        "policy network",
+        "The neural network that picks the actions. One forward pass (one evaluation of the "
+        "network) can take a whole batch of observations at once and return one action each.",
+        taught="home",
+        forms=(r"\b[Pp]olicy network", r"\b[Ff]orward pass"),
+    ),
+    "cartpole-vector": Term(
+        "CartPoleVectorEnv",
+        "Gymnasium's natively batched CartPole: all the poles are stepped by numpy operations "
+        "on arrays, in one process, instead of one CartPole env at a time.",
+        taught="batch_shapes",
+        forms=(r"\bCartPoleVectorEnv\b",),
+    ),
+    "daemon": Term(
+        "daemon process",
+        "A child process that Python ends when its parent ends, and that may not start "
+        "children of its own. AsyncVectorEnv's workers are daemon processes.",
+        taught="mistakes",
+        forms=(r"\b[Dd]aemon",),
+    ),
+    "kernel": Term(
+        "notebook kernel",
+        "The Python process behind a Jupyter notebook: it runs the cells and keeps their "
+        "variables until it is restarted.",
+        taught="mistakes",
+        forms=(r"\bkernel\b",),
     ),
     "rollout": Term(
         "rollout buffer",

@@ -45,15 +45,21 @@ __all__ = [
 ]
 
 _PREDICTIONS = "_predictions"
+_OPTIONS = "_prediction_options"
 
 
 def _predictions() -> dict[str, Prediction]:
     return st.session_state.setdefault(_PREDICTIONS, {})
 
 
+def _skipped(pid: str) -> bool:
+    return bool(st.session_state.get(f"{pid}_skipped"))
+
+
 def _lock(pid: str, choice_key: str) -> None:
     choice = st.session_state.get(choice_key)
-    if choice is not None:
+    # Once "Skip, show me" has shown the answer, locking one in would score a copied answer.
+    if choice is not None and not _skipped(pid):
         _predictions()[pid] = Prediction(str(choice))
 
 
@@ -70,6 +76,8 @@ def prediction(
         del _predictions()[pid]
         st.session_state.pop(f"{pid}_choice", None)
         locked = None
+    st.session_state.setdefault(_OPTIONS, {})[pid] = tuple(options)
+    skipped = locked is None and _skipped(pid)
     with st.container(border=True, key=f"prediction_{pid}"):
         st.markdown(f"**🔮 Predict first.** {question}")
         if help:
@@ -78,31 +86,51 @@ def prediction(
         if choice_key not in st.session_state and locked is not None:
             st.session_state[choice_key] = locked.choice
         # The button on a row of its own: beside the radio, in a narrow column, its label was cut.
-        st.radio("Your prediction", list(options), index=None, key=choice_key, horizontal=True)
+        st.radio(
+            "Your prediction",
+            list(options),
+            index=None,
+            key=choice_key,
+            horizontal=True,
+            disabled=skipped,
+        )
         st.button(
             "Lock in" if locked is None else "Change it",
             key=f"{pid}_lock",
             on_click=_lock,
             args=(pid, choice_key),
-            disabled=st.session_state.get(choice_key) is None,
+            disabled=skipped or st.session_state.get(choice_key) is None,
             type="primary" if locked is None else "secondary",
         )
         if locked is not None:
             st.caption(f"Locked in: **{locked.choice}**. The check is with the live run.")
+        elif skipped:
+            st.caption("Skipped: the answer is shown below, and this question is not scored.")
     return None if locked is None else locked.choice
 
 
-def check(pid: str, truth: str, explanation: str, run: str = "the live run") -> bool | None:
+def check(pid: str, truth: str | None, explanation: str, run: str = "the live run") -> bool | None:
     """Compare the locked-in answer to ``pid`` with ``truth`` from the live run, and explain.
 
-    Returns whether the prediction was right, or None when none was made (then it only
-    invites one). The result counts in the sidebar's score. ``run`` names where ``truth``
+    ``truth`` is one of the question's options, or None when the run could not decide between
+    them (timings too close to call, say): then nothing is scored and ``explanation`` says why.
+    Returns whether the prediction was right, or None when none was made or scored (then it
+    only invites one). The result counts in the sidebar's score. ``run`` names where ``truth``
     came from when it is not a live run ("the recorded run").
     """
+    options = st.session_state.get(_OPTIONS, {}).get(pid)
+    if truth is not None and options is not None and truth not in options:
+        raise ValueError(f"`truth` must be one of the options {options}, got {truth!r}")
     predictions = _predictions()
     locked = predictions.get(pid)
-    if locked is None and st.session_state.get(f"{pid}_skipped"):
-        st.info(f"**{run[0].upper()}{run[1:]} gave: {truth}.** {explanation}", icon="🔎")
+    Run = f"{run[0].upper()}{run[1:]}"
+    if truth is None and (locked is not None or _skipped(pid)):
+        if locked is not None:
+            predictions[pid] = Prediction(locked.choice)
+        st.info(f"**{Run} could not decide this question, so it is not scored.** {explanation}")
+        return None
+    if locked is None and _skipped(pid):
+        st.info(f"**{Run} gave: {truth}.** {explanation}", icon="🔎")
         return None
     if locked is None:
         st.caption(f"🔮 Lock in a prediction above and it is checked here against {run}.")

@@ -22,7 +22,7 @@ from burgerbot.app.settings import ChoiceSetting, IntSetting, parse_values
 from burgerbot.app.versions import installed_version
 from burgerbot.checks import MAX_SEED
 from burgerbot.experiments import MAX_ROLLOUT_ROWS, Progress, random_actions, rollout
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 __all__ = [
     "BACKEND_CHOICES",
@@ -927,7 +927,7 @@ def _step_sync(
     num_envs: int, seed: int, mode: AutoresetMode, steps: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
     """Replay the page's random actions on a SyncVectorEnv; return the last step's result."""
-    envs = SyncVectorEnv([make_env() for _ in range(num_envs)], autoreset_mode=mode)
+    envs = SyncVectorEnv([burgerbot_factory() for _ in range(num_envs)], autoreset_mode=mode)
     try:
         envs.reset(seed=seed)
         actions = np.concatenate(list(random_actions(seed, num_envs, steps)))
@@ -943,7 +943,7 @@ def _step_sync(
 
 def default_autoreset_mode() -> str:
     """The auto-reset mode a new ``SyncVectorEnv`` gets when none is given: ``"NEXT_STEP"``."""
-    envs = SyncVectorEnv([make_env()])
+    envs = SyncVectorEnv([burgerbot_factory()])
     try:
         return AutoresetMode(envs.metadata["autoreset_mode"]).name
     finally:
@@ -960,7 +960,7 @@ def same_step_end_keys() -> tuple[str, ...]:
         >>> same_step_end_keys()
         ('_final_info', '_final_obs', 'final_info', 'final_obs')
     """
-    envs = SyncVectorEnv([make_env()], autoreset_mode=AutoresetMode.SAME_STEP)
+    envs = SyncVectorEnv([burgerbot_factory()], autoreset_mode=AutoresetMode.SAME_STEP)
     try:
         envs.reset(seed=0)
         for _ in range(3):

@@ -857,8 +857,8 @@ def takeaways(env: str, observations: np.ndarray, single: Space, batched: Space)
         scalar,
         f"Batching keeps the dtype: {env}'s `{single.dtype}` observations stay "
         f"`{observations.dtype}` in the batch.",
-        "Give `SyncVectorEnv` a list of zero-argument functions (`make_env()`, not "
-        "`make_env`): it calls each one to build one sub-environment.",
+        "Give `SyncVectorEnv` a list of zero-argument functions (`burgerbot_factory()`, not "
+        "`burgerbot_factory`): it calls each one to build one sub-environment.",
     ]
 
 

@@ -16,7 +16,7 @@ from burgerbot.app.caps import CAPS
 from burgerbot.app.settings import IntSetting, parse_values
 from burgerbot.checks import MAX_SEED
 from burgerbot.experiments import random_actions, rollout
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 from burgerbot.vector import BurgerBotVectorEnv
 
 __all__ = [
@@ -94,7 +94,7 @@ def _error_text(exc: BaseException) -> str:
 
 def _disabled_sync(num_envs: int) -> SyncVectorEnv:
     return SyncVectorEnv(
-        [make_env() for _ in range(num_envs)], autoreset_mode=AutoresetMode.DISABLED
+        [burgerbot_factory() for _ in range(num_envs)], autoreset_mode=AutoresetMode.DISABLED
     )
 
 

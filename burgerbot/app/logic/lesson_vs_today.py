@@ -174,7 +174,8 @@ def judge_sb3_n_envs(v: Mapping[str, str]) -> Judgement:
         return "holds", "PPO accepted `n_envs=4`."
     return "never_valid", (
         f"Here: `{result}`. PPO has no `n_envs` parameter, and no release had one (checked for "
-        "this app from stable-baselines3 0.6 to 2.9). Use `make_vec_env(make_env(), n_envs=4)`."
+        "this app from stable-baselines3 0.6 to 2.9). Use "
+        "`make_vec_env(burgerbot_factory(), n_envs=4)`."
     )
 
 
@@ -329,7 +330,8 @@ def count_explanation(claims: Sequence[Claim], outcomes: Sequence[Outcome]) -> s
 _ADVICE = {
     "changed": "Read the final observation from `obs` of the ending call (NEXT_STEP), or set "
     'SAME_STEP and read `infos["final_obs"]`',
-    "never_valid": "Build SB3's envs with `make_vec_env(make_env(), n_envs=4)`, then give them "
+    "never_valid": "Build SB3's envs with `make_vec_env(burgerbot_factory(), n_envs=4)`, "
+    "then give them "
     "to PPO",
     "imprecise": "An update holds `n_steps x n_envs` transitions",
     "not_visible": "One small run shows noise; compare averages over many runs",
@@ -423,7 +425,7 @@ CLAIMS = [
 
 # --- The errata: the lesson's code that does not work as written today, each in a line -------
 
-SB3_FIX = "make_vec_env(make_env(), n_envs=4)"
+SB3_FIX = "make_vec_env(burgerbot_factory(), n_envs=4)"
 TARGET_GOALS = 20
 """Goals expected per setting before a doubling stands out from the noise."""
 LESSON_CALLS = 500

@@ -36,7 +36,7 @@ from burgerbot.app.script_runner import CapturedError, ScriptRun, run_script, sh
 from burgerbot.app.scripts import mistakes as snippets
 from burgerbot.app.settings import ChoiceSetting, IntSetting
 from burgerbot.app.slots import WorkerBudget
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 from burgerbot.vector import BurgerBotVectorEnv
 from burgerbot.wrappers import BurgerBotDictObservation
 
@@ -412,7 +412,7 @@ def _measure(name: str, envs: VectorEnv, num_envs: int) -> SpaceRow:
 
 
 ENV_MAKERS: dict[str, Callable[[], gym.Env]] = {
-    "BurgerBot": make_env(),
+    "BurgerBot": burgerbot_factory(),
     "CartPole-v1": lambda: gym.make("CartPole-v1"),
     "FrozenLake-v1": lambda: gym.make("FrozenLake-v1"),
     "BurgerBot, Dict observation": BurgerBotDictObservation,

@@ -33,7 +33,7 @@ from burgerbot.app.settings import IntSetting
 from burgerbot.app.versions import SB3_MODULE, installed_version, sb3_available
 from burgerbot.env import BurgerBotEnv
 from burgerbot.experiments import Progress, random_actions
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 __all__ = [
     "ACCEPTS_OPTIONS",
@@ -211,7 +211,7 @@ class ApiRow:
 
 
 def _gymnasium_facts(num_envs: int, seed: int) -> dict[str, str]:
-    envs = SyncVectorEnv([make_env() for _ in range(num_envs)])
+    envs = SyncVectorEnv([burgerbot_factory() for _ in range(num_envs)])
     try:
         reset = envs.reset(seed=seed)
         actions = np.zeros(num_envs, dtype=np.int64)  # forward: a move, no episode ends
@@ -228,7 +228,7 @@ def _sb3_facts(num_envs: int, seed: int) -> dict[str, str]:
     load_sb3()
     from stable_baselines3.common.env_util import make_vec_env
 
-    vec_env = make_vec_env(make_env(), n_envs=num_envs, seed=seed)
+    vec_env = make_vec_env(burgerbot_factory(), n_envs=num_envs, seed=seed)
     try:
         reset = vec_env.reset()
         stepped = vec_env.step(np.zeros(num_envs, dtype=np.int64))
@@ -261,8 +261,8 @@ def api_rows(num_envs: int = 4, seed: int = 0, live_sb3: bool | None = None) -> 
     return [
         ApiRow(
             "Build N copies",
-            f"`SyncVectorEnv([make_env() for _ in range({n})])`",
-            f"`make_vec_env(make_env(), n_envs={n})` (gives a "
+            f"`SyncVectorEnv([burgerbot_factory() for _ in range({n})])`",
+            f"`make_vec_env(burgerbot_factory(), n_envs={n})` (gives a "
             f"`{'DummyVecEnv' if sb3_facts is None else sb3_facts['class']}`)",
             sb3_live=sb3_facts is not None,
         ),
@@ -407,7 +407,7 @@ def side_by_side(
     records: list[dict[str, Any]] = []
     modes = {GYM_SAME_STEP: AutoresetMode.SAME_STEP, GYM_NEXT_STEP: AutoresetMode.NEXT_STEP}
     gym_envs = {
-        name: SyncVectorEnv([make_env() for _ in range(num_envs)], autoreset_mode=mode)
+        name: SyncVectorEnv([burgerbot_factory() for _ in range(num_envs)], autoreset_mode=mode)
         for name, mode in modes.items()
     }
     sb3_envs = None
@@ -419,7 +419,7 @@ def side_by_side(
             load_sb3()
             from stable_baselines3.common.env_util import make_vec_env
 
-            sb3_envs = make_vec_env(make_env(), n_envs=num_envs, seed=seed)
+            sb3_envs = make_vec_env(burgerbot_factory(), n_envs=num_envs, seed=seed)
             sb3_envs.reset()
         for envs in gym_envs.values():
             envs.reset(seed=seed)
@@ -552,7 +552,7 @@ def train_ppo(
     seed: int = 0,
     progress: Progress | None = None,
 ) -> PPOResult:
-    """Train SB3's PPO on ``make_vec_env(make_env(), n_envs=num_envs)`` on the CPU.
+    """Train SB3's PPO on ``make_vec_env(burgerbot_factory(), n_envs=num_envs)`` on the CPU.
 
     ``progress(fraction, message)`` is called from an SB3 callback every few steps
     (raising from it stops training; the vector env is closed either way). torch is
@@ -594,7 +594,7 @@ def train_ppo(
                 progress(done, f"PPO: {self.num_timesteps:,} of {total_timesteps:,} env-steps")
             return True
 
-    vec_env = make_vec_env(make_env(), n_envs=num_envs, seed=seed)
+    vec_env = make_vec_env(burgerbot_factory(), n_envs=num_envs, seed=seed)
     try:
         model = PPO("MlpPolicy", vec_env, n_steps=n_steps, seed=seed, device="cpu", verbose=0)
         setup_seconds = time.perf_counter() - start
@@ -745,7 +745,8 @@ def takeaways(
     """The page's "Key takeaways": those about SB3's behaviour come from this visit's runs, or
     (without SB3, ``recorded_on`` a date) from the recorded ones."""
     bullets = [
-        "SB3 trains on its own `VecEnv`: build one with `make_vec_env(make_env(), n_envs=N)`.",
+        "SB3 trains on its own `VecEnv`: build one with "
+        "`make_vec_env(burgerbot_factory(), n_envs=N)`.",
     ]
     when = f" (recorded on {recorded_on})" if recorded_on else ", just now"
     if calls is None:

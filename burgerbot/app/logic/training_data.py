@@ -19,7 +19,7 @@ from burgerbot.app.palette import OKABE_ITO, SHAPES
 from burgerbot.app.settings import ChoiceSetting, IntSetting, parse_values
 from burgerbot.checks import MAX_SEED
 from burgerbot.env import BurgerBotEnv
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 from burgerbot.targets import (
     GAMMA,
     Buffer,
@@ -850,7 +850,7 @@ def action_seeding(seed: int, num_envs: int = SEEDING_ENVS, calls: int = 5) -> p
     ):
         runs = []
         for _ in range(2):
-            envs = SyncVectorEnv([make_env() for _ in range(num_envs)])
+            envs = SyncVectorEnv([burgerbot_factory() for _ in range(num_envs)])
             envs.reset(seed=seed)
             if seeded:
                 envs.action_space.seed(seed)

@@ -28,7 +28,7 @@ from burgerbot import world
 from burgerbot.app.labels import counted
 from burgerbot.app.settings import ChoiceSetting, IntSetting, parse_values
 from burgerbot.checks import MAX_SEED
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 from burgerbot.vector import BurgerBotVectorEnv
 
 __all__ = [
@@ -156,7 +156,7 @@ def make_vector(backend: str, mode: str, num_envs: int, *, stats_inside: bool = 
             raise ValueError("BurgerBotVectorEnv has no sub-env factory to wrap")
         envs: VectorEnv = BurgerBotVectorEnv(num_envs, autoreset_mode=_real_mode(mode))
     else:
-        factory = make_env()
+        factory = burgerbot_factory()
 
         def with_stats() -> gym.Env:
             return gym.wrappers.RecordEpisodeStatistics(factory())

@@ -51,7 +51,7 @@ def _indent(lines: list[str], spaces: int) -> list[str]:
 def snippet_for(settings: AutoresetSettings) -> str:
     """A self-contained script that reruns the page's run.
 
-    It builds a ``SyncVectorEnv`` over ``burgerbot``'s ``make_env`` in the chosen mode,
+    It builds a ``SyncVectorEnv`` over ``burgerbot``'s ``burgerbot_factory`` in the chosen mode,
     draws the same random actions as the page (``np.random.default_rng(seed).integers``),
     prints every episode end (``END_LINE``) and then the finished episodes per env
     (``COUNT_LINE``).
@@ -68,7 +68,7 @@ def snippet_for(settings: AutoresetSettings) -> str:
         "import numpy as np",
         "from gymnasium.vector import AutoresetMode",
         "",
-        "from burgerbot.factories import make_env",
+        "from burgerbot.factories import burgerbot_factory",
         "",
         f"MODE = AutoresetMode.{mode}",
         f"NUM_ENVS = {settings.num_envs}",
@@ -77,7 +77,7 @@ def snippet_for(settings: AutoresetSettings) -> str:
         "",
         'print(f"gymnasium {gym.__version__}, autoreset_mode={MODE.name}")',
         "envs = gym.vector.SyncVectorEnv(",
-        "    [make_env() for _ in range(NUM_ENVS)], autoreset_mode=MODE",
+        "    [burgerbot_factory() for _ in range(NUM_ENVS)], autoreset_mode=MODE",
         ")",
         "# The page's random actions: one row per step() call, one column per env.",
         "actions = np.random.default_rng(SEED).integers(0, 4, size=(STEPS, NUM_ENVS))",
@@ -122,14 +122,14 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 NUM_ENVS = {num_envs}
 STEPS = {steps}
 SEED = {seed}
 
 envs = gym.vector.SyncVectorEnv(
-    [make_env() for _ in range(NUM_ENVS)], autoreset_mode=AutoresetMode.NEXT_STEP
+    [burgerbot_factory() for _ in range(NUM_ENVS)], autoreset_mode=AutoresetMode.NEXT_STEP
 )
 # The page's random actions: one row per step() call, one column per env.
 actions = np.random.default_rng(SEED).integers(0, 4, size=(STEPS, NUM_ENVS))
@@ -185,14 +185,14 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 NUM_ENVS = {num_envs}
 SEED = {seed}
 STEP = {step}  # an episode ends on this call in the page's run
 
 envs = gym.vector.SyncVectorEnv(
-    [make_env() for _ in range(NUM_ENVS)], autoreset_mode=AutoresetMode.{mode}
+    [burgerbot_factory() for _ in range(NUM_ENVS)], autoreset_mode=AutoresetMode.{mode}
 )
 actions = np.random.default_rng(SEED).integers(0, 4, size=(STEP, NUM_ENVS))
 obs, infos = envs.reset(seed=SEED)

@@ -20,9 +20,11 @@ def _builder(settings: BatchSettings) -> tuple[list[str], list[str]]:
                     "envs = BurgerBotVectorEnv(num_envs=NUM_ENVS)",
                 ],
             )
-        imports = ["from burgerbot.factories import make_env"]
-        thunks = "[make_env() for _ in range(NUM_ENVS)]"
-        comment = "# make_env() returns a zero-argument function; the vector env calls each one."
+        imports = ["from burgerbot.factories import burgerbot_factory"]
+        thunks = "[burgerbot_factory() for _ in range(NUM_ENVS)]"
+        comment = (
+            "# burgerbot_factory() returns a zero-argument function; the vector env calls each one."
+        )
     else:
         if settings.backend == "native":
             return (

@@ -34,7 +34,7 @@ import gymnasium as gym
 import numpy as np
 
 from burgerbot import BurgerBotVectorEnv
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 STEPS = {settings.steps}  # step() calls per run
 {cost}RUNS = [  # (backend, NUM_ENVS values)
@@ -45,7 +45,7 @@ STEPS = {settings.steps}  # step() calls per run
 def build(backend, num_envs):
     if backend == "native":  # one object, all robots in numpy arrays
         return BurgerBotVectorEnv(num_envs)
-    env_fns = [make_env({cost_args}) for _ in range(num_envs)]
+    env_fns = [burgerbot_factory({cost_args}) for _ in range(num_envs)]
     if backend == "sync":  # all envs in this process, stepped one after another
         return gym.vector.SyncVectorEnv(env_fns)
     # One worker process per env, started fresh ("spawn"). In every call the actions go

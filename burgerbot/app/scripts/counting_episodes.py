@@ -14,7 +14,7 @@ COUNT_LINE = "{mode}: finished episodes per env {counts}, total {total}"
 def counting_script(settings: CountingSettings) -> str:
     """A self-contained script that counts finished episodes per env in each mode, as the page.
 
-    It builds a ``SyncVectorEnv`` over ``burgerbot``'s ``make_env`` in each mode, draws the
+    It builds a ``SyncVectorEnv`` over ``burgerbot``'s ``burgerbot_factory`` in each mode, draws the
     same random actions as the page (``np.random.default_rng(seed).integers``) and prints
     ``COUNT_LINE`` for each mode.
     """
@@ -28,7 +28,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 NUM_ENVS = {settings.num_envs}
 STEPS = {settings.steps}
@@ -36,7 +36,9 @@ SEED = {settings.seed}
 
 print(f"gymnasium {{gym.__version__}}")
 for mode in ({modes}):
-    envs = gym.vector.SyncVectorEnv([make_env() for _ in range(NUM_ENVS)], autoreset_mode=mode)
+    envs = gym.vector.SyncVectorEnv(
+        [burgerbot_factory() for _ in range(NUM_ENVS)], autoreset_mode=mode
+    )
     # The page's random actions: one row per step() call, one column per env.
     actions = np.random.default_rng(SEED).integers(0, 4, size=(STEPS, NUM_ENVS))
     finished = np.zeros(NUM_ENVS, dtype=np.int64)

@@ -30,14 +30,14 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 NUM_ENVS = {num_envs}
 SEED = {seed}
 MAX_CALLS = {CAPS.max_steps_per_run}
 
 envs = gym.vector.SyncVectorEnv(
-    [make_env() for _ in range(NUM_ENVS)], autoreset_mode=AutoresetMode.DISABLED
+    [burgerbot_factory() for _ in range(NUM_ENVS)], autoreset_mode=AutoresetMode.DISABLED
 )
 # The page's random actions: one row per step() call, one column per env.
 actions = np.random.default_rng(SEED).integers(0, 4, size=(MAX_CALLS + 1, NUM_ENVS))

@@ -18,14 +18,14 @@ def lesson_run_script(seed: int = 0) -> str:
 import numpy as np
 from gymnasium.vector import SyncVectorEnv
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 STEPS = 500  # step() calls, as in the lesson
 SEED = {seed}
 GOAL_REWARD = 50.0  # a reward of exactly 50 means "reached the goal"
 
 for num_envs in (4, 8):
-    envs = SyncVectorEnv([make_env() for _ in range(num_envs)])
+    envs = SyncVectorEnv([burgerbot_factory() for _ in range(num_envs)])
     try:
         envs.reset(seed=SEED)
         actions = np.random.default_rng(SEED).integers(0, 4, size=(STEPS, num_envs))

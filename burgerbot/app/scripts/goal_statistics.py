@@ -31,11 +31,11 @@ def snippet_for(settings: ScalingSettings) -> str:
     else:
         imports = (
             "import gymnasium as gym\nimport numpy as np\n\n"
-            "from burgerbot.factories import make_env\n"
+            "from burgerbot.factories import burgerbot_factory\n"
         )
         build = (
-            "    # make_env() returns a zero-argument function that builds one BurgerBot.\n"
-            "    envs = gym.vector.SyncVectorEnv([make_env() for _ in range(num_envs)])"
+            "    # burgerbot_factory() returns a zero-argument function building one BurgerBot.\n"
+            "    envs = gym.vector.SyncVectorEnv([burgerbot_factory() for _ in range(num_envs)])"
         )
     return f'''"""Goal scaling: a random BurgerBot agent, NUM_ENVS copies, goals per seed."""
 

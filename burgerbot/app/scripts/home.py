@@ -18,7 +18,7 @@ import gymnasium as gym
 import numpy as np
 
 from burgerbot.env import BurgerBotEnv
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 from burgerbot.vector import BurgerBotVectorEnv
 
 NUM_ENVS = {int(num_envs)!r}
@@ -60,7 +60,7 @@ if __name__ == "__main__":
     print(f"{{'plain loop (1 env)':<30}}{{plain_loop():>10,.0f}} transitions/s, 1 row per call")
     setups = {{
         f"SyncVectorEnv ({{NUM_ENVS}} envs)": gym.vector.SyncVectorEnv(
-            [make_env() for _ in range(NUM_ENVS)]
+            [burgerbot_factory() for _ in range(NUM_ENVS)]
         ),
         f"BurgerBotVectorEnv ({{NUM_ENVS}} envs)": BurgerBotVectorEnv(NUM_ENVS),
     }}

@@ -37,9 +37,10 @@ AUTORESET_TIMING = """
 import gymnasium as gym
 import numpy as np
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
-envs = gym.vector.SyncVectorEnv([make_env() for _ in range(2)])  # the default auto-reset mode
+# The default auto-reset mode:
+envs = gym.vector.SyncVectorEnv([burgerbot_factory() for _ in range(2)])
 obs, infos = envs.reset(seed=0)
 print("first observation after a reset:", obs[0].tolist())
 envs.step(np.array([1, 3]))  # env 0 turns left to face north; env 1 stops
@@ -58,10 +59,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 for mode in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
-    envs = gym.vector.SyncVectorEnv([make_env() for _ in range(2)], autoreset_mode=mode)
+    envs = gym.vector.SyncVectorEnv([burgerbot_factory() for _ in range(2)], autoreset_mode=mode)
     envs.reset(seed=0)
     envs.step(np.array([1, 3]))  # env 0 turns to face north
     *_, infos = envs.step(np.array([0, 3]))  # env 0 drives into the wall: its episode ends
@@ -166,9 +167,9 @@ SB3_GYMNASIUM_VECTOR = """
 from gymnasium.vector import SyncVectorEnv
 from stable_baselines3 import PPO
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
-envs = SyncVectorEnv([make_env() for _ in range(4)])
+envs = SyncVectorEnv([burgerbot_factory() for _ in range(4)])
 try:
     model = PPO("MlpPolicy", envs, device="cpu")
     print("PPO(..., SyncVectorEnv): accepted as n_envs =", model.n_envs)
@@ -184,10 +185,10 @@ import inspect
 from stable_baselines3 import PPO
 from stable_baselines3.common.env_util import make_vec_env
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 print("PPO's default n_steps:", inspect.signature(PPO).parameters["n_steps"].default)
-vec_env = make_vec_env(make_env(), n_envs=4, seed=0)
+vec_env = make_vec_env(burgerbot_factory(), n_envs=4, seed=0)
 for n_steps in (2048, 512):  # the default, then the lesson's 2048 / 4
     model = PPO("MlpPolicy", vec_env, n_steps=n_steps, device="cpu")
     calls, envs = model.rollout_buffer.observations.shape[:2]  # (steps, envs, observation)

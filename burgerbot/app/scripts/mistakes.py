@@ -49,7 +49,7 @@ from gymnasium.vector import SyncVectorEnv
 from gymnasium.vector.utils import batch_space
 
 from burgerbot import BurgerBotVectorEnv
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 from burgerbot.wrappers import BurgerBotDictObservation
 
 N = __N__
@@ -75,7 +75,7 @@ def describe(name, envs):
 
 
 makers = {
-    "BurgerBot": make_env(),
+    "BurgerBot": burgerbot_factory(),
     "CartPole-v1": lambda: gym.make("CartPole-v1"),
     "FrozenLake-v1": lambda: gym.make("FrozenLake-v1"),
     "BurgerBot, Dict observation": BurgerBotDictObservation,
@@ -99,10 +99,10 @@ _DTYPE_EXERCISE = """
 import gymnasium as gym
 from gymnasium.vector import SyncVectorEnv
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 N = __N__
-burgerbots = SyncVectorEnv([make_env() for _ in range(N)])
+burgerbots = SyncVectorEnv([burgerbot_factory() for _ in range(N)])
 cartpoles = SyncVectorEnv([lambda: gym.make("CartPole-v1") for _ in range(N)])
 try:
     burgerbot_obs, _ = burgerbots.reset(seed=0)
@@ -163,10 +163,10 @@ def factory_fixed(num_envs: int) -> str:
 _FACTORY_WITH_DEFAULTS = """
 from gymnasium.vector import SyncVectorEnv
 
-from burgerbot.factories import make_env  # every argument has a default
+from burgerbot.factories import burgerbot_factory  # every argument has a default
 
 N = __N__
-envs = SyncVectorEnv([make_env for _ in range(N)])  # the factory itself, again
+envs = SyncVectorEnv([burgerbot_factory for _ in range(N)])  # the factory itself, again
 """
 
 
@@ -241,10 +241,10 @@ _ACTIONS = """
 import numpy as np
 from gymnasium.vector import SyncVectorEnv
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 N = __N__
-envs = SyncVectorEnv([make_env() for _ in range(N)])
+envs = SyncVectorEnv([burgerbot_factory() for _ in range(N)])
 try:
     obs, infos = envs.reset(seed=0)
     rng = np.random.default_rng(0)
@@ -312,11 +312,11 @@ _FINAL_OBS = """
 import numpy as np
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 N = __N__
 forward = np.zeros(N, dtype=np.int64)  # all robots drive east: step 3 hits the obstacle at (0, 3)
-envs = SyncVectorEnv([make_env() for _ in range(N)], autoreset_mode=AutoresetMode.__MODE__)
+envs = SyncVectorEnv([burgerbot_factory() for _ in range(N)], autoreset_mode=AutoresetMode.__MODE__)
 try:
     obs, infos = envs.reset(seed=0)
     for step in range(1, __STEPS__):
@@ -384,13 +384,13 @@ _HEADER = """\
 import numpy as np
 from gymnasium.vector import AsyncVectorEnv
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 """
 
 _GUARD = 'if __name__ == "__main__":  # "spawn" workers import this file again\n'
 
-_BUILD = 'AsyncVectorEnv([make_env() for _ in range(2)], context="spawn")'
+_BUILD = 'AsyncVectorEnv([burgerbot_factory() for _ in range(2)], context="spawn")'
 
 # The loop crashes on purpose (mistake 4's KeyError): what matters is what happens next.
 _LOOP = """\
@@ -450,7 +450,7 @@ down to timing; with one, the worker's error is printed whole before the script'
 
 _MAIN_GUARD_BODY = """\
 # One worker: with more, their errors and the script's own can print mixed together.
-envs = AsyncVectorEnv([make_env()], context="spawn")
+envs = AsyncVectorEnv([burgerbot_factory()], context="spawn")
 obs, infos = envs.reset(seed=0)
 print("obs shape:", obs.shape)
 envs.close()
@@ -459,7 +459,7 @@ envs.close()
 _SHORT_HEADER = """\
 from gymnasium.vector import AsyncVectorEnv
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 """
 

@@ -47,10 +47,10 @@ _GYMNASIUM_VECTOR_WRONG = """
 from gymnasium.vector import SyncVectorEnv
 from stable_baselines3 import PPO
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 # A Gymnasium vector env is not an SB3 VecEnv.
-envs = SyncVectorEnv([make_env() for _ in range(__NUM_ENVS__)])
+envs = SyncVectorEnv([burgerbot_factory() for _ in range(__NUM_ENVS__)])
 try:
     model = PPO("MlpPolicy", envs)
 finally:
@@ -61,10 +61,10 @@ _PPO_FIXED = """
 from stable_baselines3 import PPO
 from stable_baselines3.common.env_util import make_vec_env
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 # make_vec_env builds the copies (a DummyVecEnv unless vec_env_cls=SubprocVecEnv).
-vec_env = make_vec_env(make_env(), n_envs=__NUM_ENVS__, seed=0)
+vec_env = make_vec_env(burgerbot_factory(), n_envs=__NUM_ENVS__, seed=0)
 try:
     model = PPO("MlpPolicy", vec_env, device="cpu")  # PPO's default n_steps
     print("env given to PPO:", type(model.get_env()).__name__)
@@ -99,15 +99,15 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.vec_env import SubprocVecEnv
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 # The guard matters once you use SubprocVecEnv: each worker process starts by importing
 # this file again, and without the guard it would build workers of its own.
 if __name__ == "__main__":
     # __N__ copies in this process (a DummyVecEnv):
-    vec_env = make_vec_env(make_env(), n_envs=__N__)
+    vec_env = make_vec_env(burgerbot_factory(), n_envs=__N__)
     # or __N__ worker processes:
-    __SUBPROC__vec_env = make_vec_env(make_env(), n_envs=__N__, vec_env_cls=SubprocVecEnv)
+    __SUBPROC__vec_env = make_vec_env(burgerbot_factory(), n_envs=__N__, vec_env_cls=SubprocVecEnv)
     model = PPO("MlpPolicy", vec_env, device="cpu")
     print(type(vec_env).__name__, "with", vec_env.num_envs, "envs; PPO sees", model.n_envs)
     vec_env.close()
@@ -125,7 +125,7 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 NUM_ENVS = __NUM_ENVS__
 TRANSITIONS_PER_UPDATE = __TRANSITIONS__
@@ -143,7 +143,7 @@ class CountCalls(BaseCallback):
         return True
 
 
-vec_env = make_vec_env(make_env(), n_envs=NUM_ENVS, seed=0)
+vec_env = make_vec_env(burgerbot_factory(), n_envs=NUM_ENVS, seed=0)
 try:
     model = PPO("MlpPolicy", vec_env, n_steps=N_STEPS, seed=0, device="cpu")
     print("n_steps:", model.n_steps)
@@ -169,15 +169,16 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from stable_baselines3.common.env_util import make_vec_env
 
 from burgerbot.experiments import random_actions
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 N, STEPS, SEED = __NUM_ENVS__, __STEPS__, __SEED__
 actions = np.concatenate(list(random_actions(SEED, N, STEPS)))  # shape (STEPS, N)
 
-sb3_envs = make_vec_env(make_env(), n_envs=N, seed=SEED)  # SB3's DummyVecEnv
+sb3_envs = make_vec_env(burgerbot_factory(), n_envs=N, seed=SEED)  # SB3's DummyVecEnv
 modes = [AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP]
 gym_envs = {
-    mode: SyncVectorEnv([make_env() for _ in range(N)], autoreset_mode=mode) for mode in modes
+    mode: SyncVectorEnv([burgerbot_factory() for _ in range(N)], autoreset_mode=mode)
+    for mode in modes
 }
 agree = {mode: 0 for mode in modes}  # (step, env) pairs where everything matches SB3
 first_difference = {mode: None for mode in modes}
@@ -227,10 +228,10 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.env_util import make_vec_env
 
 from burgerbot.env import BurgerBotEnv
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 torch.set_num_threads(1)  # small networks: one CPU thread is the fastest and the fairest
-vec_env = make_vec_env(make_env(), n_envs=__NUM_ENVS__, seed=__SEED__)
+vec_env = make_vec_env(burgerbot_factory(), n_envs=__NUM_ENVS__, seed=__SEED__)
 try:
     model = PPO("MlpPolicy", vec_env, n_steps=__N_STEPS__, seed=__SEED__, device="cpu")
     start = time.perf_counter()

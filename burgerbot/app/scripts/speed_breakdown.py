@@ -19,7 +19,7 @@ import gymnasium as gym
 import numpy as np
 
 from burgerbot.env import BurgerBotEnv
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 from burgerbot.vector import BurgerBotVectorEnv
 
 SIZES = {tuple(sizes)!r}
@@ -93,7 +93,8 @@ for with_policy in (False, True):
     print("with the policy picking actions" if with_policy else "with random actions")
     print(f"  plain loop  N=1     {{plain_loop(with_policy):>12,.0f}} transitions/s")
     for n in SIZES:
-        sync = vector(gym.vector.SyncVectorEnv([make_env() for _ in range(n)]), with_policy)
+        sync_env = gym.vector.SyncVectorEnv([burgerbot_factory() for _ in range(n)])
+        sync = vector(sync_env, with_policy)
         native = vector(BurgerBotVectorEnv(n), with_policy)
         print(f"  sync        N={{n:<5d}} {{sync:>12,.0f}} transitions/s")
         print(f"  native      N={{n:<5d}} {{native:>12,.0f}} transitions/s")

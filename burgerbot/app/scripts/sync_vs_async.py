@@ -10,7 +10,7 @@ import time
 
 import gymnasium as gym
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 NUM_ENVS = 4
 STEPS = 1_000
@@ -18,7 +18,7 @@ STEPS = 1_000
 
 def time_steps(vector_env_class, **options):
     """Seconds that STEPS step() calls take in a ``vector_env_class`` of NUM_ENVS BurgerBots."""
-    envs = vector_env_class([make_env() for _ in range(NUM_ENVS)], **options)
+    envs = vector_env_class([burgerbot_factory() for _ in range(NUM_ENVS)], **options)
     try:
         envs.reset(seed=0)
         envs.action_space.seed(0)
@@ -59,7 +59,7 @@ import gymnasium as gym
 import numpy as np
 
 from burgerbot import BurgerBotVectorEnv
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 NUM_ENVS = 4
 STEPS = 1_000  # step() calls per run
@@ -68,7 +68,7 @@ STEPS = 1_000  # step() calls per run
 def build(backend):
     if backend == "native":  # one object, all robots in numpy arrays
         return BurgerBotVectorEnv(NUM_ENVS)
-    env_fns = [make_env() for _ in range(NUM_ENVS)]
+    env_fns = [burgerbot_factory() for _ in range(NUM_ENVS)]
     if backend == "sync":  # all envs in this process, called one after another
         return gym.vector.SyncVectorEnv(env_fns)
     # One worker process per env, started fresh ("spawn"). In every call the actions go

@@ -23,7 +23,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 MODE = AutoresetMode.__MODE__
 NUM_ENVS, STEPS, MAX_STEPS, SEED = __N__, __STEPS__, __MAX__, __SEED__
@@ -32,7 +32,7 @@ NUM_ENVS, STEPS, MAX_STEPS, SEED = __N__, __STEPS__, __MAX__, __SEED__
 _COLLECT = """
 # max_steps is small so that episodes end (by truncation at the latest) in a short buffer.
 envs = gym.vector.SyncVectorEnv(
-    [make_env(max_steps=MAX_STEPS) for _ in range(NUM_ENVS)], autoreset_mode=MODE
+    [burgerbot_factory(max_steps=MAX_STEPS) for _ in range(NUM_ENVS)], autoreset_mode=MODE
 )
 envs.action_space.seed(SEED)  # the random actions
 obs, infos = envs.reset(seed=SEED)  # the sub-envs: seeds SEED, SEED + 1, ...
@@ -156,7 +156,7 @@ import gymnasium as gym
 import numpy as np
 
 from burgerbot import BurgerBotEnv
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 SEED, NUM_ENVS, FACTORY_SEED = __SEED__, __N__, __FACTORY__
 
@@ -240,7 +240,7 @@ print(f"BurgerBot's generator untouched by its steps: {untouched}")
 for seeded in (True, False):
     runs = []
     for _ in range(2):
-        envs = gym.vector.SyncVectorEnv([make_env() for _ in range(NUM_ENVS)])
+        envs = gym.vector.SyncVectorEnv([burgerbot_factory() for _ in range(NUM_ENVS)])
         envs.reset(seed=SEED)  # does not seed envs.action_space
         if seeded:
             envs.action_space.seed(SEED)
@@ -265,12 +265,12 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 NUM_ENVS, STEPS, MAX_STEPS, SEED = 4, 20, 6, 0
 
 envs = gym.vector.SyncVectorEnv(
-    [make_env(max_steps=MAX_STEPS) for _ in range(NUM_ENVS)],
+    [burgerbot_factory(max_steps=MAX_STEPS) for _ in range(NUM_ENVS)],
     autoreset_mode=AutoresetMode.NEXT_STEP,
 )
 envs.action_space.seed(SEED)

@@ -28,7 +28,9 @@ def _make_envs(backend: str) -> str:
         )
     return (
         "def make_envs():\n"
-        "    return SyncVectorEnv([make_env() for _ in range(NUM_ENVS)], autoreset_mode=MODE)\n"
+        "    return SyncVectorEnv(\n"
+        "        [burgerbot_factory() for _ in range(NUM_ENVS)], autoreset_mode=MODE\n"
+        "    )\n"
     )
 
 
@@ -54,13 +56,13 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 {_header(mode, num_envs, steps, seed)}
 
 def make_wrapped_env():
     # The single-env wrapper, applied to each BurgerBot as the factory builds it.
-    return gym.wrappers.RecordEpisodeStatistics(make_env()())
+    return gym.wrappers.RecordEpisodeStatistics(burgerbot_factory()())
 
 
 def show(infos, prefix="infos"):
@@ -82,7 +84,7 @@ for placement in ("inside the factory", "around the vector env"):
         envs = SyncVectorEnv([make_wrapped_env for _ in range(NUM_ENVS)], autoreset_mode=MODE)
     else:
         envs = RecordEpisodeStatistics(
-            SyncVectorEnv([make_env() for _ in range(NUM_ENVS)], autoreset_mode=MODE)
+            SyncVectorEnv([burgerbot_factory() for _ in range(NUM_ENVS)], autoreset_mode=MODE)
         )
     envs.reset(seed=SEED)
     ending = None  # (call, envs that ended, infos) of the latest call that ended an episode
@@ -105,7 +107,7 @@ def logging_script(backend: str, mode: str, num_envs: int, steps: int, seed: int
     imports = (
         "from burgerbot.vector import BurgerBotVectorEnv"
         if backend == "native"
-        else "from burgerbot.factories import make_env"
+        else "from burgerbot.factories import burgerbot_factory"
     )
     sync_import = "" if backend == "native" else ", SyncVectorEnv"
     line = LOGGED_LINE.format(
@@ -168,12 +170,12 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
-from burgerbot.factories import make_env
+from burgerbot.factories import burgerbot_factory
 
 {_header(mode, num_envs, steps, seed)}
 
 def make_wrapped_env():
-    return gym.wrappers.RecordEpisodeStatistics(make_env()())
+    return gym.wrappers.RecordEpisodeStatistics(burgerbot_factory()())
 
 
 def read(stats, t, logged):
@@ -211,12 +213,12 @@ def table_script(backend: str, num_envs: int, steps: int, seed: int) -> str:
     build = (
         "BurgerBotVectorEnv(NUM_ENVS, autoreset_mode=mode)"
         if native
-        else "SyncVectorEnv([make_env() for _ in range(NUM_ENVS)], autoreset_mode=mode)"
+        else "SyncVectorEnv([burgerbot_factory() for _ in range(NUM_ENVS)], autoreset_mode=mode)"
     )
     imports = (
         "from burgerbot.vector import BurgerBotVectorEnv"
         if native
-        else "from burgerbot.factories import make_env"
+        else "from burgerbot.factories import burgerbot_factory"
     )
     sync_import = "" if native else ", SyncVectorEnv"
     return f'''"""Which vector wrapper works in which auto-reset mode, asked of the installed
