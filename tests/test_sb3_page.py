@@ -288,7 +288,7 @@ def ppo_accepts_a_sync_vector_env() -> bool:
 def test_with_sb3_a_right_and_a_wrong_prediction_are_checked_against_the_attempt(sb3):
     truth = ACCEPTS_OPTIONS[0] if ppo_accepts_a_sync_vector_env() else ACCEPTS_OPTIONS[1]
     (wrong,) = [option for option in ACCEPTS_OPTIONS if option != truth]
-    app = predict(open_page(), truth)
+    app = predict(open_page(skip=False), truth)
     assert len(app.success) == 1 and truth in app.success[0].value and not app.warning
     app = predict(app, wrong)
     assert len(app.warning) == 1 and not app.success

@@ -104,7 +104,7 @@ def test_the_buffer_and_mask_tables_show_the_live_run():
 
 
 def test_a_right_prediction_is_confirmed_by_the_live_run():
-    app = open_page()
+    app = open_page(skip=False)
     truth = truth_from_the_library(**DEFAULTS)
     predict(app, truth)
     assert prediction_checks(app) == [(truth, truth)]
@@ -112,7 +112,7 @@ def test_a_right_prediction_is_confirmed_by_the_live_run():
 
 
 def test_a_wrong_prediction_is_corrected_with_the_live_answer():
-    app = open_page()
+    app = open_page(skip=False)
     truth = truth_from_the_library(**DEFAULTS)
     wrong = next(option for option in ROWS_OPTIONS if option != truth)
     predict(app, wrong)
@@ -121,7 +121,7 @@ def test_a_wrong_prediction_is_corrected_with_the_live_answer():
 
 
 def test_same_step_mode_makes_every_row_a_transition():
-    app = open_page({"mode": "same_step"})
+    app = open_page({"mode": "same_step"}, skip=False)
     assert app.selectbox(key="training_data_mode").value == "SAME_STEP"
     truth = truth_from_the_library(**{**DEFAULTS, "mode": "SAME_STEP"})
     assert truth == ROWS_OPTIONS[2]

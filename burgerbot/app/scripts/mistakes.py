@@ -316,7 +316,9 @@ from burgerbot.factories import burgerbot_factory
 
 N = __N__
 forward = np.zeros(N, dtype=np.int64)  # all robots drive east: step 3 hits the obstacle at (0, 3)
-envs = SyncVectorEnv([burgerbot_factory() for _ in range(N)], autoreset_mode=AutoresetMode.__MODE__)
+envs = SyncVectorEnv(
+    [burgerbot_factory() for _ in range(N)], autoreset_mode=AutoresetMode.__MODE__
+)
 try:
     obs, infos = envs.reset(seed=0)
     for step in range(1, __STEPS__):
@@ -409,7 +411,9 @@ def _indent(code: str, levels: int = 1) -> str:
 
 def async_wrong() -> str:
     """Close only at the end: a crash in between skips ``close()``."""
-    body = f"envs = {_BUILD}  # 2 worker processes\n" + _LOOP + "envs.close()  # never reached\n"
+    body = (
+        "# 2 worker processes\n" + f"envs = {_BUILD}\n" + _LOOP + "envs.close()  # never reached\n"
+    )
     return fails_header("KeyError") + _HEADER + _GUARD + _indent(body)
 
 
@@ -422,7 +426,8 @@ def async_with_statement() -> str:
 def async_fixed_finally() -> str:
     """``try``/``finally``: ``close()`` runs however the block ends."""
     body = (
-        f"envs = {_BUILD}  # 2 worker processes\n"
+        "# 2 worker processes\n"
+        f"envs = {_BUILD}\n"
         + "try:\n"
         + _indent(_LOOP)
         + "finally:\n"
