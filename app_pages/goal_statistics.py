@@ -35,6 +35,7 @@ from burgerbot.app.logic.goal_statistics import (
     interleaved_check,
     lesson_expectations,
     measure_goal_rate,
+    no_goal_warning,
     rate_check,
     rate_reading,
     resolve_settings,
@@ -286,17 +287,6 @@ def sweep_plan(settings: ScalingSettings) -> None:
         table()
 
 
-def _no_goal_warning(summary: pd.DataFrame, seeds: int) -> None:
-    """A sweep that saw no goal at all: how likely that was (exact)."""
-    if summary["mean_goals"].sum() > 0:
-        return
-    expected = float((summary["expected_goals"] * seeds).sum())
-    st.warning(
-        f"This sweep saw **no goal at all**. Worked out exactly, it expected {expected:.2f} "
-        "goals in all; every run showing none is no surprise with counts this small."
-    )
-
-
 def results_panel(last: SweepResult, settings: ScalingSettings, download_key: str) -> None:
     """Section 3: the last sweep's charts (with their tables), what they show, and the CSV."""
     if last.settings != settings:
@@ -307,7 +297,8 @@ def results_panel(last: SweepResult, settings: ScalingSettings, download_key: st
     runs = last.frame
     st.markdown(show_time(last))
     summary = summarise(runs)
-    _no_goal_warning(summary, last.settings.seeds)
+    if warning := no_goal_warning(summary):
+        st.warning(warning)
     points, bands = chart_data(runs, summary)
     seeds = last.settings.seeds
     left, right = st.columns(2)
@@ -326,8 +317,7 @@ def results_panel(last: SweepResult, settings: ScalingSettings, download_key: st
     st.caption(
         "Dots: the runs' counts (one run per seed), bigger where several runs gave the same "
         "count. Diamond and bar: the mean over the seeds and its 95% interval. Dashed line: "
-        "for goals the expected count, worked out exactly from the world's rules; for "
-        "episodes, counts in proportion to env-steps at the sweep's own episode rate. "
+        "the expected count, worked out exactly from the world's rules. "
         "NUM_ENVS is on a log scale: each tick is double the one before."
     )
     st.markdown(

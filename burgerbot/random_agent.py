@@ -28,6 +28,8 @@ __all__ = [
     "EpisodeOdds",
     "GoalOdds",
     "episode_odds",
+    "expected_episodes",
+    "fewest_steps_to_goal",
     "goal_odds",
     "long_run_goal_rate",
 ]
@@ -219,6 +221,63 @@ def goal_odds(
     return GoalOdds(
         calls, num_envs, mode, float(num_envs * expected), float((1.0 - first_goal) ** num_envs)
     )
+
+
+@cache
+def fewest_steps_to_goal() -> int:
+    """The fewest steps any episode needs to reach the goal from the start (breadth-first).
+
+    No goal can come earlier in an episode, so a run of fewer ``step()`` calls per env sees
+    none, and runs not much longer than this lose most of their goals to episodes cut short.
+
+    Example:
+        >>> fewest_steps_to_goal()
+        14
+    """
+    seen = {START_STATE}
+    frontier = [START_STATE]
+    steps = 0
+    while frontier:
+        steps += 1
+        following = []
+        for state in frontier:
+            for action in range(NUM_ACTIONS):
+                key = state * NUM_ACTIONS + action
+                if TABLES.reward[key] == GOAL_REWARD:
+                    return steps
+                nxt = int(TABLES.next_state[key])
+                if not TABLES.terminated[key] and nxt not in seen:
+                    seen.add(nxt)
+                    following.append(nxt)
+        frontier = following
+    raise RuntimeError("the goal cannot be reached from the start")  # pragma: no cover
+
+
+@lru_cache(maxsize=1024)
+def expected_episodes(
+    calls: int, num_envs: int = 1, mode: str = "NEXT_STEP", max_steps: int = DEFAULT_MAX_STEPS
+) -> float:
+    """Finished episodes (terminated or truncated) expected in ``calls`` random ``step()`` calls.
+
+    The renewal sum of `goal_odds` with the chance of ending in place of the chance of a goal:
+    an episode that starts at call n counts if it ends within its ``calls - n + 1`` calls left.
+
+    Example:
+        >>> round(expected_episodes(500, num_envs=4), 1)
+        182.6
+    """
+    _check_mode(mode, max_steps)
+    if calls < 0:
+        raise ValueError(f"`calls` must be 0 or more, got {calls!r}")
+    if num_envs < 1:
+        raise ValueError(f"`num_envs` must be 1 or more, got {num_envs!r}")
+    if calls == 0:
+        return 0.0
+    odds = episode_odds(mode, max_steps)
+    ending = EpisodeOdds(odds.ends_at, odds.ends_at, odds.reset_rows)  # "goal" = any end
+    exact = min(calls, _EXACT_CALLS)
+    starts = _starts(odds.ends_at, odds.reset_rows, exact)
+    return float(num_envs * _within(ending, starts, calls, 1.0 / odds.mean_rows, 1.0))
 
 
 def long_run_goal_rate(mode: str = "NEXT_STEP", max_steps: int = DEFAULT_MAX_STEPS) -> float:

@@ -315,7 +315,9 @@ def test_a_sweep_without_goals_says_how_likely_that_was():
     click(app, f"{PAGE}_run")
     assert goal_scaling([1, 2], 50, seeds=[0], backend="sync")["goals"].sum() == 0
     expected = sum(goal_odds(50, n).expected_goals for n in (1, 2))
-    assert quotes(texts(app.warning), round(expected, 2))  # how likely no goal was
+    none = goal_odds(50, 1).chance_of_none * goal_odds(50, 2).chance_of_none
+    said = texts(app.warning)  # how many goals were expected, how likely none was: exactly
+    assert quotes(said, float(f"{expected:.3g}"), float(f"{none:.3g}"))
     assert "on this server (" in texts(app.caption)  # when and where the rate was measured
 
 

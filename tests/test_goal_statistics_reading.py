@@ -7,9 +7,8 @@ from sentence_facts import bold, quotes
 
 from burgerbot.app.logic.goal_statistics import (
     budget_reading,
-    level_apart,
-    level_reading,
-    rate_apart,
+    expectation_misses,
+    expectation_reading,
     rate_reading,
     rise_reading,
     rise_steps,
@@ -105,18 +104,21 @@ def test_rise_reading_reports_a_clear_drop_as_chance_not_a_rule():
     assert rise_steps(summarise(sweep({4: [(0, 1)]})), "goals") is None
 
 
-def test_level_reading_both_ways():
-    level = sweep({4: [(1, 1800), (0, 1830)], 64: [(0, 1810), (1, 1820)]}, steps_per_env=None)
-    summary = summarise(level)
-    assert level_apart(summary, "goals") is None and level_apart(summary, "episodes") is None
-    assert level_reading(summary, "goals") == (
-        "Goals stay level: one value fits inside every NUM_ENVS's 95% interval."
-    )
-    assert not bold(level_reading(summary, "episodes"))
-    apart = sweep({4: [(1, 1800), (0, 1810)], 256: [(0, 1500), (1, 1510)]}, steps_per_env=None)
-    assert level_apart(summarise(apart), "episodes") == (4, 256)
-    text = level_reading(summarise(apart), "episodes")
-    assert bold(text) == ["not"] and text.index("4's") < text.index("256's")
+def test_expectation_reading_both_ways():
+    # 20,000 env-steps as 4 x 5,000 and 64 x 312: counts near their exact expectations...
+    near = sweep({4: [(0, 1820), (1, 1830)], 64: [(0, 1815), (1, 1830)]}, steps_per_env=None)
+    summary = summarise(near)
+    assert expectation_misses(summary, "goals") == []
+    assert expectation_misses(summary, "episodes") == []
+    assert "NUM_ENVS 4" not in expectation_reading(summary, "episodes")
+    # ...and episodes far below 256's expectation (1,8xx): that one is named, with its figures.
+    low = sweep({4: [(1, 1820), (0, 1830)], 256: [(0, 1500), (1, 1510)]}, steps_per_env=None)
+    ((n, lo, hi, expected),) = expectation_misses(summarise(low), "episodes")
+    assert n == 256 and hi < expected
+    text = expectation_reading(summarise(low), "episodes")
+    assert quotes(text, 256, round(expected)) and "NUM_ENVS 4" not in text
+    single_seed = summarise(sweep({4: [(0, 1800)]}, steps_per_env=None))
+    assert expectation_reading(single_seed, "episodes") is None  # no interval
 
 
 def test_budget_reading_follows_the_budget_and_the_data():
@@ -125,23 +127,26 @@ def test_budget_reading_follows_the_budget_and_the_data():
     assert rise_reading(summarise(SHORT), "episodes") in per_env
     assert bold(per_env)[0] == "same steps per env" and "cannot show" in bold(per_env)
     assert "cannot show" not in bold(budget_reading(summarise(LONG), "per_env"))
+    # 4 x 5,000 against 64 x 312 steps: expected goals 0.48 against 0.43, not level within 5%.
     total = sweep({4: [(1, 1800), (0, 1830)], 64: [(0, 1810), (1, 1820)]}, steps_per_env=None)
     text = budget_reading(summarise(total), "total")
-    assert bold(text)[0] == "same total env-steps"
-    assert level_reading(summarise(total), "goals") in text
+    assert bold(text) == ["same total env-steps", "not"]
+    assert expectation_reading(summarise(total), "goals") in text
     lonely = budget_reading(summarise(sweep({4: [(0, 1)]})), "total")
-    assert bold(lonely) == ["same total env-steps"] and "In this sweep" not in lonely  # no data
+    assert bold(lonely) == ["same total env-steps"] and "In this sweep" in lonely
+    assert expectation_reading(summarise(sweep({4: [(0, 1)]})), "goals") in lonely
 
 
 def test_rate_reading_both_ways():
-    assert rate_apart(LONG) is None and not quotes(
-        rate_reading(LONG), 4
-    )  # agree: no NUM_ENVS named
-    uneven = sweep({4: [(60, 1)], 8: [(2, 1)]}, steps_per_env=None)
-    assert rate_apart(uneven) == (4, 8)
+    # The "Try this" sweep's runs: 210,000 steps per env, about 21 and 42 goals expected.
+    long = sweep({4: [(19, 1), (21, 1), (20, 1)], 8: [(41, 1), (38, 1), (44, 1)]}, 210_000)
+    assert not quotes(rate_reading(long), 4)  # holds the exact rate: no NUM_ENVS named
+    uneven = sweep({4: [(60, 1)], 8: [(2, 1)]}, steps_per_env=500)
     text = rate_reading(uneven)
-    assert text.index("NUM_ENVS 4") < text.index("NUM_ENVS 8")  # 4's interval lies above 8's
-    assert rate_reading(sweep({4: [(0, 1)]})) is None and rate_apart(sweep({4: [(0, 1)]})) is None
+    assert quotes(text, 4) and quotes(text, 8)  # 60 is far above, 2 far below
+    assert rate_reading(sweep({4: [(0, 1)]})) is None
+    # Same total env-steps: runs of different lengths have different rates; no rate sentence.
+    assert rate_reading(sweep({4: [(60, 1)], 8: [(2, 1)]}, steps_per_env=None)) is None
 
 
 def test_the_readings_follow_a_real_sweep():

@@ -16,7 +16,7 @@ from burgerbot.app.logic.goal_statistics import (
     to_csv,
 )
 from burgerbot.experiments import goal_scaling
-from burgerbot.random_agent import goal_odds
+from burgerbot.random_agent import expected_episodes, goal_odds
 from burgerbot.statistics import poisson_interval
 
 COUNTS = ["num_envs", "seed", "env_steps", "goals", "hits", "episodes"]
@@ -47,8 +47,7 @@ def test_summarise_uses_exact_poisson_for_goals_and_standard_errors_for_episodes
     assert eight["goals_per_100k_env_steps"] == pytest.approx(3 / 12_000 * 100_000)
     half = 1.96 * 10 / math.sqrt(3)  # standard deviation of 180, 190, 200 is 10
     assert (four["episodes_low"], four["episodes_high"]) == pytest.approx((190 - half, 190 + half))
-    episode_rate = frame["episodes"].sum() / frame["env_steps"].sum()
-    assert eight["expected_episodes"] == pytest.approx(episode_rate * 4000)
+    assert eight["expected_episodes"] == pytest.approx(expected_episodes(500, 8))
     single = summarise(frame[frame["seed"] == 0])
     assert single["episodes_low"].isna().all() and (single["runs"] == 1).all()
 

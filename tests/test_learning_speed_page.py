@@ -178,3 +178,19 @@ def test_bad_query_params_show_a_note(query, note, check):
     name, used = check
     widget = {"ns": app.multiselect, "seeds": app.number_input}[name](key=KEY[name])
     assert widget.value == used
+
+
+def test_the_td_target_is_described_as_the_code_computes_it():
+    """Finding 8: the code zeroes the next state's value on `terminated` only, so a truncated
+    episode still bootstraps; the page says which flag stops it."""
+    import inspect
+
+    from burgerbot import training
+
+    source = inspect.getsource(training)
+    assert "* ~terminated" in source and "* ~truncated" not in source  # what the code does
+    described = next(
+        m.value for m in open_page().markdown if "*TD target*" in m.value
+    )  # the expander "How the experiment works"
+    assert "terminated" in described and "truncated" in described
+    assert "0 after the episode ended" not in described

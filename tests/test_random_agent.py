@@ -20,8 +20,8 @@ from burgerbot.vector import BurgerBotVectorEnv
 from burgerbot.world import GOAL_REWARD, NUM_ACTIONS, NUM_STATES, START_STATE, TABLES
 
 
-def chain_odds(calls: int, mode: str, max_steps: int = 150) -> tuple[float, float]:
-    """One env's expected goals and chance of none, by stepping the whole chain."""
+def chain_odds(calls: int, mode: str, max_steps: int = 150) -> tuple[float, float, float]:
+    """One env's expected goals, chance of none and finished episodes, by stepping the chain."""
     size = NUM_STATES * max_steps + 1  # (step, state) pairs, then "the next call resets"
     reset_row = size - 1
     index = np.arange(size - 1)
@@ -34,32 +34,38 @@ def chain_odds(calls: int, mode: str, max_steps: int = 150) -> tuple[float, floa
     goal = np.vstack([TABLES.reward[keys] == GOAL_REWARD, np.zeros((1, NUM_ACTIONS), bool)])
     every, clean = np.zeros(size), np.zeros(size)
     every[START_STATE] = clean[START_STATE] = 1.0
-    expected = 0.0
+    ends = np.vstack([ended, np.zeros((1, NUM_ACTIONS), bool)]).sum(axis=1) / NUM_ACTIONS
+    expected = episodes = 0.0
     for _ in range(calls):
         expected += float(every @ goal.sum(axis=1)) / NUM_ACTIONS
+        episodes += float(every @ ends)
         moved = np.repeat(every, NUM_ACTIONS) / NUM_ACTIONS
         kept = np.where(goal.ravel(), 0.0, np.repeat(clean, NUM_ACTIONS) / NUM_ACTIONS)
         every = np.bincount(goes_to, weights=moved, minlength=size)
         clean = np.bincount(goes_to, weights=kept, minlength=size)
-    return expected, float(clean.sum())
+    return expected, float(clean.sum()), episodes
 
 
 @pytest.mark.parametrize("mode", random_agent.MODES)
 @pytest.mark.parametrize("calls", [0, 1, 9, 149, 150, 151, 420])
 def test_the_renewal_sums_equal_the_whole_chain_stepped_call_by_call(mode, calls):
-    expected, none = chain_odds(calls, mode)
+    expected, none, episodes = chain_odds(calls, mode)
     odds = goal_odds(calls, num_envs=3, mode=mode)
     assert odds.expected_goals == pytest.approx(3 * expected, rel=1e-9, abs=1e-15)
     assert odds.chance_of_none == pytest.approx(none**3, rel=1e-12)
+    finished = random_agent.expected_episodes(calls, num_envs=3, mode=mode)
+    assert finished == pytest.approx(3 * episodes, rel=1e-9, abs=1e-12)
 
 
 def test_a_short_time_limit_is_followed_exactly():
     # With max_steps=12 truncation is common: the chain and the sums must still agree.
-    expected, none = chain_odds(200, "NEXT_STEP", max_steps=12)
+    expected, none, episodes = chain_odds(200, "NEXT_STEP", max_steps=12)
     odds = goal_odds(200, mode="NEXT_STEP", max_steps=12)
     assert odds.expected_goals == pytest.approx(expected, rel=1e-9)
     assert odds.chance_of_none == pytest.approx(none, rel=1e-12)
     assert episode_odds("NEXT_STEP", 12).ends_at.sum() == pytest.approx(1.0)
+    finished = random_agent.expected_episodes(200, mode="NEXT_STEP", max_steps=12)
+    assert finished == pytest.approx(episodes, rel=1e-9)
 
 
 @pytest.mark.parametrize("mode", random_agent.MODES)
@@ -70,6 +76,26 @@ def test_the_settled_tail_equals_the_term_by_term_sums(mode, monkeypatch):
     tail = goal_odds(calls, mode=mode)
     assert tail.expected_goals == pytest.approx(whole.expected_goals, rel=1e-10)
     assert tail.chance_of_none == pytest.approx(whole.chance_of_none, rel=1e-10)
+
+
+@pytest.mark.parametrize("mode", random_agent.MODES)
+def test_finished_episodes_past_the_exact_part_follow_the_settled_rate(mode, monkeypatch):
+    whole = random_agent.expected_episodes(5_000, mode=mode)
+    monkeypatch.setattr(random_agent, "_EXACT_CALLS", 1_500)
+    random_agent.expected_episodes.cache_clear()
+    assert random_agent.expected_episodes(5_000, mode=mode) == pytest.approx(whole, rel=1e-10)
+    random_agent.expected_episodes.cache_clear()
+
+
+def test_the_fewest_steps_to_a_goal_is_where_goals_can_first_happen():
+    fewest = random_agent.fewest_steps_to_goal()
+    # Independently: the first step of an episode with a chance of reaching the goal...
+    assert fewest == int(np.flatnonzero(episode_odds().goal_at)[0])
+    # ...so a run of one step fewer per env expects no goal at all, whatever NUM_ENVS.
+    assert goal_odds(fewest - 1, num_envs=1024).expected_goals == 0.0
+    assert goal_odds(fewest, num_envs=1).expected_goals > 0.0
+    # The shortest path drives it: 12 cells east and south, and 2 turns at the least.
+    assert fewest >= 12 + 2
 
 
 def test_the_long_run_rate_is_what_long_runs_approach():

@@ -21,7 +21,12 @@ from burgerbot.app.palette import OKABE_ITO
 from burgerbot.app.settings import ChoiceSetting, IntListSetting, IntSetting
 from burgerbot.bench import compare_timings
 from burgerbot.experiments import Progress, goal_scaling
-from burgerbot.random_agent import goal_odds, long_run_goal_rate
+from burgerbot.random_agent import (
+    expected_episodes,
+    fewest_steps_to_goal,
+    goal_odds,
+    long_run_goal_rate,
+)
 from burgerbot.statistics import mean_interval, poisson_rate_interval
 
 __all__ = [
@@ -51,12 +56,12 @@ __all__ = [
     "compare_backends",
     "comparison_settings",
     "doubling_verdict",
+    "expectation_misses",
+    "expectation_reading",
     "expectations",
     "lesson_expectations",
-    "level_apart",
-    "level_reading",
     "measure_goal_rate",
-    "rate_apart",
+    "no_goal_warning",
     "rate_check",
     "rate_reading",
     "resolve_settings",
@@ -475,9 +480,8 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
     divided by the number of seeds. The episode interval is mean ± 1.96 standard errors
     across seeds (NaN with a single seed). ``expected_goals`` is exact
     (`burgerbot.random_agent.goal_odds` for the run's calls and NUM_ENVS);
-    ``expected_episodes`` uses the sweep's own episode rate.
+    ``expected_episodes`` too (`burgerbot.random_agent.expected_episodes`).
     """
-    episode_rate = frame["episodes"].sum() / frame["env_steps"].sum()
     rows = []
     for n, group in frame.groupby("num_envs", sort=True):
         runs = len(group)
@@ -485,6 +489,7 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
         goals = int(group["goals"].sum())
         low, high = poisson_rate_interval(goals, runs)
         mean_episodes, ep_low, ep_high = mean_interval(group["episodes"].to_numpy(dtype=float))
+        calls = round(env_steps / int(n))
         rows.append(
             {
                 "num_envs": int(n),
@@ -493,13 +498,13 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
                 "mean_goals": goals / runs,
                 "goals_low": low,
                 "goals_high": high,
-                "expected_goals": goal_odds(round(env_steps / int(n)), int(n)).expected_goals,
+                "expected_goals": goal_odds(calls, int(n)).expected_goals,
                 "zero_goal_runs": int((group["goals"] == 0).sum()),
                 "goals_per_100k_env_steps": goals / group["env_steps"].sum() * 100_000,
                 "mean_episodes": mean_episodes,
                 "episodes_low": ep_low,
                 "episodes_high": ep_high,
-                "expected_episodes": episode_rate * env_steps,
+                "expected_episodes": expected_episodes(calls, int(n)),
             }
         )
     return pd.DataFrame(rows)
@@ -674,53 +679,85 @@ def rise_reading(summary: pd.DataFrame, metric: str) -> str | None:
     return text[0].upper() + text[1:] + "."
 
 
-def level_apart(summary: pd.DataFrame, metric: str) -> tuple[int, int] | None:
-    """Same total env-steps: None when ``metric`` stays level (one value fits inside every
-    NUM_ENVS's 95% interval), else (the NUM_ENVS whose interval lies wholly above, the one it
-    lies above). Callers first check that every NUM_ENVS has an interval."""
-    rows = summary.dropna(subset=[f"{metric}_low", f"{metric}_high"])
-    top = rows.loc[rows[f"{metric}_low"].idxmax()]
-    bottom = rows.loc[rows[f"{metric}_high"].idxmin()]
-    if top[f"{metric}_low"] <= bottom[f"{metric}_high"]:
-        return None
-    return int(top["num_envs"]), int(bottom["num_envs"])
+def _figure(x: float) -> str:
+    """A count or rate for a sentence: whole with separators from 100 up, else 3 digits."""
+    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
 
 
-def level_reading(summary: pd.DataFrame, metric: str) -> str | None:
-    """Same total env-steps: does ``metric`` stay level across NUM_ENVS?
+def expectation_misses(summary: pd.DataFrame, metric: str) -> list[tuple[int, float, float, float]]:
+    """The NUM_ENVS whose 95% interval of ``metric`` misses its exact expectation, as
+    (NUM_ENVS, low, high, expected); NUM_ENVS without an interval (one seed) are left out."""
+    misses = []
+    for _, row in summary.iterrows():
+        low, high = _interval(row, metric)
+        expected = float(row[f"expected_{metric}"])
+        if not (math.isnan(low) or math.isnan(high)) and not low <= expected <= high:
+            misses.append((int(row["num_envs"]), low, high, expected))
+    return misses
 
-    Level when one value fits inside every NUM_ENVS's 95% interval. None with a single
-    NUM_ENVS or no intervals (one seed, for episodes).
+
+def expectation_reading(summary: pd.DataFrame, metric: str) -> str | None:
+    """Does every NUM_ENVS's 95% interval of ``metric`` hold its exact expectation?
+
+    None when no NUM_ENVS has an interval (one seed, for episodes).
     """
     rows = summary.dropna(subset=[f"{metric}_low", f"{metric}_high"])
-    if len(rows) < 2 or len(rows) < len(summary):
+    if rows.empty:
         return None
     noun = _NOUNS[metric]
-    apart = level_apart(summary, metric)
-    if apart is None:
-        return (
-            f"{noun[0].upper() + noun[1:]} stay level: one value fits inside every NUM_ENVS's "
-            "95% interval."
-        )
-    top, bottom = (rows.loc[rows["num_envs"] == n].iloc[0] for n in apart)
-    (t_low, t_high), (b_low, b_high) = _interval(top, metric), _interval(bottom, metric)
-    return (
-        f"{noun[0].upper() + noun[1:]} do **not** stay level: NUM_ENVS {apart[0]}'s "
-        f"interval ({t_low:,.3g} to {t_high:,.3g}) lies wholly above NUM_ENVS "
-        f"{apart[1]}'s ({b_low:,.3g} to {b_high:,.3g}). With many NUM_ENVS "
-        "compared at 95%, about one interval in 20 misses by chance; run more seeds to see "
-        "whether it holds."
+    misses = expectation_misses(summary, metric)
+    if not misses:
+        every = "every NUM_ENVS's" if len(rows) > 1 else "the"
+        return f"{noun[0].upper() + noun[1:]}: {every} 95% interval holds its exact expectation."
+    listed = "; ".join(
+        f"NUM_ENVS {n}'s ({_figure(low)} to {_figure(high)}) misses its expectation "
+        f"{_figure(expected)}"
+        for n, low, high, expected in misses
     )
+    return (
+        f"{noun[0].upper() + noun[1:]}: {listed}. A 95% interval misses its expectation about "
+        "one time in 20 by chance; run more seeds to see whether it holds."
+    )
+
+
+LEVEL_WITHIN = 0.05
+"""Expected goals per run count as level across NUM_ENVS when the lowest is within 5% of the
+highest."""
+
+
+def _total_budget_lead(summary: pd.DataFrame) -> str:
+    """Same total env-steps: how long each env runs, and whether the exact expected goals stay
+    level across NUM_ENVS (they do only while each env runs long compared with the fewest steps
+    a goal needs)."""
+    fewest = fewest_steps_to_goal()
+    calls = (summary["env_steps"] / summary["num_envs"]).round().astype(int)
+    rows = summary.assign(calls=calls).sort_values("num_envs")
+    text = (
+        f"With the **same total env-steps** for every NUM_ENVS, more envs means a shorter run "
+        f"for each. No episode reaches the goal before step {fewest}, and an episode the run "
+        "cuts short loses its chance of one: the same total gives the same expected goals "
+        f"only while each env runs long compared with {fewest} steps."
+    )
+    if len(rows) < 2:
+        return text
+    top = rows.loc[rows["expected_goals"].idxmax()]
+    bottom = rows.loc[rows["expected_goals"].idxmin()]
+    high, low = float(top["expected_goals"]), float(bottom["expected_goals"])
+    where = (
+        f"{high:.3g} at NUM_ENVS {int(top['num_envs'])} ({int(top['calls']):,} steps per env) "
+        f"to {low:.3g} at NUM_ENVS {int(bottom['num_envs'])} ({int(bottom['calls']):,} steps "
+        "per env)"
+    )
+    if high > 0 and low >= (1 - LEVEL_WITHIN) * high:
+        return text + f" Here they stay level (within 5%): worked out exactly, from {where}."
+    return text + f" Here they do **not** stay level: worked out exactly, from {where}."
 
 
 def budget_reading(summary: pd.DataFrame, budget: str) -> str:
     """What the sweep shows for its budget, goals and episodes, in a short paragraph."""
     if budget == "total":
-        parts = [level_reading(summary, "goals"), level_reading(summary, "episodes")]
-        lead = (
-            "With the **same total env-steps** for every NUM_ENVS, the count should not depend "
-            "on NUM_ENVS: what matters is how many env-steps you collect."
-        )
+        lead = _total_budget_lead(summary)
+        parts = [expectation_reading(summary, "goals"), expectation_reading(summary, "episodes")]
     else:
         parts = [rise_reading(summary, "episodes"), rise_reading(summary, "goals")]
         lead = (
@@ -733,49 +770,56 @@ def budget_reading(summary: pd.DataFrame, budget: str) -> str:
     return lead + " In this sweep: " + " ".join(found)
 
 
-def rate_apart(frame: pd.DataFrame) -> tuple[int, int] | None:
-    """Goals per env-step, NUM_ENVS by NUM_ENVS: None when their 95% intervals agree (or a
-    single NUM_ENVS), else (the NUM_ENVS whose interval lies above, the one below it)."""
-    totals = frame.groupby("num_envs")[["goals", "env_steps"]].sum()
-    if len(totals) < 2:
-        return None
-    bounds = {
-        int(n): poisson_rate_interval(int(row["goals"]), int(row["env_steps"]))
-        for n, row in totals.iterrows()
-    }
-    highest_low = max(bounds, key=lambda n: bounds[n][0])
-    lowest_high = min(bounds, key=lambda n: bounds[n][1])
-    if bounds[highest_low][0] <= bounds[lowest_high][1]:
-        return None
-    return highest_low, lowest_high
-
-
 def rate_reading(frame: pd.DataFrame) -> str | None:
-    """Goals per 100k env-steps, NUM_ENVS by NUM_ENVS: the same within their intervals?
+    """Same steps per env: goals per 100k env-steps, NUM_ENVS by NUM_ENVS, against the exact
+    rate of runs that long (the same for every NUM_ENVS).
 
-    ``frame`` is the sweep's own table (one row per run). None with a single NUM_ENVS.
+    ``frame`` is the sweep's own table (one row per run). None with a single NUM_ENVS, or when
+    the runs differ in steps per env (same total env-steps: `budget_reading` judges the goals
+    per run against their exact expectation, over nearly the same env-steps).
     """
     if frame["num_envs"].nunique() < 2:
         return None
-    apart = rate_apart(frame)
-    if apart is None:
-        return (
-            "Goals per 100k env-steps agree for every NUM_ENVS within their 95% intervals: "
-            "each env-step has the same small chance of a goal, however many envs share the "
-            "`step()` call."
-        )
-    highest_low, lowest_high = apart
+    calls = frame["env_steps"] // frame["num_envs"]
+    if calls.nunique() > 1:
+        return None
+    steps = int(calls.iloc[0])
+    exact = goal_odds(steps).expected_goals / steps * 1e5
     totals = frame.groupby("num_envs")[["goals", "env_steps"]].sum()
-    low, high, other_low, other_high = (
-        x * 1e5
-        for n in apart
-        for x in poisson_rate_interval(int(totals.loc[n, "goals"]), int(totals.loc[n, "env_steps"]))
-    )
+    misses = []
+    for n, row in totals.iterrows():
+        low, high = (
+            x * 1e5 for x in poisson_rate_interval(int(row["goals"]), int(row["env_steps"]))
+        )
+        if not low <= exact <= high:
+            misses.append(f"NUM_ENVS {n}'s interval ({_figure(low)} to {_figure(high)})")
+    if not misses:
+        return (
+            "Goals per 100k env-steps: every NUM_ENVS's 95% interval holds the exact rate of "
+            f"runs of {steps:,} steps per env, {_figure(exact)}: each env-step has the same chance "
+            "of a goal, however many envs share the `step()` call."
+        )
+    verb = "misses" if len(misses) == 1 else "miss"
     return (
-        f"Goals per 100k env-steps differ here: NUM_ENVS {highest_low}'s interval "
-        f"({low:.3g} to {high:.3g}) lies above NUM_ENVS {lowest_high}'s ({other_low:.3g} to "
-        f"{other_high:.3g}). Every env-step has the same chance of a goal in theory; with "
-        "many NUM_ENVS compared at 95%, about one interval in 20 misses by chance."
+        f"Goals per 100k env-steps: {', '.join(misses)} {verb} the exact rate of runs of "
+        f"{steps:,} steps per env, {_figure(exact)}. A 95% interval misses about one time in 20 by "
+        "chance."
+    )
+
+
+def no_goal_warning(summary: pd.DataFrame) -> str | None:
+    """A sweep that saw no goal at all: how likely that was, exactly; None if it saw one."""
+    if summary["mean_goals"].sum() > 0:
+        return None
+    expected, chance = 0.0, 1.0
+    for _, row in summary.iterrows():
+        n, runs = int(row["num_envs"]), int(row["runs"])
+        odds = goal_odds(round(float(row["env_steps"]) / n), n)
+        expected += odds.expected_goals * runs
+        chance *= odds.chance_of_none**runs
+    return (
+        f"This sweep saw **no goal at all**. Worked out exactly, it expected {expected:.3g} "
+        f"goals in all, and every run shows none with a chance of {chance:.3g}."
     )
 
 
@@ -1078,6 +1122,18 @@ def agreement_answer(side_by_side: pd.DataFrame) -> str:
     return AGREEMENT_OPTIONS[1] if bool((goal_gap <= 3).all()) else AGREEMENT_OPTIONS[2]
 
 
+def _split_takeaway(total: int = 20_000, num_envs: int = 1_024) -> str:
+    """The same total env-steps split over more envs: the expected goals, worked out exactly."""
+    fewest = fewest_steps_to_goal()
+    one, many = goal_odds(total).expected_goals, goal_odds(total // num_envs, num_envs)
+    return (
+        "The same total env-steps gives the same expected goals only while each env runs long "
+        f"compared with the {fewest} steps the quickest goal takes: {total:,} env-steps expect "
+        f"{one:.3g} goals on 1 env, {many.expected_goals:.3g} on {num_envs:,} envs of "
+        f"{many.calls} steps each."
+    )
+
+
 def takeaways() -> list[str]:
     """The page's key takeaways (the exact rate from `burgerbot.random_agent`)."""
     return [
@@ -1087,8 +1143,7 @@ def takeaways() -> list[str]:
         "A goal count is a Poisson count: its exact (Garwood) 95% interval stays honest even "
         "when every run saw 0. Two NUM_ENVS clearly differ only when their intervals do not "
         "overlap.",
-        "With the same total env-steps, goals stay level whatever NUM_ENVS: the env-steps "
-        "collected decide the count, not how they are split over envs.",
+        _split_takeaway(),
         "Sync and native (`BurgerBotVectorEnv`) count exactly the same goals for the same "
         "seeds: native is a faster way to the same numbers, not an approximation.",
     ]

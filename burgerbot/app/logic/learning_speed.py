@@ -561,7 +561,10 @@ def cost_text(speeds: Mapping[int, Sequence[float]], plain_us: float) -> str | N
     if calls == "slower":
         for_cost = f"{large_us * n_large / (small_us * n_small):.1f}x the cost"
     elif calls == "similar":
-        for_cost = "about the same cost (the seeds' costs per call overlap)"
+        for_cost = (
+            "a cost per call that could not be told apart on this server (the seeds' costs "
+            "per call overlap)"
+        )
     else:
         for_cost = "no more cost per call (quicker in every seed here: noise on a shared machine)"
     per_call = (

@@ -516,10 +516,10 @@ RIGHT_MEANS = {
     "raw rows",
     "NormalizeObservation": "its running mean and variance equal those of every observation "
     "the unwrapped env returned",
-    "NormalizeReward": "its return statistics equal those of gymnasium's single-env "
-    "NormalizeReward fed each env's transitions in order, reset rows left out (that one "
-    "carries its running return across an episode start; the vector one, in SAME_STEP, "
-    "starts it at 0)",
+    "NormalizeReward": "its return statistics equal those of each env's running discounted "
+    "return over its transitions (reset rows left out), restarting at 0 at every episode "
+    "start (gymnasium's single-env NormalizeReward carries it into the next episode instead, "
+    "a quirk it keeps for backward compatibility)",
     "ClipReward": "every reward equals the raw reward clipped to [-1, 1]",
     "TransformObservation": "every observation, and every final observation in infos, is the "
     "raw one doubled",
@@ -581,20 +581,27 @@ def _check_obs_stats(wrapped: Any, calls: Calls, raw: Calls, mode: str) -> tuple
 
 
 def _reference_return_stats(raw: Calls, mode: str, gamma: float) -> RunningMeanStd:
-    """Single-env NormalizeReward's statistics over each env's transitions, call by call."""
+    """The return statistics NormalizeReward should keep: each env's running discounted return
+    (gymnasium's own update, ``return * gamma * (1 - terminated) + reward``) over its
+    transitions, call by call, restarting at 0 at every episode start. Gymnasium's single-env
+    NormalizeReward instead carries it into the next episode (kept "for backward
+    compatibility", its source says); the vector one restarts it in SAME_STEP on purpose."""
     num_envs = len(raw.first_obs)
     rms = RunningMeanStd(shape=())
     accumulated = np.zeros(num_envs)
+    starting = np.ones(num_envs, dtype=bool)
     reset_row = np.zeros(num_envs, dtype=bool)
     next_step = _real_mode(mode) == AutoresetMode.NEXT_STEP
     for rewards, terminated, truncated in zip(
         raw.rewards, raw.terminated, raw.truncated, strict=True
     ):
         real = ~reset_row
-        accumulated[real] = accumulated[real] * gamma * (1 - terminated[real]) + rewards[real]
+        carried = np.where(starting, 0.0, accumulated * gamma * (1 - terminated))
+        accumulated[real] = carried[real] + rewards[real]
         if real.any():
             rms.update(accumulated[real])
         ended = (terminated | truncated) & real
+        starting = np.where(real, ended, starting)
         reset_row = ended if next_step else np.zeros(num_envs, dtype=bool)
     return rms
 
