@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import os
 import platform
+import time
 from collections.abc import Callable, Sequence
 
 import gymnasium as gym
@@ -34,6 +35,8 @@ __all__ = [
     "OBS_SCALE",
     "MLPPolicy",
     "Tally",
+    "batch_costs",
+    "calls_to_collect",
     "forward_speeds",
     "loop_speeds",
 ]
@@ -380,4 +383,114 @@ def forward_speeds(
         )
     df = pd.DataFrame(rows)
     df.attrs["settings"] = _settings(seconds, repeats, seed)
+    return df
+
+
+def calls_to_collect(num_envs: int, transitions: int = 1_000, seed: int = 0) -> int:
+    """`step()` calls a `SyncVectorEnv` of ``num_envs`` BurgerBots makes to collect ``transitions``.
+
+    Random actions drawn from ``seed``, from a reset: the same count every time (no timing in
+    it). An env whose previous call ended an episode spends its next row starting over (no
+    transition), so it is a little more than ``transitions / num_envs``.
+
+    Example:
+        >>> calls_to_collect(1, 10) >= 10, calls_to_collect(16) == calls_to_collect(16)
+        (True, True)
+    """
+    num_envs = checks.positive_int("num_envs", num_envs)
+    transitions = checks.positive_int("transitions", transitions)
+    rng = np.random.default_rng(checks.seed(seed))
+    envs = make_vector_env("sync", num_envs)
+    try:
+        envs.reset(seed=seed)
+        ended = np.zeros(num_envs, dtype=bool)
+        collected = calls = 0
+        while collected < transitions:
+            _, _, terminated, truncated, _ = envs.step(rng.integers(0, 4, size=num_envs))
+            collected += num_envs - int(np.count_nonzero(ended))
+            ended = np.logical_or(terminated, truncated)
+            calls += 1
+    finally:
+        envs.close()
+    return calls
+
+
+def batch_costs(
+    num_envs: int = 16,
+    *,
+    transitions: int = 1_000,
+    seconds: float = 0.03,
+    repeats: int = 5,
+    seed: int = 0,
+    clock: Callable[[], float] = time.thread_time,
+) -> pd.DataFrame:
+    """What collecting ``transitions`` costs a plain loop and a `SyncVectorEnv`: stepping and
+    the policy's forward passes, each counted and timed.
+
+    Stepping: random actions, timed as `loop_speeds` times them (the vector env's reset rows
+    are no transitions). Forward passes: `MLPPolicy.act` on one observation (the plain loop
+    needs one per transition) and on ``num_envs`` observations (Sync needs one per `step()`
+    call, `calls_to_collect`). The four timed runs are taken in turns
+    (`burgerbot.bench.interleaved_timings`), by default on this thread's CPU time, which
+    other programs on the machine barely change (wall time grows with them).
+
+    Returns:
+        One row per (``loop``, ``part``): ``loop`` ("plain" or "sync"), ``num_envs``,
+        ``part`` ("stepping" or "forward"), ``calls`` (`step()` calls, or forward passes,
+        per ``transitions`` transitions) and ``seconds`` (a list: each repeat's seconds per
+        ``transitions`` transitions). ``attrs["settings"]`` records the budget, the machine
+        and the clock.
+
+    Example:
+        >>> df = batch_costs(4, transitions=100, seconds=0.001, repeats=2)
+        >>> df[["loop", "part", "calls"]].values.tolist()
+        [['plain', 'stepping', 100], ['plain', 'forward', 100], ['sync', 'stepping', 27], ['sync', 'forward', 27]]
+    """  # noqa: E501
+    num_envs = checks.positive_int("num_envs", num_envs)
+    transitions = checks.positive_int("transitions", transitions)
+    seconds, repeats = _check_budget(seconds, repeats)
+    rng = np.random.default_rng(checks.seed(seed))
+    calls = {"plain": transitions, "sync": calls_to_collect(num_envs, transitions, seed)}
+    policy = MLPPolicy(seed=seed)
+    envs = make_vector_env("sync", num_envs)
+    try:
+        obs, _ = envs.reset(seed=seed)
+        batches = {"plain": np.ascontiguousarray(obs[:1]), "sync": obs}
+
+        def forward_passes(batch: np.ndarray) -> Callable[[], int]:
+            def chunk() -> int:
+                for _ in range(PLAIN_CHUNK):
+                    policy.act(batch)
+                return PLAIN_CHUNK
+
+            return chunk
+
+        chunks = {
+            ("plain", "stepping"): _plain_chunk(None, rng),
+            ("plain", "forward"): forward_passes(batches["plain"]),
+            ("sync", "stepping"): _vector_chunk(envs, None, rng),
+            ("sync", "forward"): forward_passes(batches["sync"]),
+        }
+        timings = interleaved_timings(chunks, seconds, repeats, min_calls=2, clock=clock)
+    finally:
+        envs.close()
+    rows = []
+    for (loop, part), timed in timings.items():
+        # stepping's rate counts transitions; forward's counts passes (calls[loop] per batch)
+        work = transitions if part == "stepping" else calls[loop]
+        rows.append(
+            {
+                "loop": loop,
+                "num_envs": 1 if loop == "plain" else num_envs,
+                "part": part,
+                "calls": calls[loop],
+                "seconds": [work / run.rate for run in timed.runs],
+            }
+        )
+    df = pd.DataFrame(rows)
+    df.attrs["settings"] = {
+        **_settings(seconds, repeats, seed),
+        "transitions": transitions,
+        "clock": getattr(clock, "__name__", str(clock)),
+    }
     return df

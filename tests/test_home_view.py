@@ -1,138 +1,159 @@
-"""Home's sentences: what a call gave and cost, who won, and the takeaways follow the numbers,
-both ways."""
+"""Home's logic: the counts beside the timings, the one timing-comparison wording, and the
+prediction's answer, each following the numbers both ways (made-up repeats and a real run)."""
 
 from __future__ import annotations
 
+import statistics
+from datetime import UTC, datetime
+
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sentence_facts import quotes
 
 from burgerbot.app.logic.home import (
-    NO,
-    PREDICTION_N,
-    SAME,
-    YES,
-    call_story,
-    measure_speeds,
-    per_call,
+    BOTH,
+    COLUMNS,
+    FORWARD,
+    NEITHER,
+    NUM_ENVS,
+    OPTIONS,
+    STEPPING,
+    TRANSITIONS,
+    Costs,
+    cost_table,
+    measure_costs,
     prediction_explanation,
     prediction_truth,
-    sizes_for,
-    speed_takeaways,
+    ranking,
+    run_caption,
+    saver,
 )
-from burgerbot.app.rates import NUM_ENVS_CHOICES, Speeds, nearest_choice
+from burgerbot.app.measured import Measured
+from burgerbot.speed import calls_to_collect
 
-RESET_SHARE = 0.09
-
-
-def make_speeds(rates, spread=0.9, sizes=(16, 64)) -> Speeds:
-    """Stepping alone, made-up rates ``rates(loop, n)``: repeats ``spread`` times the rate, the
-    rate (the median) and the rate over ``spread``; vector rows are 9% auto-reset rows."""
-    rows = []
-    for loop, n in [("plain", 1)] + [(lp, n) for lp in ("sync", "native") for n in sizes]:
-        rate = rates(loop, n)
-        rows.append(
-            {
-                "loop": loop,
-                "num_envs": n,
-                "policy": False,
-                "transition_rates": [rate * spread, rate, rate / spread],
-                "reset_row_share": 0.0 if loop == "plain" else RESET_SHARE,
-            }
-        )
-    return Speeds(pd.DataFrame(rows))
+SYNC_CALLS = 68
 
 
-def sync_loses(loop, n):
-    """Roughly this server: a plain step 2.5 µs, a Sync call 12 µs + 3 µs per env."""
-    if loop == "plain":
-        return 400_000.0
-    if loop == "sync":
-        return n * (1 - RESET_SHARE) / (12e-6 + 3e-6 * n)
-    return n / 25e-6
+def make_costs(ms: dict[tuple[str, str], list[float]]) -> Costs:
+    """Made-up repeats, milliseconds per 1,000 transitions, by (loop, part)."""
+    rows = [
+        {
+            "loop": loop,
+            "num_envs": 1 if loop == "plain" else NUM_ENVS,
+            "part": part,
+            "calls": TRANSITIONS if loop == "plain" else SYNC_CALLS,
+            "seconds": [x / 1000 for x in samples],
+        }
+        for (loop, part), samples in ms.items()
+    ]
+    return Costs(pd.DataFrame(rows))
 
 
-def sync_wins(loop, n):
-    return 50_000.0 if loop == "plain" else 80_000.0 * n
+# Roughly this server: Sync steps 4x slower, its forward passes 10x cheaper.
+TYPICAL = {
+    ("plain", "stepping"): [0.45, 0.46, 0.48],
+    ("plain", "forward"): [9.7, 10.0, 11.0],
+    ("sync", "stepping"): [1.9, 2.0, 2.1],
+    ("sync", "forward"): [0.95, 1.0, 1.1],
+}
+OVERLAP = [1.0, 1.5, 2.0]
 
 
-def close(loop, n):
-    return 100_000.0
-
-
-def test_sizes_hold_the_question_and_the_chosen_num_envs():
-    assert sizes_for(PREDICTION_N) == (16,) and sizes_for(1) == (1, 16)
-    assert PREDICTION_N in NUM_ENVS_CHOICES
-
-
-def test_per_call_is_the_rows_the_transitions_among_them_and_the_time():
-    speeds = make_speeds(sync_loses)
-    call = per_call(speeds, "sync", 16)
-    assert call.rows == 16 and call.transitions == pytest.approx(16 * (1 - RESET_SHARE))
-    # a Sync call of 16 envs: 12 + 3 x 16 = 60 µs
-    assert call.seconds == pytest.approx(60e-6) and call.calls_per_second == pytest.approx(1e6 / 60)
-    assert quotes(call.caption(), 16, 14.6, round(1e6 / 60))
-    step = per_call(speeds, "plain")
-    assert (step.rows, step.transitions, step.seconds) == (1, 1.0, pytest.approx(2.5e-6))
-    assert quotes(step.caption(), 1, 400_000)
+def with_parts(stepping: str, forward: str) -> Costs:
+    """Sync 'less', 'more' or 'overlap' time than the plain loop on each part."""
+    samples = {"less": [1.0, 1.1, 1.2], "more": [3.0, 3.3, 3.6], "overlap": OVERLAP}
+    plain = [1.4, 1.6, 1.9]
+    return make_costs(
+        {
+            ("plain", "stepping"): plain,
+            ("plain", "forward"): plain,
+            ("sync", "stepping"): samples[stepping],
+            ("sync", "forward"): samples[forward],
+        }
+    )
 
 
 @pytest.mark.parametrize(
-    ("rates", "spread", "truth"), [(sync_loses, 0.9, NO), (sync_wins, 0.9, YES), (close, 0.7, SAME)]
+    ("stepping", "forward", "truth"),
+    [
+        ("more", "less", FORWARD),
+        ("less", "less", BOTH),
+        ("less", "more", STEPPING),
+        ("more", "more", NEITHER),
+        ("overlap", "less", None),
+        ("more", "overlap", None),
+    ],
 )
-def test_the_call_story_and_the_check_follow_the_race(rates, spread, truth):
-    speeds = make_speeds(rates, spread)
-    assert prediction_truth(speeds) == truth
-    story = call_story(speeds, 16)
-    step, call = per_call(speeds, "plain"), per_call(speeds, "sync", 16)
-    assert quotes(story, 16, float(f"{call.seconds / step.seconds:.2g}"))
-    assert ("fewer transitions per second" in story) == (truth == NO)
-    assert ("more transitions per second" in story) == (truth == YES)
-    assert ("about as many" in story) == (truth == SAME)
-    explanation = prediction_explanation(speeds)
-    sync, plain = speeds.rate("sync", 16), speeds.rate("plain")
-    assert quotes(explanation, round(sync.median), round(plain.median))
-    assert ("too close to call" in explanation) == (truth == SAME)
-    assert ("came out ahead" in explanation) == (truth == YES)
+def test_the_answer_is_an_option_only_when_both_parts_could_be_told_apart(stepping, forward, truth):
+    costs = with_parts(stepping, forward)
+    assert prediction_truth(costs) == truth
+    assert truth is None or truth in OPTIONS
+    explanation = prediction_explanation(costs)
+    # one sentence per part, each a ranking or "could not be told apart"
+    assert explanation.count("could not be told apart") == [stepping, forward].count("overlap")
+    assert ("Measure again" in explanation) == (truth is None)
 
 
-def test_a_call_of_one_env_is_one_row():
-    speeds = make_speeds(sync_loses, sizes=(1, 16))
-    assert "returned 1 row and" in call_story(speeds, 1)
-    assert "with 1 env returned" in call_story(speeds, 1)
+def test_saver_names_the_loop_whose_every_repeat_took_less_time():
+    costs = make_costs(TYPICAL)
+    assert saver(costs, "stepping") == "plain" and saver(costs, "forward") == "sync"
+    assert saver(costs, "both") == "sync"  # 10.2-11.5 ms against 2.9-3.2 ms
+    assert prediction_truth(costs) == FORWARD
 
 
-def test_a_vector_env_of_one_env_says_its_row_is_a_transition_only_on_average():
-    """A SyncVectorEnv of 1 env returns its auto-reset rows too: 0.91 transitions per call,
-    so its calls per second exceed its transitions per second (the plain loop's do not)."""
-    speeds = make_speeds(sync_loses, sizes=(1, 16))
-    call = per_call(speeds, "sync", 1)
-    assert call.transitions == pytest.approx(1 - RESET_SHARE)
-    assert quotes(call.caption(), 1, 1 - RESET_SHARE, round(call.calls_per_second))
-    step = per_call(speeds, "plain")
-    assert quotes(step.caption(), 1, round(step.calls_per_second))
+samples = st.lists(st.floats(0.01, 100.0), min_size=2, max_size=7)
 
 
-def test_takeaways_carry_the_measured_ratios_or_say_about_the_same():
-    speeds = make_speeds(sync_loses)
-    alone, native = speed_takeaways(speeds)
-    ratio = sync_loses("sync", 16) / sync_loses("plain", 1)
-    assert f"Sync with 16 envs ran at {ratio:.2g}x the plain loop's speed" in alone
-    assert "does not speed up" in alone
-    assert quotes(native, float(f"{sync_loses('native', 16) / 400_000:.2g}"), 16)
-    alone, native = speed_takeaways(make_speeds(close, 0.7))
-    assert "about the plain loop's speed" in alone and "too close to call" in alone
-    assert "already paid" in speed_takeaways(make_speeds(sync_wins))[0]
+@given(samples, samples)
+def test_ranking_ranks_only_without_overlap_and_quotes_the_ratio_of_medians(a, b):
+    text = ranking("Sync", a, "the plain loop", b)
+    if max(a) < min(b) or max(b) < min(a):
+        slow, fast = (a, b) if min(a) > max(b) else (b, a)
+        ratio = statistics.median(slow) / statistics.median(fast)
+        low, high = min(slow) / max(fast), max(slow) / min(fast)
+        assert "ratio of medians" in text
+        assert text.startswith("Sync took" if slow is a else "the plain loop took")
+        expected = [float(f"{x:.2g}") if x < 10 else round(x) for x in (ratio, low, high)]
+        assert quotes(text, *expected)
+        assert low <= ratio <= high
+    else:
+        assert text == "Sync and the plain loop could not be told apart on this server"
 
 
-def test_a_url_num_envs_snaps_to_the_nearest_choice_on_a_log_scale():
-    assert nearest_choice({"n": 64}) == (64, [])
-    assert nearest_choice({"n": 100})[0] == 128 and nearest_choice({"n": 90})[0] == 64
-    value, (note,) = nearest_choice({"n": 3})
-    assert value in (2, 4) and "using" in note
+def test_the_table_puts_each_count_beside_its_timing():
+    costs = make_costs(TYPICAL)
+    table = cost_table(costs)
+    assert list(table.columns) == list(COLUMNS.values())
+    assert table.index.name == "Per 1,000 transitions"
+    plain, sync = table[COLUMNS["plain"]], table[COLUMNS["sync"]]
+    assert plain["step() calls"] == plain["Forward passes"] == "1,000"
+    assert sync["step() calls"] == sync["Forward passes"] == str(SYNC_CALLS)
+    assert plain["Stepping, CPU ms"] == "0.46 (0.45–0.48)"
+    assert sync["Forward passes, CPU ms"] == "1 (0.95–1.1)"
+    # both: each round's stepping and forward repeats added
+    assert costs.ms("sync", "both") == pytest.approx((2.85, 3.0, 3.2))
+    assert sync["Both, CPU ms"] == "3 (2.85–3.2)"
 
 
-def test_measure_speeds_measures_stepping_alone_at_the_question_and_the_choice():
-    speeds = measure_speeds(4, seconds=0.001, repeats=2)
-    assert speeds.sizes() == [4, 16] and not speeds.loops["policy"].any()
-    assert speeds.rate("sync", 4).best > 0 and speeds.rate("native", 16).slowest > 0
+def test_the_caption_says_whose_run_it_was_and_when():
+    record = Measured(datetime(2026, 12, 5, 9, 30, 7, tzinfo=UTC), 1.0, "vm", 2, "3.12", ())
+    assert run_caption(record) == "Your run, started at 09:30:07 UTC on this server (2 cores)."
+
+
+def test_a_real_run_counts_without_timing_and_times_every_part_five_times():
+    costs = measure_costs(seconds=0.002, repeats=5)
+    assert costs.calls("plain") == costs.calls("plain", "forward") == TRANSITIONS
+    # Sync: a seeded count, the same in every run; a little over 1,000 / 16 calls
+    assert costs.calls("sync") == costs.calls("sync", "forward") == calls_to_collect(NUM_ENVS)
+    assert TRANSITIONS / NUM_ENVS < costs.calls("sync") < 1.2 * TRANSITIONS / NUM_ENVS
+    for loop in ("plain", "sync"):
+        for part in ("stepping", "forward", "both"):
+            assert len(costs.ms(loop, part)) == 5 and min(costs.ms(loop, part)) > 0
+    assert prediction_truth(costs) in (*OPTIONS, None)
+
+
+def test_calls_to_collect_is_a_count_no_timing_changes():
+    assert calls_to_collect(16) == calls_to_collect(16) == SYNC_CALLS
+    assert calls_to_collect(1, 50) >= 50  # one env: some rows start a new episode

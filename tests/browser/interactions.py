@@ -24,19 +24,22 @@ def metric_values(view: AppView) -> list[str]:
     return view.page.locator('[data-testid="stMetricValue"]').all_inner_texts()
 
 
+def home_table(view: AppView) -> list[str]:
+    return view.page.locator('[data-testid="stTable"] td').all_inner_texts()
+
+
 def home(view: AppView) -> float:
-    """Skip the prediction: the race appears. One more NUM_ENVS (a select slider: the next
-    power of two): the comparison follows; "Measure again" measures anew."""
-    assert not metric_values(view)  # hidden until the prediction is answered or skipped
-    seconds = view.click("home_sync16_skip", until=lambda: len(metric_values(view)) == 3)
-    assert "16 envs, Sync" in view.main_text()
-    seconds += view.set_slider("home_n", view.slider_value("home_n") + 1)
-    assert "32 envs, Sync" in view.main_text()
-    assert view.query().get("n") == ["32"], view.page.url
-    before = metric_values(view)
-    seconds += view.click("home_measure")
-    after = metric_values(view)
-    assert len(after) == 3 and after != before, (before, after)
+    """Skip the prediction: this visitor's run appears (counts beside CPU times); "Measure
+    again" measures anew: the times change, the counts (seeded) do not."""
+    assert not home_table(view)  # hidden until the prediction is answered or skipped
+    seconds = view.click("home_batch_saves_skip", until=lambda: len(home_table(view)) == 10)
+    assert "Your run, started at" in view.main_text()
+    before = home_table(view)
+    seconds += view.click("home_measure", until=lambda: home_table(view) != before)
+    after = home_table(view)
+    counts = [0, 1, 4, 5]  # step() calls and forward passes, both loops
+    assert [after[i] for i in counts] == [before[i] for i in counts], (before, after)
+    assert after[0] == "1,000"
     return seconds
 
 

@@ -1,180 +1,171 @@
-"""Home's live speed problem: a plain loop over one BurgerBot against a SyncVectorEnv and
-BurgerBotVectorEnv of N envs, random actions, per call and per second.
+"""Home's speed problem: per 1,000 transitions, what a plain loop over one BurgerBot and a
+SyncVectorEnv of 16 spend on stepping and on a policy network's forward passes, counted and
+timed (`burgerbot.speed.batch_costs`).
 
-Every sentence saying who was faster is made here from the measured numbers, the fastest and
-the slowest of the repeats (the spread), so its wording follows the data either way
-(`burgerbot.app.rates`). The detailed figures (across N, with a policy network, a forward
-pass's cost) are Speed breakdown's.
+The counts (`step()` calls, forward passes) come from a seeded run: no timing noise changes
+them. The times are repeats; `ranking` ranks two of them only when every repeat of one took
+less than every repeat of the other, so the verdicts follow the data either way.
 """
 
 from __future__ import annotations
 
+import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from burgerbot.app.rates import NUM_ENVS_CHOICES, Rate, Speeds, compare, figure, ratio, times, us
-from burgerbot.app.settings import IntSetting
-from burgerbot.speed import loop_speeds
+import pandas as pd
+
+from burgerbot.app.measured import Measured
+from burgerbot.app.rates import figure
+from burgerbot.speed import batch_costs
 
 __all__ = [
-    "NO",
-    "PREDICTION_N",
-    "SAME",
-    "SECONDS",
-    "SPECS",
-    "YES",
-    "PerCall",
-    "call_story",
-    "envs_label",
-    "measure_speeds",
-    "per_call",
+    "BOTH",
+    "COLUMNS",
+    "FORWARD",
+    "NEITHER",
+    "NUM_ENVS",
+    "OPTIONS",
+    "REPEATS",
+    "STEPPING",
+    "TRANSITIONS",
+    "Costs",
+    "cost_table",
+    "measure_costs",
     "prediction_explanation",
     "prediction_truth",
-    "sizes_for",
-    "speed_takeaways",
+    "ranking",
+    "run_caption",
+    "saver",
 ]
 
-SPECS = [IntSetting("n", "NUM_ENVS", 16, 1, NUM_ENVS_CHOICES[-1])]
-PREDICTION_N = 16
-YES, NO = "Yes, Sync is faster", "No, the plain loop is faster"
-SAME = "About the same here"
-"""The live run's answer when the repeats of Sync and the plain loop overlap."""
-SECONDS, REPEATS = 0.02, 5
-"""Timing budget per repeat and repeats per row, taken in turns: under a second in all.
-Each repeat makes hundreds of `step()` calls; the verdicts read the five repeats' spread."""
-
-
-def envs_label(num_envs: int) -> str:
-    """'1 env', '16 envs', '1,024 envs'.
-
-    >>> envs_label(1), envs_label(1024)
-    ('1 env', '1,024 envs')
-    """
-    return "1 env" if num_envs == 1 else f"{num_envs:,} envs"
-
-
-def sizes_for(num_envs: int) -> tuple[int, ...]:
-    """The numbers of envs measured: the question's `PREDICTION_N` and the learner's.
-
-    >>> sizes_for(16), sizes_for(1024)
-    ((16,), (16, 1024))
-    """
-    return tuple(sorted({PREDICTION_N, int(num_envs)}))
-
-
-def measure_speeds(num_envs: int, seconds: float = SECONDS, repeats: int = REPEATS) -> Speeds:
-    """The plain loop, Sync and native at `sizes_for` ``num_envs``, random actions."""
-    return Speeds(
-        loop_speeds(sizes_for(num_envs), seconds=seconds, repeats=repeats, policies=(False,))
-    )
+NUM_ENVS = 16
+TRANSITIONS = 1_000
+SECONDS, REPEATS = 0.03, 5
+"""Timing budget per repeat and repeats per part, taken in turns: about a second in all."""
+STEPPING, FORWARD, BOTH, NEITHER = "Stepping", "Forward passes", "Both", "Neither"
+OPTIONS = (STEPPING, FORWARD, BOTH, NEITHER)
+COLUMNS = {"plain": "Plain loop (1 env)", "sync": f"SyncVectorEnv ({NUM_ENVS} envs)"}
+NAMES = {"plain": "the plain loop", "sync": "Sync"}
 
 
 @dataclass(frozen=True)
-class PerCall:
-    """What one `step()` call gave and cost, from the medians of a measurement."""
+class Costs:
+    """One measurement: `burgerbot.speed.batch_costs`' frame, read per loop and part."""
 
-    rows: int
-    """Rows one call returns: one per env."""
-    transitions: float
-    """Of them, transitions on average (the rows of envs being auto-reset are not)."""
-    seconds: float
-    """Time per call."""
+    frame: pd.DataFrame
 
-    @property
-    def calls_per_second(self) -> float:
-        return 1 / self.seconds
+    def _row(self, loop: str, part: str) -> pd.Series:
+        df = self.frame
+        return df[(df["loop"] == loop) & (df["part"] == part)].iloc[0]
 
-    def caption(self) -> str:
-        """'16 rows per `step()` call (14.6 of them transitions on average), 25,000 calls/s'."""
-        rows = "1 row" if self.rows == 1 else f"{self.rows:,} rows"
-        if self.transitions == self.rows:  # the plain loop: every row is a transition
-            return f"{rows} per `step()` call, {self.calls_per_second:,.0f} calls per second"
-        # A vector env of 1 env returns auto-reset rows too: 0.9 of its row is a transition.
-        of_them = "of it a transition" if self.rows == 1 else "of them transitions"
-        return (
-            f"{rows} per `step()` call ({self.transitions:,.{2 if self.rows == 1 else 1}f} "
-            f"{of_them} on average), {self.calls_per_second:,.0f} calls per second"
-        )
+    def calls(self, loop: str, part: str = "stepping") -> int:
+        """`step()` calls (``part="stepping"``) or forward passes per `TRANSITIONS` transitions."""
+        return int(self._row(loop, part)["calls"])
+
+    def ms(self, loop: str, part: str) -> tuple[float, ...]:
+        """Each repeat's milliseconds per `TRANSITIONS` transitions; ``part="both"`` adds the
+        stepping and forward repeats taken in the same round."""
+        if part == "both":
+            pairs = zip(self.ms(loop, "stepping"), self.ms(loop, "forward"), strict=True)
+            return tuple(a + b for a, b in pairs)
+        return tuple(1000 * float(s) for s in self._row(loop, part)["seconds"])
 
 
-def per_call(speeds: Speeds, loop: str, num_envs: int = 1) -> PerCall:
-    """One call of ``loop`` at ``num_envs``: its rows, the transitions among them, its time."""
-    if loop == "plain":
-        return PerCall(1, 1.0, 1 / speeds.rate("plain").median)
-    transitions = num_envs * (1 - speeds.reset_share(loop, num_envs))
-    return PerCall(num_envs, transitions, transitions / speeds.rate(loop, num_envs).median)
+def measure_costs(seconds: float = SECONDS, repeats: int = REPEATS) -> Costs:
+    """The plain loop and Sync with `NUM_ENVS` envs, stepping and forward passes (about 1 s)."""
+    frame = batch_costs(NUM_ENVS, transitions=TRANSITIONS, seconds=seconds, repeats=repeats)
+    return Costs(frame)
 
 
-def call_story(speeds: Speeds, num_envs: int) -> str:
-    """A Sync call against the plain loop's steps: what it returned, what it cost, who won."""
-    plain, sync = speeds.rate("plain"), speeds.rate("sync", num_envs)
-    step, call = per_call(speeds, "plain"), per_call(speeds, "sync", num_envs)
-    rows = "1 row" if num_envs == 1 else f"{num_envs:,} rows"
-    text = (
-        f"A `step()` call of Sync with {envs_label(num_envs)} returned {rows} and took "
-        f"{us(call.seconds)}; a plain `env.step()` took {us(step.seconds)} (medians): one Sync "
-        f"call cost as much as {figure(call.seconds / step.seconds)} plain steps."
+def saver(costs: Costs, part: str) -> str | None:
+    """Which loop took less time on ``part`` in every repeat ("plain" or "sync"), or None."""
+    plain, sync = costs.ms("plain", part), costs.ms("sync", part)
+    if max(sync) < min(plain):
+        return "sync"
+    if max(plain) < min(sync):
+        return "plain"
+    return None
+
+
+def _possessive(name: str) -> str:
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
+def ranking(a_name: str, a: Sequence[float], b_name: str, b: Sequence[float]) -> str:
+    """Two repeated timings (milliseconds) in words: who took less time, with the ratio of the
+    medians and its range across the repeats, only when every repeat of one took less than
+    every repeat of the other; otherwise that they could not be told apart.
+
+    >>> ranking("Sync", [2.0, 2.2], "the plain loop", [0.4, 0.5])
+    "Sync took 4.7x the plain loop's time (ratio of medians; repeats 4x to 5.5x)"
+    >>> ranking("Sync", [0.2, 0.3], "the plain loop", [2.1, 2.5])
+    "the plain loop took 9.2x Sync's time (ratio of medians; repeats 7x to 12x)"
+    >>> ranking("Sync", [2.0, 2.2], "the plain loop", [2.1, 2.5])
+    'Sync and the plain loop could not be told apart on this server'
+    """
+    if max(a) < min(b):  # the slower one first
+        a_name, a, b_name, b = b_name, b, a_name, a
+    elif not max(b) < min(a):
+        return f"{a_name} and {b_name} could not be told apart on this server"
+    ratio = statistics.median(a) / statistics.median(b)
+    low, high = min(a) / max(b), max(a) / min(b)
+    return (
+        f"{a_name} took {figure(ratio)}x {_possessive(b_name)} time (ratio of medians; "
+        f"repeats {figure(low)}x to {figure(high)}x)"
     )
-    kind = compare(sync, plain)
-    if kind == "slower":
-        return text + (
-            " So Sync collected fewer transitions per second: it steps its envs one after "
-            "another in Python, then stacks their results into arrays, work the plain loop "
-            "never does."
-        )
-    if kind == "faster":
-        return text + (
-            f" So Sync collected more transitions per second: here a call's own cost, shared "
-            f"by its {num_envs:,} envs, came to less than {num_envs:,} plain steps."
-        )
-    return text + " Per second the two collected about as many transitions: their repeats overlap."
 
 
-def prediction_truth(speeds: Speeds) -> str:
-    """The answer the live run gave: Sync at `PREDICTION_N` envs against the plain loop."""
-    kind = compare(speeds.rate("sync", PREDICTION_N), speeds.rate("plain"))
-    return {"faster": YES, "slower": NO, "similar": SAME}[kind]
+def prediction_truth(costs: Costs) -> str | None:
+    """Where Sync saved time: one of `OPTIONS`, or None when a part could not be told apart."""
+    stepping, forward = saver(costs, "stepping"), saver(costs, "forward")
+    if stepping is None or forward is None:
+        return None
+    return {
+        ("sync", "sync"): BOTH,
+        ("sync", "plain"): STEPPING,
+        ("plain", "sync"): FORWARD,
+        ("plain", "plain"): NEITHER,
+    }[stepping, forward]
 
 
-def prediction_explanation(speeds: Speeds) -> str:
-    """Why, with the numbers (and a note when the two were too close to call)."""
-    sync, plain = speeds.rate("sync", PREDICTION_N), speeds.rate("plain")
-    text = (
-        f"Measured here, the question's {PREDICTION_N} envs whatever NUM_ENVS says: Sync "
-        f"collected {sync.quoted()}, the plain loop {plain.quoted()}."
+def _part(costs: Costs, part: str) -> str:
+    return ranking("Sync", costs.ms("sync", part), "the plain loop", costs.ms("plain", part))
+
+
+def prediction_explanation(costs: Costs) -> str:
+    """Both parts' rankings; when one could not be told apart, what to do."""
+    text = f"Stepping: {_part(costs, 'stepping')}. Forward passes: {_part(costs, 'forward')}."
+    if prediction_truth(costs) is None:
+        return text + " Measure again, or run the script below on your own machine."
+    return text
+
+
+def _ms(samples: Sequence[float]) -> str:
+    """'0.463 (0.451–0.47)': the median and the range of the repeats, 3 significant figures."""
+    median, low, high = statistics.median(samples), min(samples), max(samples)
+    return f"{median:.3g} ({low:.3g}–{high:.3g})"
+
+
+def cost_table(costs: Costs) -> pd.DataFrame:
+    """Per `TRANSITIONS` transitions: each count beside the time it costs, both loops."""
+    rows = {
+        "step() calls": lambda loop: f"{costs.calls(loop):,}",
+        "Stepping, CPU ms": lambda loop: _ms(costs.ms(loop, "stepping")),
+        "Forward passes": lambda loop: f"{costs.calls(loop, 'forward'):,}",
+        "Forward passes, CPU ms": lambda loop: _ms(costs.ms(loop, "forward")),
+        "Both, CPU ms": lambda loop: _ms(costs.ms(loop, "both")),
+    }
+    return pd.DataFrame(
+        {name: [cell(loop) for cell in rows.values()] for loop, name in COLUMNS.items()},
+        index=pd.Index(list(rows), name=f"Per {TRANSITIONS:,} transitions"),
     )
-    kind = compare(sync, plain)
-    if kind == "similar":
-        return text + (
-            " Their repeats overlap: too close to call on this server (measure again, or run "
-            "the script below on your machine)."
-        )
-    if kind == "slower":
-        return text + (
-            f" Per transition that is {us(1 / sync.median)} for Sync against "
-            f"{us(1 / plain.median)} for the plain loop: batching alone does not make a cheap "
-            "env faster."
-        )
-    return text + " On this server Sync came out ahead even for an env this cheap."
 
 
-def _against(a: Rate, b: Rate) -> str:
-    if compare(a, b) == "similar":
-        return "about the plain loop's speed (the repeats overlap)"
-    return f"{times(ratio(a, b))} the plain loop's speed"
-
-
-def speed_takeaways(speeds: Speeds) -> list[str]:
-    """The run-dependent "Key takeaways" (the page adds the fixed one)."""
-    n = PREDICTION_N
-    plain = speeds.rate("plain")
-    sync, native = speeds.rate("sync", n), speeds.rate("native", n)
-    verdict = {
-        "slower": "batching alone does not speed up a world this cheap",
-        "faster": "here batching alone already paid",
-        "similar": "too close to call on this server",
-    }[compare(sync, plain)]
-    return [
-        f"Stepping alone, Sync with {n} envs ran at {_against(sync, plain)} here: {verdict}.",
-        f"`BurgerBotVectorEnv`, written for the batch (all robots in a few numpy operations), "
-        f"ran at {_against(native, plain)} with {n} envs.",
-    ]
+def run_caption(record: Measured) -> str:
+    """Whose run the numbers are and when it started: always this visitor's own."""
+    clock = record.at.strftime("%H:%M:%S")
+    return (
+        f"Your run, started at {clock} UTC on this server ({record.cores} "
+        f"core{'s' * (record.cores != 1)})."
+    )

@@ -1,70 +1,62 @@
-"""Home's script: transitions per second of a plain loop over one BurgerBot against a
-SyncVectorEnv and BurgerBotVectorEnv of NUM_ENVS envs, random actions."""
+"""Home's script: per 1,000 transitions, the step() calls and forward passes of a plain loop
+over one BurgerBot and of a SyncVectorEnv of 16 envs, and their CPU time."""
 
 from __future__ import annotations
 
 __all__ = ["speed_script"]
 
 
-def speed_script(num_envs: int = 16, seconds: float = 0.5) -> str:
-    """A whole script measuring what Home shows, at ``num_envs`` envs, ``seconds`` per setup."""
-    return f'''"""Each env.step() of one env gives one transition; each step() call of a
-vector env of NUM_ENVS envs gives NUM_ENVS rows. Which collects more transitions per second,
-with random actions?"""
+def speed_script(num_envs: int = 16, repeats: int = 5) -> str:
+    """A whole script measuring what Home's table shows, at ``num_envs`` envs."""
+    return f'''"""Per 1,000 transitions: a plain loop, then SyncVectorEnv."""
 
 import time
+import timeit
 
 import gymnasium as gym
 import numpy as np
 
 from burgerbot.env import BurgerBotEnv
-from burgerbot.factories import burgerbot_factory
-from burgerbot.vector import BurgerBotVectorEnv
 
-NUM_ENVS = {int(num_envs)!r}
-SECONDS = {seconds!r}  # how long each setup runs
+N = {int(num_envs)!r}
 rng = np.random.default_rng(0)
+env = BurgerBotEnv()
+env.reset(seed=0)
+envs = gym.vector.SyncVectorEnv([BurgerBotEnv for _ in range(N)])
+envs.reset(seed=0)
+calls, transitions, ended = 0, 0, np.zeros(N, dtype=bool)
+while transitions < 1000:  # a row after an episode ended is no transition
+    _, _, terminated, truncated, _ = envs.step(rng.integers(0, 4, size=N))
+    transitions += N - int(ended.sum())
+    ended, calls = terminated | truncated, calls + 1
 
 
-def plain_loop():
-    """One BurgerBotEnv, one env.step() per transition: transitions per second."""
-    env = BurgerBotEnv()
-    env.reset(seed=0)
-    transitions, start = 0, time.perf_counter()
-    while time.perf_counter() - start < SECONDS:
-        for action in rng.integers(0, 4, size=100).tolist():
-            obs, reward, terminated, truncated, info = env.step(action)
-            transitions += 1
-            if terminated or truncated:
-                env.reset()
-    return transitions / (time.perf_counter() - start)
+W1, W2, W3 = rng.normal(size=(4, 64)), rng.normal(size=(64, 64)), rng.normal(size=(64, 4))
 
 
-def vector(envs):
-    """NUM_ENVS actions per envs.step() call, NUM_ENVS rows back: transitions per second."""
-    envs.reset(seed=0)
-    ended = np.zeros(envs.num_envs, dtype=bool)
-    transitions, start = 0, time.perf_counter()
-    while time.perf_counter() - start < SECONDS:
-        actions = rng.integers(0, 4, size=envs.num_envs)
-        obs, rewards, terminated, truncated, infos = envs.step(actions)
-        # an env whose episode ended is reset by this call: its row is not a transition
-        transitions += envs.num_envs - int(np.count_nonzero(ended))
-        ended = terminated | truncated
-    rate = transitions / (time.perf_counter() - start)
-    envs.close()
-    return rate, len(obs)  # len(obs): the rows one call returned
+def policy(obs):  # one forward pass: one action per observation
+    return np.argmax(np.tanh(np.tanh(obs @ W1) @ W2) @ W3, axis=1)
 
 
-if __name__ == "__main__":
-    print(f"{{'plain loop (1 env)':<30}}{{plain_loop():>10,.0f}} transitions/s, 1 row per call")
-    setups = {{
-        f"SyncVectorEnv ({{NUM_ENVS}} envs)": gym.vector.SyncVectorEnv(
-            [burgerbot_factory() for _ in range(NUM_ENVS)]
-        ),
-        f"BurgerBotVectorEnv ({{NUM_ENVS}} envs)": BurgerBotVectorEnv(NUM_ENVS),
-    }}
-    for name, envs in setups.items():
-        rate, rows = vector(envs)
-        print(f"{{name:<30}}{{rate:>10,.0f}} transitions/s, {{rows}} rows per call")
+def plain_steps():
+    for action in rng.integers(0, 4, size=1000).tolist():
+        if any(env.step(action)[2:4]):  # terminated or truncated
+            env.reset()
+
+
+def sync_steps():
+    for actions in rng.integers(0, 4, size=(calls, N)):
+        envs.step(actions)
+
+
+def cpu_ms(work):  # median of {int(repeats)} runs
+    runs = timeit.repeat(work, number=1, repeat={int(repeats)}, timer=time.thread_time)
+    return round(1000 * np.median(runs), 2)
+
+
+one, batch = np.zeros((1, 4)), np.zeros((N, 4))
+print("step() calls and forward passes:", 1000, calls)
+print("stepping, CPU ms:", cpu_ms(plain_steps), cpu_ms(sync_steps))
+print("forward passes, CPU ms:", cpu_ms(lambda: [policy(one) for _ in range(1000)]),
+      cpu_ms(lambda: [policy(batch) for _ in range(calls)]))
 '''
