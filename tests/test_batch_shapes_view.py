@@ -20,9 +20,11 @@ from burgerbot import BurgerBotVectorEnv, world
 from burgerbot.app.caps import CAPS, Caps
 from burgerbot.app.logic import batch_shapes
 from burgerbot.app.logic.batch_shapes import (
+    BATCHED,
     CARTPOLE_LIMITS,
     POLE_ANGLE_LIMIT,
     SHAPE_OPTIONS,
+    SINGLE,
     TABLE_SUMMARY,
     BatchRun,
     BatchSettings,
@@ -213,21 +215,21 @@ def test_infos_table_shows_keys_and_masks():
 def test_spaces_table_contrasts_batched_and_single_spaces():
     envs = build_vector_env(settings(n=3, backend="native"))
     try:
-        table = spaces_table(envs).set_index("attribute")
+        table = spaces_table(envs).set_index("space")
     finally:
         envs.close()
-    assert table.loc["observation_space", "shape"] == "(3, 4)"
-    assert table.loc["single_observation_space", "shape"] == "(4,)"
-    assert table.loc["action_space", "shape"] == "(3,)"
-    assert set(table["dtype"]) == {"int64"}
-    # Batching changes the spaces' types: the table shows it, no sentence repeats it.
-    assert table["type"].tolist() == ["Box", "MultiDiscrete", "MultiDiscrete", "Discrete"]
+    # Batching puts NUM_ENVS in front and keeps the dtype; it changes the spaces' types.
+    assert table.loc["observation", SINGLE] == "MultiDiscrete, (4,), int64"
+    assert table.loc["observation", BATCHED] == "Box, (3, 4), int64"
+    assert table.loc["action", SINGLE] == "Discrete, (), int64"
+    assert table.loc["action", BATCHED] == "MultiDiscrete, (3,), int64"
     cartpole = build_vector_env(settings("CartPole-v1", n=2, backend="native"))
     try:
-        types = spaces_table(cartpole).set_index("attribute")["type"]
+        table = spaces_table(cartpole).set_index("space")
     finally:
         cartpole.close()
-    assert types["observation_space"] == types["single_observation_space"] == "Box"
+    assert table.loc["observation", SINGLE] == "Box, (4,), float32"
+    assert table.loc["observation", BATCHED] == "Box, (2, 4), float32"
 
 
 def test_array_summary_gives_shape_dtype_and_axes():

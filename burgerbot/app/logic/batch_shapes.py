@@ -31,6 +31,7 @@ from burgerbot.checks import MAX_SEED
 from burgerbot.factories import ASYNC_START_METHOD, BACKENDS, make_vector_env
 
 __all__ = [
+    "BATCHED",
     "CARTPOLE_LIMITS",
     "DTYPE_OPTIONS",
     "ENVS",
@@ -43,6 +44,7 @@ __all__ = [
     "POLE_ANGLE_LIMIT",
     "SCROLL_ROWS",
     "SHAPE_OPTIONS",
+    "SINGLE",
     "SPECS",
     "TABLE_SUMMARY",
     "BatchCall",
@@ -616,25 +618,34 @@ def info_cast_sentence(cast: InfoCast, reset_envs: Sequence[int] = ()) -> str:
     )
 
 
+SINGLE, BATCHED = "one env: single_…_space", "the batch: …_space"
+"""The spaces table's two columns (its rows: observation and action)."""
+
+
+def _space_text(space: Space) -> str:
+    return f"{type(space).__name__}, {space.shape}, {space.dtype}"
+
+
 def spaces_table(envs: VectorEnv) -> pd.DataFrame:
-    """The batched and single spaces: how a vector env describes one env and all of them."""
-    rows = []
-    for name in (
-        "observation_space",
-        "single_observation_space",
-        "action_space",
-        "single_action_space",
-    ):
-        space = getattr(envs, name)
-        rows.append(
+    """One env's spaces beside the batch's: type, shape and dtype of each, a row per space
+    (three narrow columns: it fits a phone).
+
+    Example:
+        >>> from burgerbot import BurgerBotVectorEnv
+        >>> table = spaces_table(BurgerBotVectorEnv(3)).set_index("space")
+        >>> table.loc["observation", BATCHED], table.loc["action", SINGLE]
+        ('Box, (3, 4), int64', 'Discrete, (), int64')
+    """
+    return pd.DataFrame(
+        [
             {
-                "attribute": name,
-                "type": type(space).__name__,
-                "shape": str(space.shape),
-                "dtype": str(space.dtype),
+                "space": what,
+                SINGLE: _space_text(getattr(envs, f"single_{what}_space")),
+                BATCHED: _space_text(getattr(envs, f"{what}_space")),
             }
-        )
-    return pd.DataFrame(rows)
+            for what in ("observation", "action")
+        ]
+    )
 
 
 def array_summary(call: BatchCall) -> pd.DataFrame:
