@@ -195,7 +195,7 @@ def test_a_prediction_is_checked_in_a_full_run_without_touching_the_live_run(cal
         app.button(key=f"{shape}_lock").click().run()  # outside the fragment
         assert not app.exception
         assert calls["guess_panel"] == 2
-        assert len(app.success) == 2 and "the 4 observations" in app.success[0].value
+        assert len(app.success) == 2 and "4 observations" in app.success[0].value
         assert heading(app) == "Latest call: step 2 since the reset"  # the live run went on
         assert app.session_state[SLOT].state["run"].steps == 2  # and the check took no step
     finally:

@@ -366,7 +366,7 @@ def test_a_scalar_envs_flat_batch_is_the_truth_of_its_own_question():
     lock_in(app, "batch_shapes_shape_frozenlake_v1", "(NUM_ENVS, 1)")
     lock_in(app, "batch_shapes_dtype_frozenlake_v1", str(batch.dtype))
     assert ("(NUM_ENVS, 1)", truth) in prediction_checks(app)
-    # Why: one env's observation has shape (), so 3 of them stack to (3,).
+    # Why: one env's observation has shape (), so 3 observations stack to (3,).
     assert code_spans(app.warning[0].value)[:2] == ["(3,)", "()"]
     assert (str(batch.dtype), str(batch.dtype)) in prediction_checks(app)
     # Each environment has its own questions: BurgerBot's are still open.

@@ -14,6 +14,9 @@ import pandas as pd
 import pytest
 from gymnasium.envs.classic_control.cartpole import CartPoleEnv, CartPoleVectorEnv
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
+from hypothesis import given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as hyp
 from sentence_facts import code_spans, quotes
 
 from burgerbot import BurgerBotVectorEnv, world
@@ -301,7 +304,7 @@ def test_explanations_follow_the_batch():
         shape = shape_explanation(call.observations, envs.single_observation_space, "FrozenLake-v1")
     finally:
         envs.close()
-    assert code_spans(shape) == ["(5,)", "()"] and "5 of them" in shape
+    assert code_spans(shape) == ["(5,)", "()"] and "5 observations stack" in shape
 
 
 @pytest.mark.parametrize(
@@ -322,8 +325,8 @@ def test_the_shape_explanation_says_stacking_only_for_vector_envs_of_separate_en
     finally:
         envs.close()
     assert quotes(shape, 3, 4)
-    assert ("stacks the 3 observations of shape `(4,)`" in shape) == stacked
-    assert ("native env computes the 3 observations" in shape) == (not stacked)
+    assert ("stacks 3 observations of shape `(4,)`" in shape) == stacked
+    assert ("native env computes 3 observations" in shape) == (not stacked)
 
 
 def test_cartpole_dtype_and_one_observation_come_from_its_space():
@@ -557,3 +560,42 @@ def test_script_uses_the_lesson_factory_and_the_main_guard():
     for code in (sync, async_code, native):
         compile(code, "<snippet>", "exec")
         assert max(len(line) for line in code.splitlines()) <= 100
+
+
+# --- Computed sentences at every setting ---------------------------------------------------
+
+
+@hyp_settings(max_examples=25, deadline=None)
+@given(
+    env=hyp.sampled_from(["BurgerBot", "CartPole-v1", "FrozenLake-v1"]),
+    n=hyp.integers(1, 40),
+    backend=hyp.sampled_from(["sync", "native"]),
+)
+def test_the_verdicts_and_takeaways_are_true_at_every_setting(env, n, backend):
+    """The shape verdict, the dtype verdict and the takeaways state the live batch's own
+    shapes, dtype and count (1 env included), for every env, NUM_ENVS and backend."""
+    chosen, _ = resolve_settings({"env": env, "n": n, "backend": backend, "seed": 0})
+    envs = build_vector_env(chosen)
+    try:
+        call = BatchRun(envs, 0).step(1)
+        single, batched = envs.single_observation_space, envs.observation_space
+        native = not isinstance(envs, SyncVectorEnv | AsyncVectorEnv)
+        shape = shape_explanation(call.observations, single, env, native)
+        dtype = dtype_explanation(call.observations, single)
+        bullets = takeaways(env, call.observations, single, batched)
+    finally:
+        envs.close()
+    assert code_spans(shape)[0] == str(call.observations.shape)
+    assert f"{n} observation{'s' * (n != 1)} " in shape
+    assert code_spans(dtype) == [str(call.observations.dtype), str(single.dtype)]
+    assert call.observations.dtype == single.dtype  # "batching keeps it"
+    assert f"with {n} env{'s' * (n != 1)}, " in bullets[0]
+    assert code_spans(bullets[0])[1] == str(call.observations.shape)
+    for array in (call.rewards, call.terminated, call.truncated):
+        assert code_spans(bullets[0])[-1] == str(array.shape)
+    assert code_spans(bullets[1]) == [
+        "single_observation_space",
+        str(single.shape),
+        "observation_space",
+        str(batched.shape),
+    ]

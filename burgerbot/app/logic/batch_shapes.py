@@ -744,6 +744,15 @@ def shape_truth(shape: tuple[int, ...], num_envs: int) -> str | None:
     return None
 
 
+def _count(n: int, noun: str) -> str:
+    """``n`` and the ``noun`` it counts, plural unless ``n`` is 1.
+
+    >>> _count(4, "observation"), _count(1, "env")
+    ('4 observations', '1 env')
+    """
+    return f"{n} {noun}{'s' * (n != 1)}"
+
+
 def shape_explanation(
     observations: np.ndarray, single: Space, env: str, natively_batched: bool = False
 ) -> str:
@@ -755,18 +764,18 @@ def shape_explanation(
     Example:
         >>> from gymnasium.spaces import Discrete
         >>> shape_explanation(np.zeros(3, np.int64), Discrete(16), "FrozenLake-v1")
-        '`(3,)`: one FrozenLake-v1 observation is a single number (shape `()`), so 3 of them stack to one value per env, with no axis 1.'
+        '`(3,)`: one FrozenLake-v1 observation is a single number (shape `()`), so 3 observations stack to one value per env, with no axis 1.'
     """  # noqa: E501
     n = len(observations)
     if single.shape == ():
         return (
             f"`{observations.shape}`: one {env} observation is a single number (shape `()`), "
-            f"so {n} of them stack to one value per env, with no axis 1."
+            f"so {_count(n, 'observation')} stack to one value per env, with no axis 1."
         )
     how = (
-        f"this native env computes the {n} observations as one array"
+        f"this native env computes {_count(n, 'observation')} as one array"
         if natively_batched
-        else f"the vector env stacks the {n} observations of shape `{single.shape}`"
+        else f"the vector env stacks {_count(n, 'observation')} of shape `{single.shape}`"
     )
     return f"`{observations.shape}`: {how}, one row per env."
 
@@ -786,14 +795,14 @@ def takeaways(env: str, observations: np.ndarray, single: Space, batched: Space)
         >>> from gymnasium.spaces import Box, Discrete
         >>> bullets = takeaways("FrozenLake-v1", np.zeros(3, np.int64), Discrete(16), Box(0, 15, (3,)))
         >>> bullets[0]
-        'Axis 0 of every batch is the env: 3 envs give `observations` of shape `(3,)`, and `rewards`, `terminated`, `truncated` of shape `(3,)`.'
+        'Axis 0 of every batch is the env: with 3 envs, `observations` has shape `(3,)`, and `rewards`, `terminated`, `truncated` have shape `(3,)`.'
         >>> bullets[2]
         'A scalar observation stacks to `(N,)`, not `(N, 1)`.'
     """  # noqa: E501
     n = len(observations)
     bullets = [
-        f"Axis 0 of every batch is the env: {n} envs give `observations` of shape "
-        f"`{observations.shape}`, and `rewards`, `terminated`, `truncated` of shape `({n},)`.",
+        f"Axis 0 of every batch is the env: with {_count(n, 'env')}, `observations` has shape "
+        f"`{observations.shape}`, and `rewards`, `terminated`, `truncated` have shape `({n},)`.",
         f"`single_observation_space` is one env's (shape `{single.shape}`), "
         f"`observation_space` the batch's (`{batched.shape}`).",
     ]
