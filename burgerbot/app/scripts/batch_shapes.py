@@ -118,10 +118,8 @@ def snippet_for(settings: BatchSettings, steps: int = 0) -> str:
     return "\n".join(header + indented + footer) + "\n"
 
 
-PROB_PITFALL = '''"""FrozenLake's infos["prob"] in a vector env: the batched array takes the type
-of the first value it meets in a call. Env 0's reset reports the int 1, so a call that auto-resets
-env 0 gives an int64 array, and the other envs' 1/3 become 0. A wrapper that reports prob as
-a float in every env keeps the values."""
+PROB_PITFALL = '''"""FrozenLake's infos["prob"]: when env 0 auto-resets first (the int 1), the
+batched array is int64 and the other envs' 1/3 become 0. FloatProb keeps the values."""
 
 import gymnasium as gym
 import numpy as np
