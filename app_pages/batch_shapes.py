@@ -43,7 +43,6 @@ from burgerbot.app.logic.batch_shapes import (
     info_casts,
     infos_table,
     observation_table,
-    one_observation,
     pictures_html,
     pole_angle_svg,
     pole_angles,
@@ -55,7 +54,6 @@ from burgerbot.app.logic.batch_shapes import (
     shape_truth,
     side_by_side,
     small,
-    space_type_notes,
     spaces_table,
     step_table,
     table_block,
@@ -92,11 +90,9 @@ frame = ui.PageFrame(
     title="Batch shapes: one call, N environments",
     intro=(
         f"You will learn what one `reset()` or `step()` call of a {term_link('vector-env')} "
-        "returns. `SyncVectorEnv` takes a list of "
-        f"{term_link('factory', 'factory functions')}, each building one env when called with "
-        f"no arguments, and answers for all NUM_ENVS "
-        f"{term_link('sub-environment', 'sub-environments')} at once. Pick an environment, "
-        "predict the shape and dtype of its `observations`, then step and look."
+        f"returns for all its {term_link('sub-environment', 'sub-environments')} "
+        f"at once. `SyncVectorEnv` builds them from {term_link('factory', 'factory functions')}"
+        " (each builds one env when called with no arguments)."
     ),
     topics=[
         "SyncVectorEnv built from zero-argument factory functions",
@@ -137,10 +133,6 @@ def settings_controls(key: Mapping[str, str], settings: BatchSettings, caps: Cap
         key=key["backend"],
         format_func=lambda backend: backend_option(settings.env, backend),
         horizontal=True,
-        help=(
-            "Sync: all copies in this process, stepped one after another. Async: one worker "
-            "process per copy. native: one object that steps every copy with array operations."
-        ),
     )
     st.caption(ENVS[settings.env].about)
 
@@ -225,10 +217,12 @@ def step_buttons(slot: EnvSlot, seed: int) -> dict[str, Any]:
 
 
 def actions_note() -> None:
-    """Where the live view's actions come from (drawn once, above it)."""
+    """Where the live view's actions come from, and what happens when an episode ends (drawn
+    once, above it: auto-reset is first named on the lesson path here)."""
     st.caption(
-        "Actions are random: `envs.action_space.sample()`, with the action space seeded by the "
-        "same seed at every reset, so the script below the live view reproduces them."
+        "Actions are random (`envs.action_space.sample()`, seeded as in the script). An env "
+        "whose episode ends starts a new one by itself "
+        f"({term_link('autoreset', 'auto-reset')})."
     )
 
 
@@ -296,10 +290,11 @@ def guess_panel(run: BatchRun, envs: VectorEnv, env: str) -> bool:
     observations = run.latest.observations
     single = envs.single_observation_space
     shape_id, dtype_id = prediction_ids(env)
-    st.markdown(
-        f"**{len(observations)} {env} envs; one observation is "
-        f"{one_observation(env, single)}.** Predict both, then see the batch."
-    )
+    skip = reveal_id(env)
+    if learning.is_revealed(skip):  # one skip stands for both questions: neither is scored
+        for pid in (shape_id, dtype_id):
+            if not learning.is_revealed(pid):
+                st.session_state[f"{pid}_skipped"] = True
     left, right = st.columns(2)
     with left:
         learning.prediction(
@@ -308,16 +303,16 @@ def guess_panel(run: BatchRun, envs: VectorEnv, env: str) -> bool:
     with right:
         learning.prediction(dtype_id, "What is `observations.dtype`?", DTYPE_OPTIONS)
     answered = learning.is_revealed(shape_id) and learning.is_revealed(dtype_id)
-    if not (answered or learning.revealed(reveal_id(env))):
+    if not (answered or learning.revealed(skip)):
         return False
     left, right = st.columns(2)
     with left:
         truth = shape_truth(observations.shape, len(observations))
-        if truth is not None:
-            natively_batched = not isinstance(envs, (SyncVectorEnv, AsyncVectorEnv))
-            learning.check(
-                shape_id, truth, shape_explanation(observations, single, env, natively_batched)
-            )
+        natively_batched = not isinstance(envs, (SyncVectorEnv, AsyncVectorEnv))
+        # A batch of none of the offered shapes (truth None) is shown, not scored.
+        learning.check(
+            shape_id, truth, shape_explanation(observations, single, env, natively_batched)
+        )
     with right:
         learning.check(dtype_id, str(observations.dtype), dtype_explanation(observations, single))
     return True
@@ -340,8 +335,7 @@ def _summary(env: str, signature: tuple, _call: BatchCall) -> str:
     rather than a dataframe widget: it joins the call's line in one element, and each element
     of the live view is redrawn in the browser on every click.
     """
-    frame = array_summary(_call, env).rename(columns={"axes": "what each axis means"})
-    return markdown_table(frame)
+    return markdown_table(array_summary(_call))
 
 
 def _signature(call: BatchCall) -> tuple:
@@ -390,7 +384,7 @@ def latest_call_panel(
         **step_buttons(slot, settings.seed),
     )
     # Drawn only when asked for: every element here is redrawn on each click.
-    if st.toggle(f"Show the recent calls (the last {HISTORY_LENGTH} are kept)", key=history_key):
+    if st.toggle("Recent calls", key=history_key, help=f"The last {HISTORY_LENGTH} are kept."):
         # Straight from the rows: the newest call (the first row) has every column.
         st.dataframe(pa.Table.from_pylist(history_rows(run)), hide_index=True)
 
@@ -422,39 +416,24 @@ def take_ahead(
 
 def _step_arrays(call: BatchCall, n: int) -> str:
     if call.actions is None:
-        return (
-            "**`actions`, `rewards`, `terminated`, `truncated`**\n\n"
-            "A reset returns only observations and infos: no actions, rewards or flags."
-        )
-    text = (
-        f"**`actions` → `rewards`, `terminated`, `truncated`**: each of shape `({n},)`, "
-        "one value per env.\n\n" + table_block(*step_table(call), "envs")
+        return "**`actions` → `rewards`, `terminated`, `truncated`**\n\nNone: a reset."
+    text = "**`actions` → `rewards`, `terminated`, `truncated`**\n\n" + table_block(
+        *step_table(call), "envs"
     )
     if ended := ended_envs(call.terminated, call.truncated):
-        text += "\n\n" + small(
-            f"Episodes ended in env{'s' if ',' in ended else ''} {ended}. With gymnasium's "
-            "default "
-            f"{term_link('autoreset')}, the next `step()` resets those envs: it ignores their "
-            "action and returns reward 0, both flags False and their first observation."
-        )
+        text += "\n\n" + small(f"Episode ended in env{'s' if ',' in ended else ''} {ended}.")
     return text
 
 
 def _infos(call: BatchCall, settings: BatchSettings) -> str:
     table, hidden, other = infos_table(call.infos, settings.num_envs)
     if table is None:
-        return (
-            "**`infos`**\n\n"
-            f"`infos` is `{{}}`, an empty dict: {settings.env} reports no extra information, "
-            "and in gymnasium's default auto-reset mode the vector env adds none when an "
-            "episode ends either (the Auto-reset page shows what changed since the lesson)."
-        )
+        return f"**`infos`**: `{{}}` ({settings.env} reports nothing extra here)."
     about = ENVS[settings.env].infos_about
     text = (
-        "**`infos`**\n\n"
-        "`infos` is one dict for all envs. Each key `k` holds an array with one value per "
-        "env, and `_k` is a True/False mask: True where that env reported `k` in this call."
-        + (f"\n\n{about}" if about else "")
+        "**`infos`**: one dict; each key `k` holds one value per env, and `_k` is True where "
+        "that env reported `k`."
+        + (f" {about}" if about else "")
         + "\n\n"
         + table_block(table, hidden, "envs")
     )
@@ -474,8 +453,7 @@ def _pictures(call: BatchCall, env: str) -> str:
         if n <= MAX_PICTURES:
             pictures = [robot_picture(r, c, h) for r, c, h in obs[:, :3].tolist()]
             return (
-                "**The robots, one picture per env** (orange: robot, dark tab: its nose; "
-                "dark grey: obstacle, green: goal)\n\n"
+                "**The robots** (orange, dark tab: nose; grey: obstacle; green: goal)\n\n"
                 + pictures_html(pictures, [f"env {i}" for i in range(n)], PICTURE_WIDTH)
             )
         title = "Robots per cell (O obstacle, G goal, S start)"
@@ -485,23 +463,14 @@ def _pictures(call: BatchCall, env: str) -> str:
         )
     if env == "FrozenLake-v1":
         title = "Walkers per tile (S start, H hole, G goal)"
-        return (
-            f"**Where the {n} walkers stand** on the 4x4 lake (the state numbers 0..15, row "
-            "by row)\n\n"
-            + cell_count_grid(frozenlake_cell_counts(obs), title, "cells")
-            + "\n\n"
-            + small(
-                "Walkers on a hole (H) or on the goal (G) have just ended their episode: the "
-                "next step puts them back on the start (S)."
-            )
+        return f"**Where the {n} walkers stand**\n\n" + cell_count_grid(
+            frozenlake_cell_counts(obs), title, "cells"
         )
     first = "" if n <= MAX_TABLE_ROWS else f", the first {MAX_TABLE_ROWS} envs"
     return (
-        f"**Pole angle per env** (column 2 of the batch{first}). Beyond the dashed lines "
+        f"**Pole angle per env** (column 2{first}): past the dashed lines "
         f"(±{CARTPOLE_LIMITS.pole_degrees:g}°) the pole has fallen.\n\n"
         + pole_angle_svg(pole_angles(call), "poles")
-        + "\n\n"
-        + small(f"{CARTPOLE_LIMITS.sentence()} (Read from the installed gymnasium's CartPole.)")
     )
 
 
@@ -510,24 +479,16 @@ def call_body(call: BatchCall, settings: BatchSettings) -> str:
     n = settings.num_envs
     if call.kind == "reset":
         title = "Latest call: reset"
-        line = (
-            f"`observations, infos = envs.reset(seed={settings.seed})`: no step yet. "
-            "Press **Step once** to send one action per env."
-        )
+        line = f"`observations, infos = envs.reset(seed={settings.seed})`"
     else:
         title = f"Latest call: step {call.number} since the reset"
-        line = (
-            "`observations, rewards, terminated, truncated, infos = envs.step(actions)`, "
-            f"with `actions` holding one action for each of the {n} envs."
-        )
-    observations = (
-        f"**`observations`**: shape `{call.observations.shape}`, dtype "
-        f"`{call.observations.dtype}`. One row per env.\n\n"
-        + table_block(*observation_table(call, settings.env), "envs")
+        line = "`observations, rewards, terminated, truncated, infos = envs.step(actions)`"
+    observations = "**`observations`**\n\n" + table_block(
+        *observation_table(call, settings.env), "envs"
     )
     body = [
         heading(title),
-        f"{line} The script below gives this call with `STEPS = {call.number}`.",
+        f"{line} (the script below with `STEPS = {call.number}`)",
         _summary(settings.env, _signature(call), call),
         side_by_side(observations, _step_arrays(call, n)),
         _infos(call, settings),
@@ -593,21 +554,15 @@ def script_panel(settings: BatchSettings) -> None:
     ui.code_expander(snippet_for(settings))
 
 
-def spaces_panel(envs: VectorEnv, n: int) -> None:
-    """The batched and single spaces: fixed for an env, so drawn outside the live view."""
-    st.markdown("**Spaces: one env vs the whole batch**")
-    st.dataframe(spaces_table(envs), hide_index=True)
-    st.caption(
-        "`single_observation_space` and `single_action_space` describe one env. The batched "
-        f"`observation_space` and `action_space` put NUM_ENVS ({n}) in front, on axis 0."
-    )
-    for note in space_type_notes(envs):
-        st.caption(note)
+def spaces_panel(envs: VectorEnv) -> None:
+    """The batched and single spaces: fixed for an env, so drawn outside the live view. A
+    Markdown table: its cells wrap on a phone."""
+    st.markdown("**Spaces: one env vs the batch**\n\n" + markdown_table(spaces_table(envs)))
 
 
-script_panel(settings)
 if shown:
-    spaces_panel(envs, settings.num_envs)
+    script_panel(settings)
+    spaces_panel(envs)
 if shown and settings.env == "FrozenLake-v1":
     ui.code_expander(
         PROB_PITFALL,

@@ -79,13 +79,13 @@ def test_requests_redraw_the_live_view_and_nothing_else(app, calls):
     request(app, "go", target=11)  # a Step ×10 past them
     assert heading(app) == "Latest call: step 11 since the reset"
     # The live view names the STEPS for its call; the script below it stays as it was.
-    assert "The script below gives this call with STEPS = 11." in html_text(live_view_html(app))
+    assert "the script below with STEPS = 11" in html_text(live_view_html(app))
     assert not app.code and not app.expander
     assert all(calls[name] == 1 for name in OUTSIDE), calls
     assert all(calls[name] == 3 for name in INSIDE), calls
     # The run sent only the live view: the browser keeps the rest of the page as it was.
     assert not app.title and not app.number_input and not app.radio  # settings, predictions
-    assert "Spaces: one env vs the whole batch" not in texts(app.markdown)
+    assert "Spaces: one env vs the batch" not in texts(app.markdown)
     assert "Key takeaways" not in texts(app.subheader)
     assert [t.key for t in app.toggle] == ["batch_shapes_history"]  # recent calls: on demand
     assert not app.button  # the steps are the stepper's own buttons, not Streamlit's
@@ -176,19 +176,30 @@ def test_a_chart_view_is_paged_in_the_browser_too(calls, env, n):
         app.session_state[SLOT].close()
 
 
-def test_a_prediction_is_checked_in_a_full_run_without_touching_the_live_run(app, calls):
-    for step in (1, 2):
-        request(app, "go", target=step)
-    # AppTest's tree now holds the live view only; the browser still shows the questions.
-    app.run()
-    assert calls["guess_panel"] == 2 and not app.success
-    app.radio(key="batch_shapes_shape_burgerbot_choice").set_value("(NUM_ENVS, k)").run()
-    app.button(key="batch_shapes_shape_burgerbot_lock").click().run()  # outside the fragment
-    assert not app.exception
-    assert calls["guess_panel"] == 4
-    assert app.success and "4 envs on axis 0" in app.success[0].value
-    assert heading(app) == "Latest call: step 2 since the reset"  # the live run went on
-    assert app.session_state[SLOT].state["run"].steps == 2  # and the check took no step
+def test_a_prediction_is_checked_in_a_full_run_without_touching_the_live_run(calls):
+    """A learner who answered both questions (a skipped one cannot be answered later),
+    steps, then changes an answer: the check is redone outside the live view."""
+    app = open_app_page(PAGE, {}, timeout=120)
+    try:
+        shape = "batch_shapes_shape_burgerbot"
+        for pid, choice in ((shape, "(k, NUM_ENVS)"), ("batch_shapes_dtype_burgerbot", "int64")):
+            app.radio(key=f"{pid}_choice").set_value(choice).run()
+            app.button(key=f"{pid}_lock").click().run()
+        assert len(app.warning) == 1 and len(app.success) == 1  # a wrong shape, a right dtype
+        for step in (1, 2):
+            request(app, "go", target=step)
+        # AppTest's tree now holds the live view only; the browser still shows the questions.
+        app.run()
+        calls.clear()
+        app.radio(key=f"{shape}_choice").set_value("(NUM_ENVS, k)").run()
+        app.button(key=f"{shape}_lock").click().run()  # outside the fragment
+        assert not app.exception
+        assert calls["guess_panel"] == 2
+        assert len(app.success) == 2 and "4 observations" in app.success[0].value
+        assert heading(app) == "Latest call: step 2 since the reset"  # the live run went on
+        assert app.session_state[SLOT].state["run"].steps == 2  # and the check took no step
+    finally:
+        app.session_state[SLOT].close()
 
 
 def test_play_and_pause_run_the_full_page_to_set_or_clear_the_timer(app, calls, monkeypatch):
@@ -227,6 +238,6 @@ def test_the_script_is_right_whichever_call_the_stepper_shows(app):
     app.run()  # AppTest's tree held the expander alone (a browser keeps the rest)
     for target in (3, 14, 15):
         request(app, "go", target=target)
-        assert f"with STEPS = {target}." in html_text(live_view_html(app))
+        assert f"with STEPS = {target})" in html_text(live_view_html(app))
     app.run()
     assert shown_steps(app) == [0]  # the same script, whichever call was reached

@@ -14,15 +14,20 @@ import pandas as pd
 import pytest
 from gymnasium.envs.classic_control.cartpole import CartPoleEnv, CartPoleVectorEnv
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
-from sentence_facts import code_spans, numbers, quotes
+from hypothesis import given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as hyp
+from sentence_facts import code_spans, quotes
 
 from burgerbot import BurgerBotVectorEnv, world
 from burgerbot.app.caps import CAPS, Caps
 from burgerbot.app.logic import batch_shapes
 from burgerbot.app.logic.batch_shapes import (
+    BATCHED,
     CARTPOLE_LIMITS,
     POLE_ANGLE_LIMIT,
     SHAPE_OPTIONS,
+    SINGLE,
     TABLE_SUMMARY,
     BatchRun,
     BatchSettings,
@@ -37,7 +42,6 @@ from burgerbot.app.logic.batch_shapes import (
     history_table,
     infos_table,
     observation_table,
-    one_observation,
     pole_angle_svg,
     pole_angles,
     prediction_ids,
@@ -45,7 +49,6 @@ from burgerbot.app.logic.batch_shapes import (
     run_calls,
     shape_explanation,
     shape_truth,
-    space_type_notes,
     spaces_table,
     step_table,
     takeaways,
@@ -215,51 +218,34 @@ def test_infos_table_shows_keys_and_masks():
 def test_spaces_table_contrasts_batched_and_single_spaces():
     envs = build_vector_env(settings(n=3, backend="native"))
     try:
-        table = spaces_table(envs).set_index("attribute")
+        table = spaces_table(envs).set_index("space")
     finally:
         envs.close()
-    assert table.loc["envs.observation_space", "shape"] == "(3, 4)"
-    assert table.loc["envs.single_observation_space", "shape"] == "(4,)"
-    assert table.loc["envs.action_space", "shape"] == "(3,)"
-    assert table.loc["envs.single_action_space", "repr"] == "Discrete(4)"
-    assert set(table["dtype"]) == {"int64"}
-
-
-def test_space_type_notes_say_when_batching_changes_the_space_type():
-    envs = build_vector_env(settings(n=3, backend="native"))
-    try:
-        notes = space_type_notes(envs)
-    finally:
-        envs.close()
-    assert len(notes) == 2
-    assert code_spans(notes[0])[:2] == ["MultiDiscrete", "Box"]  # observations: from, to
-    assert code_spans(notes[1])[:2] == ["Discrete", "MultiDiscrete"]  # actions
+    # Batching puts NUM_ENVS in front and keeps the dtype; it changes the spaces' types.
+    assert table.loc["observation", SINGLE] == "MultiDiscrete, (4,), int64"
+    assert table.loc["observation", BATCHED] == "Box, (3, 4), int64"
+    assert table.loc["action", SINGLE] == "Discrete, (), int64"
+    assert table.loc["action", BATCHED] == "MultiDiscrete, (3,), int64"
     cartpole = build_vector_env(settings("CartPole-v1", n=2, backend="native"))
     try:
-        assert len(space_type_notes(cartpole)) == 1  # Box stays Box; Discrete does not
+        table = spaces_table(cartpole).set_index("space")
     finally:
         cartpole.close()
-
-
-def test_long_space_reprs_are_shortened():
-    envs = build_vector_env(settings(n=200, backend="native"))
-    try:
-        reprs = spaces_table(envs)["repr"]
-    finally:
-        envs.close()
-    assert reprs.str.len().max() <= 70 and reprs[0].endswith("…")
+    assert table.loc["observation", SINGLE] == "Box, (4,), float32"
+    assert table.loc["observation", BATCHED] == "Box, (2, 4), float32"
 
 
 def test_array_summary_gives_shape_dtype_and_axes():
     call = run_calls(settings("CartPole-v1", n=2, backend="native"), steps=1)
-    summary = array_summary(call, "CartPole-v1").set_index("array")
+    summary = array_summary(call).set_index("array")
     assert summary.loc["observations", "shape"] == "(2, 4)"
     assert summary.loc["observations", "dtype"] == "float32"
-    assert "pole angle" in summary.loc["observations", "axes"]
+    assert summary.loc["observations", "axes"] == "env, number"
     assert summary.loc["rewards", "dtype"] == "float32"  # CartPoleVectorEnv's own choice
-    reset_only = array_summary(run_calls(settings("FrozenLake-v1", n=2), steps=0), "FrozenLake-v1")
+    assert summary.loc["terminated", "axes"] == "env"
+    reset_only = array_summary(run_calls(settings("FrozenLake-v1", n=2), steps=0))
     assert reset_only["array"].tolist() == ["observations"]
-    assert "No axis 1" in reset_only["axes"][0]
+    assert reset_only["axes"].tolist() == ["env"]  # a scalar observation: no axis 1
 
 
 def test_history_table_lists_calls_newest_first():
@@ -309,19 +295,16 @@ def test_explanations_follow_the_batch():
         dtype = dtype_explanation(call.observations, envs.single_observation_space)
     finally:
         envs.close()
-    assert code_spans(shape)[:2] == ["observations.shape", "(4, 4)"]
-    assert numbers(shape)[2:6] == [4, 0, 4, 1]  # 4 envs on axis 0, k = 4 components on axis 1
-    assert code_spans(dtype)[:2] == ["observations.dtype", "int64"]
+    assert code_spans(shape)[0] == "(4, 4)" and quotes(shape, 4)
+    assert code_spans(dtype) == ["int64", "int64"]
 
     envs = build_vector_env(settings("FrozenLake-v1", n=5))
     try:
         call = BatchRun(envs, 0).reset()
         shape = shape_explanation(call.observations, envs.single_observation_space, "FrozenLake-v1")
-        said = one_observation("FrozenLake-v1", envs.single_observation_space)
     finally:
         envs.close()
-    assert "`(5,)`" in shape and "one single number" in shape and "Discrete(16)" in shape
-    assert said == "a single number (state), shape ()"
+    assert code_spans(shape) == ["(5,)", "()"] and "5 observations stack" in shape
 
 
 @pytest.mark.parametrize(
@@ -342,8 +325,8 @@ def test_the_shape_explanation_says_stacking_only_for_vector_envs_of_separate_en
     finally:
         envs.close()
     assert quotes(shape, 3, 4)
-    assert ("stacks each env's" in shape) == stacked
-    assert ("natively batched" in shape) == (not stacked)
+    assert ("stacks 3 observations of shape `(4,)`" in shape) == stacked
+    assert ("native env computes 3 observations" in shape) == (not stacked)
 
 
 def test_cartpole_dtype_and_one_observation_come_from_its_space():
@@ -352,8 +335,7 @@ def test_cartpole_dtype_and_one_observation_come_from_its_space():
         call = BatchRun(envs, 0).reset()
         single = envs.single_observation_space
         dtype = dtype_explanation(call.observations, single)
-        assert code_spans(dtype)[:2] == ["observations.dtype", "float32"]
-        assert one_observation("CartPole-v1", single).startswith("k = 4 numbers (cart position")
+        assert code_spans(dtype) == ["float32", "float32"]
     finally:
         envs.close()
 
@@ -377,19 +359,25 @@ def test_takeaways_state_this_runs_shapes_and_dtype(env):
         envs.close()
     assert 3 <= len(bullets) <= 5
     assert f"shape `{call.observations.shape}`" in bullets[0]
-    for array in (step.actions, step.rewards, step.terminated, step.truncated):
+    for array in (step.rewards, step.terminated, step.truncated):
         assert f"`{array.shape}`" in bullets[0]  # the claim about the other arrays holds
-    assert f"(shape `{envs.observation_space.shape}`)" in bullets[1]
-    assert f"stay `{call.observations.dtype}`" in bullets[3]
+    assert f"(`{envs.observation_space.shape}`)" in bullets[1]
+    assert f"(shape `{envs.single_observation_space.shape}`)" in bullets[1]
+    [dtype] = [b for b in bullets if b.startswith("Exercise 3")]
+    assert f"gives `{call.observations.dtype}`" in dtype
+    # Only this env's dtype: another env's would answer its question before it is asked.
+    assert not ({"int64", "float32"} - {str(call.observations.dtype)}) & set(code_spans(dtype))
+    # The scalar bullet only where it is seen (elsewhere it would answer FrozenLake's question).
     scalar = envs.single_observation_space.shape == ()
-    assert ("gives `(3,)` here" in bullets[2]) == scalar
+    assert any("(N,)" in b for b in bullets) == scalar
 
 
 def test_backend_options_name_the_class_and_whose_it_is():
-    assert backend_option("BurgerBot", "native") == (
-        "native: BurgerBotVectorEnv (this project's class, not Gymnasium's)"
-    )
-    assert backend_option("CartPole-v1", "native") == "native: Gymnasium's CartPoleVectorEnv"
+    assert backend_option("BurgerBot", "native") == "native: BurgerBotVectorEnv (this project's)"
+    cartpole_native = backend_option("CartPole-v1", "native")
+    assert cartpole_native.startswith("native: CartPoleVectorEnv (Gymnasium's")
+    # First named on the lesson path here: the option says what Async is.
+    assert "worker process" in backend_option("BurgerBot", "async")
     assert "VectorEnv" not in backend_option("FrozenLake-v1", "native")  # no class to name
     # The classes named are the ones the page builds.
     assert type(build_vector_env(settings(backend="native"))).__name__ == "BurgerBotVectorEnv"
@@ -412,8 +400,7 @@ def test_cartpole_limits_are_the_installed_gymnasiums():
         assert native.unwrapped.max_episode_steps == CARTPOLE_LIMITS.max_episode_steps
     finally:
         native.close()
-    sentence = CARTPOLE_LIMITS.sentence()
-    assert "±12°" in sentence and "±2.4" in sentence and "after 500 steps" in sentence
+    assert CARTPOLE_LIMITS.pole_degrees == pytest.approx(12.0)
 
 
 # --- Picture data and charts ----------------------------------------------------------------
@@ -538,6 +525,7 @@ def run_script(code: str) -> dict[str, str]:
         ("CartPole-v1", "native", 4, 5, 30),
         ("FrozenLake-v1", "sync", 4, 3, 12),
         ("FrozenLake-v1", "async", 2, 4, 6),
+        ("BurgerBot", "async", 2, 1, 10),
     ],
 )
 def test_script_prints_what_the_page_computes(env, backend, n, seed, steps):
@@ -557,13 +545,57 @@ def test_script_prints_what_the_page_computes(env, backend, n, seed, steps):
     assert ast.literal_eval(printed["truncated"]) == expected.truncated.tolist()
 
 
-def test_script_uses_the_lesson_factory_pattern_and_the_spawn_guard():
+def test_script_uses_the_lesson_factory_and_the_main_guard():
+    """Sync and Async define the lesson's own make_env(seed) and give the vector env one
+    make_env(i) per env; the native classes need no factory."""
     sync = snippet_for(settings("BurgerBot", 4, "sync", 0), 3)
-    assert "SyncVectorEnv([burgerbot_factory() for _ in range(NUM_ENVS)])" in sync
+    assert "SyncVectorEnv([make_env(i) for i in range(NUM_ENVS)])" in sync
     async_code = snippet_for(settings("CartPole-v1", 2, "async", 0), 3)
-    assert 'context="spawn"' in async_code and 'if __name__ == "__main__":' in async_code
+    assert "AsyncVectorEnv([make_env(i) for i in range(NUM_ENVS)])" in async_code
+    assert 'if __name__ == "__main__":' in async_code
     native = snippet_for(settings("CartPole-v1", 2, "native", 0), 3)
-    assert 'vectorization_mode="vector_entry_point"' in native
+    assert 'vectorization_mode="vector_entry_point"' in native and "make_env" not in native
+    for code in (sync, async_code):
+        assert code.count("def make_env(seed):") == 1 and "burgerbot_factory" not in code
     for code in (sync, async_code, native):
         compile(code, "<snippet>", "exec")
         assert max(len(line) for line in code.splitlines()) <= 100
+
+
+# --- Computed sentences at every setting ---------------------------------------------------
+
+
+@hyp_settings(max_examples=25, deadline=None)
+@given(
+    env=hyp.sampled_from(["BurgerBot", "CartPole-v1", "FrozenLake-v1"]),
+    n=hyp.integers(1, 40),
+    backend=hyp.sampled_from(["sync", "native"]),
+)
+def test_the_verdicts_and_takeaways_are_true_at_every_setting(env, n, backend):
+    """The shape verdict, the dtype verdict and the takeaways state the live batch's own
+    shapes, dtype and count (1 env included), for every env, NUM_ENVS and backend."""
+    chosen, _ = resolve_settings({"env": env, "n": n, "backend": backend, "seed": 0})
+    envs = build_vector_env(chosen)
+    try:
+        call = BatchRun(envs, 0).step(1)
+        single, batched = envs.single_observation_space, envs.observation_space
+        native = not isinstance(envs, SyncVectorEnv | AsyncVectorEnv)
+        shape = shape_explanation(call.observations, single, env, native)
+        dtype = dtype_explanation(call.observations, single)
+        bullets = takeaways(env, call.observations, single, batched)
+    finally:
+        envs.close()
+    assert code_spans(shape)[0] == str(call.observations.shape)
+    assert f"{n} observation{'s' * (n != 1)} " in shape
+    assert code_spans(dtype) == [str(call.observations.dtype), str(single.dtype)]
+    assert call.observations.dtype == single.dtype  # "batching keeps it"
+    assert f"with {n} env{'s' * (n != 1)}, " in bullets[0]
+    assert code_spans(bullets[0])[1] == str(call.observations.shape)
+    for array in (call.rewards, call.terminated, call.truncated):
+        assert code_spans(bullets[0])[-1] == str(array.shape)
+    assert code_spans(bullets[1]) == [
+        "single_observation_space",
+        str(single.shape),
+        "observation_space",
+        str(batched.shape),
+    ]

@@ -62,8 +62,8 @@ def batch_step(view: AppView) -> int:
 
 
 def batch_shape(view: AppView) -> tuple[int, ...] | None:
-    """The observation batch's shape as the Batch shapes page states it."""
-    match = re.search(r"observations\s*:\s*shape\s*\(([\d,\s]+)\)", view.main_text())
+    """The observation batch's shape as the Batch shapes page's arrays table states it."""
+    match = re.search(r"^observations\s+\(([\d,\s]+)\)", view.main_text(), re.MULTILINE)
     return tuple(int(x) for x in match.group(1).split(",") if x.strip()) if match else None
 
 

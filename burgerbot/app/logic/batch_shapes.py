@@ -17,7 +17,6 @@ from typing import Any, NamedTuple
 import gymnasium as gym
 import numpy as np
 import pandas as pd
-from gymnasium import spaces
 from gymnasium.envs.classic_control.cartpole import CartPoleEnv
 from gymnasium.envs.toy_text.frozen_lake import MAPS
 from gymnasium.spaces import Space
@@ -32,6 +31,7 @@ from burgerbot.checks import MAX_SEED
 from burgerbot.factories import ASYNC_START_METHOD, BACKENDS, make_vector_env
 
 __all__ = [
+    "BATCHED",
     "CARTPOLE_LIMITS",
     "DTYPE_OPTIONS",
     "ENVS",
@@ -44,6 +44,7 @@ __all__ = [
     "POLE_ANGLE_LIMIT",
     "SCROLL_ROWS",
     "SHAPE_OPTIONS",
+    "SINGLE",
     "SPECS",
     "TABLE_SUMMARY",
     "BatchCall",
@@ -70,7 +71,6 @@ __all__ = [
     "infos_table",
     "number_text",
     "observation_table",
-    "one_observation",
     "pictures_html",
     "pole_angle_svg",
     "pole_angles",
@@ -82,10 +82,8 @@ __all__ = [
     "scrolling",
     "shape_explanation",
     "shape_truth",
-    "short_repr",
     "side_by_side",
     "small",
-    "space_type_notes",
     "spaces_table",
     "step_table",
     "table_block",
@@ -126,8 +124,8 @@ ENVS: dict[str, EnvChoice] = {
         scalar_observation=False,
         native_class="BurgerBotVectorEnv",
         about=(
-            "The 7x7 grid robot. Each observation is 4 whole numbers: row, col, heading "
-            "(0 north, 1 east, 2 south, 3 west) and sensor (0 near, 1 medium, 2 far)."
+            "One observation: row, col, heading (0 north, 1 east, 2 south, 3 west) and "
+            "sensor (0 near, 1 medium, 2 far)."
         ),
     ),
     "CartPole-v1": EnvChoice(
@@ -136,8 +134,8 @@ ENVS: dict[str, EnvChoice] = {
         scalar_observation=False,
         native_class="CartPoleVectorEnv",
         about=(
-            "A cart balancing a pole, the lesson's first example. Each observation is 4 "
-            "decimal numbers. Actions: 0 push left, 1 push right."
+            "The lesson's cart balancing a pole. One observation: cart position and velocity, "
+            "pole angle and angular velocity. Actions: 0 push left, 1 push right."
         ),
     ),
     "FrozenLake-v1": EnvChoice(
@@ -146,13 +144,12 @@ ENVS: dict[str, EnvChoice] = {
         scalar_observation=True,
         native_class=None,
         about=(
-            "A walk on slippery ice over a 4x4 map. Each observation is ONE whole number: "
-            "the tile the walker stands on (row x 4 + col, 0..15). Actions: 0 left, 1 down, "
-            "2 right, 3 up."
+            "A walk on slippery ice over a 4x4 map. One observation: the tile the walker "
+            "stands on (row x 4 + col). Actions: 0 left, 1 down, 2 right, 3 up."
         ),
         infos_about=(
-            "`prob` is the probability of the move that really happened: the ice is slippery, "
-            "so the walker goes the intended way only 1 time in 3 (reset reports the int 1)."
+            "`prob`: the chance of the move that really happened (on slippery ice, 1 in 3; "
+            "a reset reports the int 1)."
         ),
     ),
 }
@@ -169,22 +166,25 @@ SPECS = (
 def backend_option(env: str, backend: str) -> str:
     """How the backend radio names ``backend`` for ``env``: whose class "native" builds.
 
+    Async and CartPoleVectorEnv are first named here on the lesson path: each option says
+    what it is in one clause.
+
     Example:
         >>> backend_option("BurgerBot", "native")
-        "native: BurgerBotVectorEnv (this project's class, not Gymnasium's)"
-        >>> backend_option("CartPole-v1", "native"), backend_option("CartPole-v1", "sync")
-        ("native: Gymnasium's CartPoleVectorEnv", 'Sync: SyncVectorEnv')
-    """
+        "native: BurgerBotVectorEnv (this project's)"
+        >>> backend_option("CartPole-v1", "native"), backend_option("CartPole-v1", "async")
+        ("native: CartPoleVectorEnv (Gymnasium's, all carts in arrays)", 'Async: AsyncVectorEnv (each env in its own worker process)')
+    """  # noqa: E501
     if backend == "sync":
         return "Sync: SyncVectorEnv"
     if backend == "async":
-        return "Async: AsyncVectorEnv"
+        return "Async: AsyncVectorEnv (each env in its own worker process)"
     native = ENVS[env].native_class
     if native is None:
         return f"native (none for {env}: uses Sync)"
     if native == "BurgerBotVectorEnv":
-        return f"native: {native} (this project's class, not Gymnasium's)"
-    return f"native: Gymnasium's {native}"
+        return f"native: {native} (this project's)"
+    return f"native: {native} (Gymnasium's, all carts in arrays)"
 
 
 @dataclass(frozen=True)
@@ -599,7 +599,7 @@ def info_cast_sentence(cast: InfoCast, reset_envs: Sequence[int] = ()) -> str:
     Example:
         >>> cast = InfoCast("prob", "int64", 0, 1, (1, 2, 3), (1 / 3,) * 3, (0, 0, 0))
         >>> print(info_cast_sentence(cast, reset_envs=[0]))  # doctest: +ELLIPSIS
-        **`infos["prob"]` is an int64 array here, ... envs 1, 2 and 3**: their own values, ...
+        **`infos["prob"]` is an int64 array here, wrong for envs 1, 2 and 3**: their own values, ...
         >>> "0.333 each, are stored as 0." in info_cast_sentence(cast)
         True
         >>> "env 0's `1`, an int (from its auto-reset)" in info_cast_sentence(cast, [0])
@@ -610,83 +610,55 @@ def info_cast_sentence(cast: InfoCast, reset_envs: Sequence[int] = ()) -> str:
     article = "an" if first_type[0] in "aeiou" else "a"
     stored = _values_text(cast.stored, each="")
     return (
-        f'**`infos["{cast.key}"]` is an {cast.dtype} array here, and it is wrong for '
+        f'**`infos["{cast.key}"]` is an {cast.dtype} array here, wrong for '
         f"{_envs_text(cast.envs)}**: their own values, {_values_text(cast.own)}, are stored as "
-        f"{stored}. Gymnasium's vector env makes each info array with the type of the first "
-        f"value it meets in the call: env {cast.first_env}'s `{cast.first_value!r}`, {article} "
-        f"{first_type}{origin}. To read such an info safely, have every env report it with "
-        f"one type, a float: a wrapper around each env that returns "
-        f'`float(info["{cast.key}"])` from `reset` and `step`, as in the script below, "Code: '
-        f'the `{cast.key}` dtype pitfall".'
+        f"{stored}. The array takes the type of the call's first value: env "
+        f"{cast.first_env}'s `{cast.first_value!r}`, {article} {first_type}{origin}. The fix: "
+        f'"Code: the `{cast.key}` dtype pitfall" below.'
     )
 
 
-_SPACE_REPR_LIMIT = 70
+SINGLE, BATCHED = "one env: single_…_space", "the batch: …_space"
+"""The spaces table's two columns (its rows: observation and action)."""
 
 
-def short_repr(space: spaces.Space) -> str:
-    """A space's repr on one line, cut to a table cell's width."""
-    text = " ".join(repr(space).split())
-    if len(text) > _SPACE_REPR_LIMIT:
-        text = text[: _SPACE_REPR_LIMIT - 1] + "…"
-    return text
+def _space_text(space: Space) -> str:
+    return f"{type(space).__name__}, {space.shape}, {space.dtype}"
 
 
 def spaces_table(envs: VectorEnv) -> pd.DataFrame:
-    """The batched and single spaces: how a vector env describes one env and all of them."""
-    rows = []
-    for name in (
-        "observation_space",
-        "single_observation_space",
-        "action_space",
-        "single_action_space",
-    ):
-        space = getattr(envs, name)
-        rows.append(
+    """One env's spaces beside the batch's: type, shape and dtype of each, a row per space
+    (three narrow columns: it fits a phone).
+
+    Example:
+        >>> from burgerbot import BurgerBotVectorEnv
+        >>> table = spaces_table(BurgerBotVectorEnv(3)).set_index("space")
+        >>> table.loc["observation", BATCHED], table.loc["action", SINGLE]
+        ('Box, (3, 4), int64', 'Discrete, (), int64')
+    """
+    return pd.DataFrame(
+        [
             {
-                "attribute": f"envs.{name}",
-                "repr": short_repr(space),
-                "shape": str(space.shape),
-                "dtype": str(space.dtype),
+                "space": what,
+                SINGLE: _space_text(getattr(envs, f"single_{what}_space")),
+                BATCHED: _space_text(getattr(envs, f"{what}_space")),
             }
-        )
-    return pd.DataFrame(rows)
+            for what in ("observation", "action")
+        ]
+    )
 
 
-def space_type_notes(envs: VectorEnv) -> list[str]:
-    """Sentences for batched spaces whose type differs from the single env's space."""
-    notes = []
-    for what in ("observation", "action"):
-        single = type(getattr(envs, f"single_{what}_space")).__name__
-        batched = type(getattr(envs, f"{what}_space")).__name__
-        if single != batched:
-            notes.append(
-                f"Batching changed the {what} space's type: one env's `{single}` becomes a "
-                f"`{batched}` with NUM_ENVS on axis 0 (same bounds and dtype for each env)."
-            )
-    return notes
-
-
-def _axis_text(env: str, num_envs: int) -> str:
-    choice = ENVS[env]
-    if choice.scalar_observation:
-        return (
-            f"axis 0: env ({num_envs}). No axis 1: each observation is one number "
-            f"({choice.columns[0]})"
-        )
-    return f"axis 0: env ({num_envs}), axis 1: {', '.join(choice.columns)} ({len(choice.columns)})"
-
-
-def array_summary(call: BatchCall, env: str) -> pd.DataFrame:
-    """Shape, dtype and the meaning of each axis for every array the call returned."""
-    n = len(call.observations)
-    arrays = [("observations", call.observations, _axis_text(env, n))]
+def array_summary(call: BatchCall) -> pd.DataFrame:
+    """Shape, dtype and what each axis holds for every array the call returned (narrow
+    enough for a phone: the axes are named, not explained)."""
+    observation_axes = "env" if call.observations.ndim == 1 else "env, number"
+    arrays = [("observations", call.observations, observation_axes)]
     if call.actions is not None:
         arrays += [
-            ("actions (sent in)", call.actions, f"axis 0: env ({n}), one action each"),
-            ("rewards", call.rewards, f"axis 0: env ({n}), one reward each"),
-            ("terminated", call.terminated, f"axis 0: env ({n}), ended by the env's own rules?"),
-            ("truncated", call.truncated, f"axis 0: env ({n}), cut off by a time limit?"),
+            ("actions (sent)", call.actions, "env"),
+            ("rewards", call.rewards, "env"),
+            ("terminated", call.terminated, "env"),
+            ("truncated", call.truncated, "env"),
         ]
     return pd.DataFrame(
         [
@@ -753,21 +725,6 @@ def reveal_id(env: str) -> str:
     return prediction_ids(env)[0].replace("_shape_", "_batch_", 1)
 
 
-def one_observation(env: str, single: Space) -> str:
-    """What one env's observation is, in words, from its single observation space.
-
-    >>> from gymnasium.spaces import Discrete, MultiDiscrete
-    >>> one_observation("BurgerBot", MultiDiscrete([7, 7, 4, 3]))
-    'k = 4 numbers (row, col, heading, sensor)'
-    >>> one_observation("FrozenLake-v1", Discrete(16))
-    'a single number (state), shape ()'
-    """
-    columns = ENVS[env].columns
-    if single.shape == ():
-        return f"a single number ({columns[0]}), shape ()"
-    return f"k = {int(np.prod(single.shape))} numbers ({', '.join(columns)})"
-
-
 def shape_truth(shape: tuple[int, ...], num_envs: int) -> str | None:
     """Which of `SHAPE_OPTIONS` a batch of ``shape`` from ``num_envs`` envs has (None: none).
 
@@ -787,6 +744,15 @@ def shape_truth(shape: tuple[int, ...], num_envs: int) -> str | None:
     return None
 
 
+def _count(n: int, noun: str) -> str:
+    """``n`` and the ``noun`` it counts, plural unless ``n`` is 1.
+
+    >>> _count(4, "observation"), _count(1, "env")
+    ('4 observations', '1 env')
+    """
+    return f"{n} {noun}{'s' * (n != 1)}"
+
+
 def shape_explanation(
     observations: np.ndarray, single: Space, env: str, natively_batched: bool = False
 ) -> str:
@@ -794,72 +760,61 @@ def shape_explanation(
 
     ``natively_batched``: the vector env holds no envs to stack (BurgerBotVectorEnv,
     CartPoleVectorEnv): it computes the whole batch as arrays, in the shape stacking gives.
-    """
+
+    Example:
+        >>> from gymnasium.spaces import Discrete
+        >>> shape_explanation(np.zeros(3, np.int64), Discrete(16), "FrozenLake-v1")
+        '`(3,)`: one FrozenLake-v1 observation is a single number (shape `()`), so 3 observations stack to one value per env, with no axis 1.'
+    """  # noqa: E501
     n = len(observations)
-    space = f"`single_observation_space` is `{short_repr(single)}`, shape `{single.shape}`"
     if single.shape == ():
         return (
-            f"`observations.shape` is `{observations.shape}`: {n} envs on axis 0 and nothing "
-            f"more, because each {env} observation is one single number ({space}). Stacking N "
-            "single numbers gives a flat batch of shape (N,), not (N, 1)."
+            f"`{observations.shape}`: one {env} observation is a single number (shape `()`), "
+            f"so {_count(n, 'observation')} stack to one value per env, with no axis 1."
         )
-    k = observations.shape[1]
     how = (
-        f"This natively batched vector env holds no separate envs: it computes all {n} "
-        f"observations as one array, the shape stacking each env's `{single.shape}` "
-        f"observation ({space}) would give."
+        f"this native env computes {_count(n, 'observation')} as one array"
         if natively_batched
-        else f"The vector env stacks each env's `{single.shape}` observation ({space}) into "
-        "one array."
+        else f"the vector env stacks {_count(n, 'observation')} of shape `{single.shape}`"
     )
-    return (
-        f"`observations.shape` is `{observations.shape}`: {n} envs on axis 0 (one row per env) "
-        f"and k = {k} observation components on axis 1 ({', '.join(ENVS[env].columns)}). {how}"
-    )
+    return f"`{observations.shape}`: {how}, one row per env."
 
 
 def dtype_explanation(observations: np.ndarray, single: Space) -> str:
     """Why the batch has its dtype: the single observation space's dtype, kept by batching."""
-    return (
-        f"`observations.dtype` is `{observations.dtype}`: one env's observation space has dtype "
-        f"`{single.dtype}`, and batching keeps it."
-    )
+    return f"`{observations.dtype}`: batching keeps one env's dtype (`{single.dtype}`)."
 
 
 def takeaways(env: str, observations: np.ndarray, single: Space, batched: Space) -> list[str]:
     """The page's "Key takeaways", with this run's shapes and dtype in them.
 
+    Only the env on screen is described: another env's shape or dtype would answer its own
+    questions before they are asked.
+
     Example:
         >>> from gymnasium.spaces import Box, Discrete
         >>> bullets = takeaways("FrozenLake-v1", np.zeros(3, np.int64), Discrete(16), Box(0, 15, (3,)))
         >>> bullets[0]
-        'Axis 0 of every batch is the env index: 3 envs give `observations` of shape `(3,)`, and `actions`, `rewards`, `terminated` and `truncated` of shape `(3,)`.'
+        'Axis 0 of every batch is the env: with 3 envs, `observations` has shape `(3,)`, and `rewards`, `terminated`, `truncated` have shape `(3,)`.'
         >>> bullets[2]
-        'A scalar observation stacks to `(N,)`, not `(N, 1)`: FrozenLake-v1 gives `(3,)` here.'
+        'A scalar observation stacks to `(N,)`, not `(N, 1)`.'
     """  # noqa: E501
     n = len(observations)
-    if single.shape == ():
-        scalar = (
-            f"A scalar observation stacks to `(N,)`, not `(N, 1)`: {env} gives "
-            f"`{observations.shape}` here."
-        )
-    else:
-        scalar = (
-            "A scalar observation (FrozenLake's tile number) stacks to `(N,)`, not `(N, 1)`: "
-            "pick FrozenLake-v1 above to see it."
-        )
-    return [
-        f"Axis 0 of every batch is the env index: {n} envs give `observations` of shape "
-        f"`{observations.shape}`, and `actions`, `rewards`, `terminated` and `truncated` of "
-        f"shape `({n},)`.",
-        f"`single_observation_space` describes one env (shape `{single.shape}`); "
-        f"`observation_space` describes the batch (shape `{batched.shape}`).",
-        scalar,
-        f"Batching keeps the dtype: {env}'s `{single.dtype}` observations stay "
-        f"`{observations.dtype}` in the batch.",
-        "Give `SyncVectorEnv` a list of zero-argument functions (`burgerbot_factory()`, not "
-        "`burgerbot_factory`): it calls each one to build one sub-environment.",
+    bullets = [
+        f"Axis 0 of every batch is the env: with {_count(n, 'env')}, `observations` has shape "
+        f"`{observations.shape}`, and `rewards`, `terminated`, `truncated` have shape `({n},)`.",
+        f"`single_observation_space` is one env's (shape `{single.shape}`), "
+        f"`observation_space` the batch's (`{batched.shape}`).",
     ]
+    if single.shape == ():
+        bullets.append("A scalar observation stacks to `(N,)`, not `(N, 1)`.")
+    other = "" if env == "CartPole-v1" else " Pick CartPole-v1 above for its second part."
+    bullets += [
+        f"Exercise 3: batching keeps the dtype: {env} gives `{observations.dtype}`.{other}",
+        "`SyncVectorEnv` takes a list of zero-argument functions: "
+        "`[make_env(i) for i in range(N)]`.",
+    ]
+    return bullets
 
 
 # --- A call's view as one Markdown body: arrays, infos and robots ---------------------------------
@@ -1026,23 +981,6 @@ class CartPoleLimits(NamedTuple):
     @property
     def pole_degrees(self) -> float:
         return math.degrees(self.pole_angle)
-
-    def sentence(self) -> str:
-        """The end conditions in words.
-
-        >>> CartPoleLimits(12 * math.pi / 180, 2.4, 500).sentence()
-        'An episode ends (terminated) when the pole leans more than ±12° (±0.2094 radians) or the cart leaves ±2.4; it is cut off (truncated) after 500 steps.'
-        """  # noqa: E501
-        cut = (
-            f"; it is cut off (truncated) after {self.max_episode_steps} steps"
-            if self.max_episode_steps
-            else ""
-        )
-        return (
-            f"An episode ends (terminated) when the pole leans more than "
-            f"±{self.pole_degrees:g}° (±{self.pole_angle:.4f} radians) or the cart leaves "
-            f"±{self.cart_position:g}{cut}."
-        )
 
 
 def _cartpole_limits() -> CartPoleLimits:

@@ -8,48 +8,44 @@ from burgerbot.app.logic.batch_shapes import BatchSettings
 __all__ = ["PROB_PITFALL", "snippet_for"]
 
 
-def _builder(settings: BatchSettings) -> tuple[list[str], list[str]]:
-    """(imports, lines that make ``envs``) for the settings' env and backend."""
-    if settings.env == "BurgerBot":
-        if settings.backend == "native":
+def _builder(settings: BatchSettings) -> tuple[list[str], list[str], list[str]]:
+    """(imports, the lesson's ``make_env(seed)`` or nothing, lines that make ``envs``) for
+    the settings' env and backend. Sync and Async take one ``make_env(i)`` per env; the native
+    classes need no factory."""
+    if settings.backend == "native":
+        if settings.env == "BurgerBot":
             return (
                 ["from burgerbot import BurgerBotVectorEnv"],
+                [],
                 [
-                    "# BurgerBotVectorEnv is this project's class, not part of Gymnasium: all",
-                    "# robots live in one set of numpy arrays, with no per-env Python loop.",
+                    "# This project's class: all robots in one set of numpy arrays.",
                     "envs = BurgerBotVectorEnv(num_envs=NUM_ENVS)",
                 ],
             )
-        imports = ["from burgerbot.factories import burgerbot_factory"]
-        thunks = "[burgerbot_factory() for _ in range(NUM_ENVS)]"
-        comment = (
-            "# burgerbot_factory() returns a zero-argument function; the vector env calls each one."
+        return (
+            [],
+            [],
+            [
+                "# Gymnasium's CartPoleVectorEnv: all carts in one set of numpy arrays.",
+                "envs = gym.make_vec("
+                'ENV_ID, num_envs=NUM_ENVS, vectorization_mode="vector_entry_point")',
+            ],
         )
-    else:
-        if settings.backend == "native":
-            return (
-                [],
-                [
-                    "# gymnasium's own natively batched CartPole (CartPoleVectorEnv).",
-                    "envs = gym.make_vec("
-                    'ENV_ID, num_envs=NUM_ENVS, vectorization_mode="vector_entry_point")',
-                ],
-            )
-        imports = []
-        thunks = "[lambda: gym.make(ENV_ID) for _ in range(NUM_ENVS)]"
-        comment = "# One zero-argument function per copy; the vector env calls each one."
+    burgerbot = settings.env == "BurgerBot"
+    imports = ["from burgerbot import BurgerBotEnv"] if burgerbot else []
+    factory = [
+        "def make_env(seed):",
+        '    """The factory: returns a zero-argument function that builds one env."""',
+        "",
+        "    def thunk():",
+        f"        env = {'BurgerBotEnv()' if burgerbot else 'gym.make(ENV_ID)'}",
+        "        env.reset(seed=seed)",
+        "        return env",
+        "",
+        "    return thunk",
+    ]
     cls = BACKEND_CLASSES[settings.backend]
-    if settings.backend == "async":
-        lines = [
-            comment,
-            '# "spawn" starts each worker as a fresh Python process (one per env).',
-            f"envs = gym.vector.{cls}(",
-            f'    {thunks}, context="spawn"',
-            ")",
-        ]
-    else:
-        lines = [comment, f"envs = gym.vector.{cls}({thunks})"]
-    return imports, lines
+    return imports, factory, [f"envs = gym.vector.{cls}([make_env(i) for i in range(NUM_ENVS)])"]
 
 
 def snippet_for(settings: BatchSettings, steps: int = 0) -> str:
@@ -61,7 +57,7 @@ def snippet_for(settings: BatchSettings, steps: int = 0) -> str:
     script stays the same whichever call the learner has stepped to).
     """
     steps = max(0, int(steps))
-    imports, build = _builder(settings)
+    imports, factory, build = _builder(settings)
     constants = []
     if settings.env != "BurgerBot":
         constants.append(f'ENV_ID = "{settings.env}"')
@@ -87,8 +83,6 @@ def snippet_for(settings: BatchSettings, steps: int = 0) -> str:
         '        print("rewards:", rewards.tolist())',
         '        print("terminated:", terminated.tolist())',
         '        print("truncated:", truncated.tolist())',
-        "    else:",
-        '        print("(no step yet: only reset() was called)")',
         '    print("infos:", infos)',
         "finally:",
         "    envs.close()  # stops worker processes, if any",
@@ -105,12 +99,18 @@ def snippet_for(settings: BatchSettings, steps: int = 0) -> str:
         *constants,
         "",
         "",
+        *([*factory, "", ""] if factory else []),
         "def main() -> None:",
     ]
+    guard = (
+        ["# The guard matters for AsyncVectorEnv: its worker processes may import this file."]
+        if settings.backend == "async"
+        else []
+    )
     footer = [
         "",
         "",
-        '# The guard matters for AsyncVectorEnv: each "spawn" worker imports this file.',
+        *guard,
         'if __name__ == "__main__":',
         "    main()",
     ]
@@ -118,16 +118,25 @@ def snippet_for(settings: BatchSettings, steps: int = 0) -> str:
     return "\n".join(header + indented + footer) + "\n"
 
 
-PROB_PITFALL = '''"""FrozenLake's infos["prob"] in a vector env: the batched array takes the type
-of the first value it meets in a call. Env 0's reset reports the int 1, so a call that auto-resets
-env 0 gives an int64 array, and the other envs' 1/3 become 0. A wrapper that reports prob as
-a float in every env keeps the values."""
+PROB_PITFALL = '''"""FrozenLake's infos["prob"]: when env 0 auto-resets first (the int 1), the
+batched array is int64 and the other envs' 1/3 become 0. FloatProb keeps the values."""
 
 import gymnasium as gym
 import numpy as np
 
 NUM_ENVS = 4
 SEED = 0
+
+
+def make_env(seed):
+    """The factory: returns a zero-argument function that builds one env."""
+
+    def thunk():
+        env = gym.make("FrozenLake-v1")
+        env.reset(seed=seed)
+        return env
+
+    return thunk
 
 
 class FloatProb(gym.Wrapper):
@@ -142,10 +151,13 @@ class FloatProb(gym.Wrapper):
         return observation, reward, terminated, truncated, {**info, "prob": float(info["prob"])}
 
 
-plain = gym.vector.SyncVectorEnv([lambda: gym.make("FrozenLake-v1") for _ in range(NUM_ENVS)])
-safe = gym.vector.SyncVectorEnv(
-    [lambda: FloatProb(gym.make("FrozenLake-v1")) for _ in range(NUM_ENVS)]
-)
+def with_float_prob(thunk):
+    """The same zero-argument function, its env wrapped in FloatProb."""
+    return lambda: FloatProb(thunk())
+
+
+plain = gym.vector.SyncVectorEnv([make_env(i) for i in range(NUM_ENVS)])
+safe = gym.vector.SyncVectorEnv([with_float_prob(make_env(i)) for i in range(NUM_ENVS)])
 plain.reset(seed=SEED)
 safe.reset(seed=SEED)  # the same seeds: the same slips, so the same walks
 rng = np.random.default_rng(SEED)
