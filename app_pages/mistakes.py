@@ -11,7 +11,7 @@ from burgerbot.app.logic.mistakes import (
     SPECS,
     factory_explanation,
     factory_outcome,
-    lesson_issue,
+    lesson_runs,
     takeaways,
 )
 from burgerbot.app.script_runner import ScriptRun
@@ -24,30 +24,21 @@ PACKAGES = ("gymnasium", "numpy")
 
 # Each result is computed once per server and settings, shared by visitors.
 @st.cache_data(max_entries=16, show_spinner=False)
-def issue_runs(key: str, num_envs: int, _by: str):
-    return measured.measure(lambda: lesson_issue(key, num_envs), PACKAGES, _by)
+def issue_runs(num_envs: int, _by: str):
+    return measured.measure(lambda: lesson_runs(num_envs), PACKAGES, _by)
 
 
 def show_run(run: ScriptRun, *, name: str) -> None:
     """A whole script as it ran: the code (with downloads), what it printed, its error."""
-    learning.script_block(run.code, name=name, line_numbers=True)
+    learning.script_block(run.code, name=name)
     if run.output:
         st.code(run.output, language="text", wrap_lines=True)
     if run.error is not None:
         st.error(f"{run.error.where}:\n\n`` {run.error.headline} ``", icon="🚫")
 
 
-def issue(key: str, title: str, wrong: str, fixed: str, num_envs: int) -> ScriptRun | None:
-    """Common issue ``key``: its ❌ script and its ✅ fix as tabs; returns the ❌ run."""
-    try:
-        runs, record = issue_runs(key, num_envs, visit.visitor)
-    except Exception as error:  # the page keeps working; the message says what broke
-        st.error(f"Could not run the scripts: {type(error).__name__}: {error}")
-        return None
-    if key == "factory":
-        learning.check(
-            PREDICTION, factory_outcome(runs["wrong"]), factory_explanation(runs["wrong"])
-        )
+def issue(runs: dict[str, ScriptRun], key: str, title: str, wrong: str, fixed: str) -> None:
+    """Common issue ``key``: its ❌ script and its ✅ fix, as tabs."""
     st.subheader(title)
     ui.tabs(
         [
@@ -55,8 +46,6 @@ def issue(key: str, title: str, wrong: str, fixed: str, num_envs: int) -> Script
             (f"✅ {fixed}", lambda: show_run(runs["fixed"], name=f"{key} fixed")),
         ]
     )
-    st.caption(record.caption(f"Ran with N = {num_envs}", visit=visit), help=record.detail())
-    return runs
 
 
 visit = measured.Visit.begin(st.session_state)
@@ -65,9 +54,9 @@ frame = ui.PageFrame(
     SPECS,
     title="Common mistakes with vector envs",
     intro=(
-        "You will learn to spot and fix the lesson's two common issues: a vector env given the "
-        f"{term_link('factory', 'factory')} instead of the function it returns, and a scalar "
-        "observation that stacks to a batch of shape `(N,)`."
+        "You will learn to fix the lesson's two common issues: the "
+        f"{term_link('factory', 'factory')} itself in a vector env's list, and a scalar "
+        "observation's batch of shape `(N,)`."
     ),
     topics=[
         "Common issue 1: the factory instead of the function it returns",
@@ -83,22 +72,28 @@ frame.settings_done([cap_note] if cap_note else [])
 # --- Predict: the lesson's first common issue ----------------------------------------------------
 learning.prediction(
     PREDICTION,
-    "`make_env(seed)` returns a function with no arguments that builds one env. This script "
-    "gives the vector env `make_env` itself: `SyncVectorEnv([make_env for _ in range(N)])`. "
-    "What happens when it runs?",
+    "`SyncVectorEnv([make_env for _ in range(N)])` gives the vector env the factory "
+    "`make_env(seed)` itself, not the function it returns. What happens when the script runs?",
     FACTORY_OPTIONS,
 )
 shown = learning.revealed(PREDICTION)
 issues = {}
 if shown:
-    for key, title, wrong, fixed in (
-        ("factory", "1 · The factory itself", "`make_env`", "`make_env(seed)`"),
-        ("scalar", "2 · A scalar observation", "returns an `int`", "returns shape `(2,)`"),
-    ):
-        if (runs := issue(key, title, wrong, fixed, num_envs)) is not None:
-            issues[key] = runs
-    st.markdown(
-        "**Going further:** [More mistakes](more_mistakes) has five more, best read after the "
-        "Sync vs Async page."
-    )
+    try:
+        issues, record = issue_runs(num_envs, visit.visitor)
+    except Exception as error:  # the page keeps working; the message says what broke
+        st.error(f"Could not run the scripts: {type(error).__name__}: {error}")
+    else:
+        wrong = issues["factory"]["wrong"]
+        learning.check(PREDICTION, factory_outcome(wrong), factory_explanation(wrong))
+        issue(
+            issues["factory"], "factory", "1 · The factory itself", "`make_env`", "`make_env(seed)`"
+        )
+        issue(
+            issues["scalar"], "scalar", "2 · A scalar observation", "`obs[:, 0]`", "reshaped first"
+        )
+        # When, where and with which versions: one hover away, to keep the page short.
+        when = record.caption("These scripts ran", visit=visit)
+        st.caption("These scripts ran live on this server.", help=f"{when}\n\n{record.detail()}")
+    st.markdown("**Going further:** [More mistakes](more_mistakes), after Sync vs Async.")
 frame.takeaways(takeaways(issues) if shown else [], after=PREDICTION)

@@ -18,7 +18,7 @@ from shown_scripts import assert_script_behaves
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.glossary import taught_too_late
-from burgerbot.app.logic.mistakes import FACTORY_OPTIONS, lesson_issue, takeaways
+from burgerbot.app.logic.mistakes import FACTORY_OPTIONS, lesson_runs, takeaways
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/mistakes.py"
@@ -87,9 +87,9 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     app.button(key=f"{PREDICTION}_lock").click().run()
     assert not app.exception
     assert prediction_checks(app) == [(truth, truth)]
-    assert "missing 1 required positional argument" in texts(app.success)
+    assert "needs its `seed`" in texts(app.success)
     assert "TypeError" in texts(app.error) and "obs shape: (4,)" in tabs_text(app, "code")
-    assert app.main.markdown[-1].value.startswith("- Give a vector env")  # the takeaways
+    assert app.main.markdown[-1].value.startswith("- A vector env wants")  # the takeaways
 
 
 def test_the_page_shows_the_lesson_issues_only_each_with_its_real_error(page):
@@ -103,9 +103,9 @@ def test_the_page_shows_the_lesson_issues_only_each_with_its_real_error(page):
         assert f"{error_type}: {phrase}" in errors, (error_type, errors)
     assert not page.segmented_control and not page.toggle and not page.dataframe
     # every tab is drawn: the two ❌ scripts show their error, the ✅ ones none; the fixed
-    # scalar batch has shape (N, 2)
+    # scalar batch has shape (N, 1)
     assert len(page.error) == 2
-    assert "obs shape: (4, 2)" in tabs_text(page, "code")
+    assert "obs shape: (4, 1)" in tabs_text(page, "code")
     assert "adjusted" not in texts(page.info) and not page.warning
 
 
@@ -130,7 +130,8 @@ def test_the_factory_prediction_is_checked_against_the_live_run(right):
     app.button(key=f"{PREDICTION}_lock").click().run()
     assert not app.exception
     assert prediction_checks(app) == [(choice, truth)]
-    assert "missing 1 required positional argument" in texts(app.success if right else app.warning)
+    assert "needs its `seed`" in texts(app.success if right else app.warning)
+    assert "missing 1 required positional argument" in texts(app.error)
 
 
 def test_skip_shows_the_mistakes_without_a_verdict():
@@ -138,17 +139,16 @@ def test_skip_shows_the_mistakes_without_a_verdict():
     app.button(key=f"{PREDICTION}_skip").click().run()
     assert not app.exception
     assert "TypeError" in texts(app.error) and not prediction_checks(app)
-    assert app.main.markdown[-1].value.startswith("- Give a vector env")
+    assert app.main.markdown[-1].value.startswith("- A vector env wants")
 
 
 def test_takeaways_end_the_page_and_follow_the_run(page):
     assert page.subheader[-1].value == "Key takeaways"
     bullets = page.main.markdown[-1].value
     assert 3 <= bullets.count("\n- ") + 1 <= 5
-    issues = {key: lesson_issue(key, 4) for key in ("factory", "scalar")}
-    assert bullets == "\n".join(f"- {b}" for b in takeaways(issues))
+    assert bullets == "\n".join(f"- {b}" for b in takeaways(lesson_runs(4)))
     # the errors the lesson's two scripts raised, as gymnasium and numpy raise them
-    assert f"raised {factory_truth().split()[0]}" in bullets and "raised IndexError" in bullets
+    assert f"(here: {factory_truth()})" in bullets and "raised IndexError" in bullets
 
 
 def test_changing_n_updates_the_scripts_and_the_url(page):
@@ -157,7 +157,7 @@ def test_changing_n_updates_the_scripts_and_the_url(page):
     assert page.query_params["n"] == "7"
     codes = tabs_text(page, "code")
     assert "N = 7\n" in codes and "N = 4\n" not in codes
-    assert "obs shape: (7,)" in codes and "obs shape: (7, 2)" in codes
+    assert "obs shape: (7,)" in codes and "obs shape: (7, 1)" in codes
     page.slider(key=N_KEY).set_value(4).run()
 
 
@@ -169,14 +169,16 @@ def test_it_links_the_going_further_page_and_uses_no_term_taught_later(page):
 
 
 def record_captions(app: AppTest) -> list[tuple[str, str]]:
-    """Each shared result's caption (when and where it ran) with its exact start time."""
-    return [(c.value, c.proto.help) for c in app.caption if "on this server (" in c.value]
+    """Each shared result's record (when and where it ran, in the caption's help) with its
+    exact start time (the help's second paragraph)."""
+    helps = [c.proto.help for c in app.caption if "on this server (" in c.proto.help]
+    return [tuple(text.split("\n\n", 1)) for text in helps]
 
 
 def test_results_are_shared_between_visitors_and_say_when_they_ran():
     first = record_captions(open_page())
     second = record_captions(open_page())
-    assert [text.split(" on this server")[0] for text, _ in second] == ["Ran with N = 4"] * 2
+    assert [text.split(" on this server")[0] for text, _ in second] == ["These scripts ran"]
     assert [when for _, when in second] == [when for _, when in first]
     for text, _ in second:
         assert "just now" not in text and " ago, with Python " in text, text

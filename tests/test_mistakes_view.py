@@ -35,7 +35,7 @@ def test_scalar_observation_mistake(n):
     assert wrong.error.type == "IndexError" and "too many indices" in wrong.error.message
     fixed = runs["fixed"]
     assert fixed.error is None
-    assert fixed.values == {"obs.shape": (n, 2), "rows.shape": (n,)}
+    assert fixed.values == {"obs.shape": (n, 1), "cells.shape": (n,)}
 
 
 SCRIPTS = {

@@ -25,16 +25,17 @@ __all__ = [
     "factory_explanation",
     "factory_outcome",
     "lesson_issue",
+    "lesson_runs",
     "takeaways",
 ]
 
 SPECS = (IntSetting("n", "N: number of sub-environments", default=4, low=1, high=64),)
 
 FACTORY_OPTIONS = (
-    "It works: SyncVectorEnv calls make_env once per env",
+    "It works",
     "TypeError when SyncVectorEnv is built",
     "TypeError at the first envs.reset()",
-    "It works, but every env gets the same seed",
+    "It works, but all envs share one seed",
 )
 """The factory prediction's choices: what passing ``make_env`` itself to SyncVectorEnv does."""
 
@@ -52,7 +53,7 @@ def factory_outcome(run: ScriptRun) -> str:
         >>> factory_outcome(ScriptRun(code, "", raised(2)))
         'TypeError at the first envs.reset()'
         >>> factory_outcome(ScriptRun(code, "", None))
-        'It works: SyncVectorEnv calls make_env once per env'
+        'It works'
     """
     if run.error is None:
         return FACTORY_OPTIONS[0]
@@ -75,10 +76,8 @@ def factory_explanation(run: ScriptRun) -> str:
     if run.error is None:
         return "The script ran without an error here."
     return (
-        "`SyncVectorEnv` calls each item of its list with no arguments to build one env. "
-        f"`make_env` needs its `seed`, so the first call fails: `{run.error.headline}`. "
-        "Put what the factory returns in the list, `make_env(seed)`: a function with no "
-        "arguments (the ✅ tab below)."
+        "`SyncVectorEnv` calls each item of its list with no arguments, and `make_env` needs "
+        "its `seed`. Put `make_env(seed)` in the list (✅ below)."
     )
 
 
@@ -106,7 +105,7 @@ def _scalar(num_envs: int) -> dict[str, ScriptRun]:
             snippets.scalar_obs_wrong(num_envs), inspect_namespace=_read_shapes("obs")
         ),
         "fixed": run_script(
-            snippets.scalar_obs_fixed(num_envs), inspect_namespace=_read_shapes("obs", "rows")
+            snippets.scalar_obs_fixed(num_envs), inspect_namespace=_read_shapes("obs", "cells")
         ),
     }
 
@@ -120,6 +119,11 @@ def lesson_issue(key: str, num_envs: int) -> dict[str, ScriptRun]:
     return ISSUES[key](num_envs)
 
 
+def lesson_runs(num_envs: int) -> dict[str, dict[str, ScriptRun]]:
+    """Both common issues' runs with ``num_envs`` envs, by key."""
+    return {key: lesson_issue(key, num_envs) for key in ISSUES}
+
+
 def takeaways(issues: Mapping[str, Mapping[str, ScriptRun]]) -> list[str]:
     """The page's key takeaways; those on the lesson's two issues name the errors their
     scripts raised (``issues``: the runs of `lesson_issue`, by key, for those that ran)."""
@@ -128,17 +132,10 @@ def takeaways(issues: Mapping[str, Mapping[str, ScriptRun]]) -> list[str]:
     factory_error = factory["wrong"].error if factory else None
     scalar_error = scalar["wrong"].error if scalar else None
     return [
-        "Give a vector env a list of zero-argument functions: `make_env(seed)`, not `make_env`"
-        + (
-            f"; the factory itself raised {factory_error.type} "
-            f"({factory_outcome(factory['wrong']).partition(' ')[2]})."
-            if factory_error
-            else "."
-        ),
-        "A scalar observation stacks to a batch of shape `(N,)`: code written for `(N, k)`, "
-        "such as `obs[:, 0]`, "
+        "A vector env wants zero-argument functions: `make_env(seed)`, not `make_env`"
+        + (f" (here: {factory_outcome(factory['wrong'])})." if factory_error else "."),
+        "A scalar observation stacks to shape `(N,)`, so `obs[:, 0]` "
         + (f"raised {scalar_error.type}" if scalar_error else "fails")
-        + ". Return an array of shape `(k,)`, or write the code for `(N,)` batches.",
-        "When batch code fails, print `obs.shape`: its first axis is N, the rest is one env's "
-        "observation.",
+        + ": reshape to `(N, 1)`, or write the code for `(N,)`.",
+        "When batch code fails, print `obs.shape`: N first, then one env's observation.",
     ]

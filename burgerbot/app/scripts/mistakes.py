@@ -29,8 +29,8 @@ from burgerbot import BurgerBotEnv
 N = __N__
 
 
-def make_env(seed):  # the factory
-    def thunk():  # what it returns: a function with no arguments
+def make_env(seed):
+    def thunk():  # what make_env returns: a function with no arguments
         env = BurgerBotEnv()
         env.reset(seed=seed)
         return env
@@ -57,57 +57,29 @@ def factory_fixed(num_envs: int) -> str:
     return _with_n(_FACTORY.replace("__LIST__", line), num_envs)
 
 
-# --- Common issue 2: a scalar observation -----------------------------------------------------
+# --- Common issue 2: a scalar observation ----------------------------------------------
 
 _SCALAR = """
 import gymnasium as gym
-import numpy as np
 from gymnasium.vector import SyncVectorEnv
 
-from burgerbot import BurgerBotEnv
-
 N = __N__
-
-
-class Cell(gym.ObservationWrapper):
-__BODY__
-
-envs = SyncVectorEnv([lambda: Cell(BurgerBotEnv()) for _ in range(N)])
-try:
-    obs, infos = envs.reset(seed=0)
-    print("obs shape:", obs.shape)
-    rows = obs[:, 0]  # code written for batches of shape (N, k)
-    print("rows shape:", rows.shape)
-finally:
-    envs.close()
+envs = SyncVectorEnv([lambda: gym.make("FrozenLake-v1") for _ in range(N)])
+obs, infos = envs.reset(seed=0)  # one int per env: its cell
+__FIX__print("obs shape:", obs.shape)
+cells = obs[:, 0]  # code written for batches of shape (N, k)
+print("cells:", cells)
+envs.close()
 """
 
-_SCALAR_WRONG_BODY = """\
-    def __init__(self, env):
-        super().__init__(env)
-        self.observation_space = gym.spaces.Discrete(49)
-
-    def observation(self, obs):
-        return int(obs[0] * 7 + obs[1])  # one plain int: the cell number 0..48
-"""
-
-_SCALAR_FIXED_BODY = """\
-    def __init__(self, env):
-        super().__init__(env)
-        self.observation_space = gym.spaces.MultiDiscrete([7, 7])
-
-    def observation(self, obs):
-        return np.array([obs[0], obs[1]])  # an array of shape (2,): [row, col]
-"""
+_SCALAR_FIX = "obs = obs.reshape(N, 1)  # one column: shape (N, 1)\n"
 
 
 def scalar_obs_wrong(num_envs: int) -> str:
-    """An env returning one plain int: the batch is (N,) and (N, k) code breaks."""
-    return fails_header("IndexError") + _with_n(
-        _SCALAR.replace("__BODY__", _SCALAR_WRONG_BODY), num_envs
-    )
+    """An env whose observation is one int: the batch is (N,) and (N, k) code breaks."""
+    return fails_header("IndexError") + _with_n(_SCALAR.replace("__FIX__", ""), num_envs)
 
 
 def scalar_obs_fixed(num_envs: int) -> str:
-    """The same env returning an array of shape (2,): the batch is (N, 2)."""
-    return _with_n(_SCALAR.replace("__BODY__", _SCALAR_FIXED_BODY), num_envs)
+    """The same batch reshaped to (N, 1) first: the (N, k) code runs."""
+    return _with_n(_SCALAR.replace("__FIX__", _SCALAR_FIX), num_envs)
