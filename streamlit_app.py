@@ -26,6 +26,7 @@ PAGES = [
     ("The lesson", "lesson_vs_today.py", "What changed since the lesson", "🔍"),
     ("Going further", "speed_breakdown.py", "Speed breakdown", "🔬"),
     ("Going further", "disabled_mode.py", "DISABLED mode and reset_mask", "🛑"),
+    ("Going further", "more_mistakes.py", "More mistakes", "🩹"),
     ("Going further", "training_data.py", "From batches to training data", "🧺"),
     ("Going further", "vector_wrappers.py", "Wrapping a vector env", "🧩"),
     ("Going further", "learning_speed.py", "Batches and learning speed", "🏃"),

@@ -1,14 +1,11 @@
-"""The "Shapes, dtypes and common mistakes" page through the router, via AppTest."""
+"""The Common mistakes page (the lesson's two common issues) through the router, via AppTest."""
 
 from __future__ import annotations
 
-import hashlib
-import re
 from pathlib import Path
 
 import gymnasium as gym
 import pytest
-from child_processes import worker_pids
 from page_apptest import (
     across_tabs,
     open_app_page,
@@ -17,43 +14,21 @@ from page_apptest import (
     tabs_text,
     texts,
 )
-from sentence_facts import code_spans, quotes
 from shown_scripts import assert_script_behaves
 from streamlit.testing.v1 import AppTest
 
-from burgerbot.app.logic.mistakes import (
-    FACTORY_OPTIONS,
-    MISTAKES,
-    MORE_MISTAKES,
-    factory_mistake,
-    scalar_obs_mistake,
-    spaces_bullets,
-    spaces_table,
-    takeaways,
-)
-from burgerbot.app.scripts.mistakes import dtype_exercise
+from burgerbot.app.glossary import taught_too_late
+from burgerbot.app.logic.mistakes import FACTORY_OPTIONS, lesson_runs, takeaways
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/mistakes.py"
-N_KEY, PICK_KEY = "mistakes_n", "mistakes_mistake"
+N_KEY = "mistakes_n"
 PREDICTION = "mistakes_factory"
-REFERENCE = "mistakes_reference"
 
-# Each mistake's captured errors: the type shown in st.error, a phrase of the message in st.code.
+# Each issue's captured error: its type and a phrase of its message, as st.error shows them.
 EXPECTED_ERRORS = {
-    "factory": [("TypeError", "missing 1 required positional argument")],
-    "scalar": [("IndexError", "too many indices")],
-    "actions": [
-        ("TypeError", "only 0-dimensional arrays"),
-        ("AssertionError", "invalid"),
-        ("ValueError", "must have shape"),
-    ],
-    "final_obs": [("KeyError", "'final_observation'")],
-    "async": [
-        ("KeyError", "'final_observation'"),
-        ("TypeError", "does not support the context manager protocol"),
-    ],
-    "main_guard": [("ConnectionResetError", "Connection reset by peer")],
+    "factory": ("TypeError", "make_env() missing 1 required positional argument: 'seed'"),
+    "scalar": ("IndexError", "too many indices"),
 }
 
 
@@ -61,23 +36,6 @@ def open_page(query: dict[str, str] | None = None, *, skip: bool = True) -> AppT
     """The page as a learner who skips its prediction sees it (``skip``), or before that."""
     app = open_app_page(PAGE_FILE, query, timeout=300)
     return skip_predictions(app) if skip else app
-
-
-def reference(app: AppTest) -> AppTest:
-    """Show the reference section (the five vector envs' batches, exercise 3)."""
-    app.toggle(key=REFERENCE).set_value(True).run()
-    assert not app.exception, [e.value for e in app.exception]
-    return app
-
-
-def obs_shapes(app: AppTest) -> list[str]:
-    return reference(app).dataframe[0].value["obs shape (real reset)"].tolist()
-
-
-def choose(app: AppTest, mistake: str) -> AppTest:
-    app.segmented_control(key=PICK_KEY).set_value(mistake).run()
-    assert not app.exception, [e.value for e in app.exception]
-    return app
 
 
 def python_blocks(app: AppTest) -> list[str]:
@@ -117,7 +75,7 @@ def shown_text(app: AppTest) -> str:
 
 def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     """Predict, then reveal: the factory's error, the scripts and the scalar batch's shape wait
-    for the learner's answer; the (N,) question itself is Batch shapes' and is not asked."""
+    for the learner's answer."""
     app = open_page(skip=False)
     truth = factory_truth()
     text = shown_text(app)
@@ -129,116 +87,38 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     app.button(key=f"{PREDICTION}_lock").click().run()
     assert not app.exception
     assert prediction_checks(app) == [(truth, truth)]
-    assert "missing 1 required positional argument" in texts(app.success)
-    assert "**TypeError**" in texts(app.error) and "(4,)" in shown_text(app)
-    assert app.main.markdown[-1].value.startswith("- Give a vector env")  # the takeaways
+    assert "needs its `seed`" in texts(app.success)
+    assert "TypeError" in texts(app.error) and "obs shape: (4,)" in tabs_text(app, "code")
+    assert app.main.markdown[-1].value.startswith("- A vector env wants")  # the takeaways
 
 
-def test_default_view_shows_the_lesson_mistakes_and_the_first_other_one(page):
+def test_the_page_shows_the_lesson_issues_only_each_with_its_real_error(page):
     assert page.title[0].value == "Common mistakes with vector envs"
-    assert "You will learn" in texts(page.markdown)
     assert page.slider(key=N_KEY).value == 4
-    assert page.segmented_control(key=PICK_KEY).value == "actions"
-    assert page.segmented_control(key=PICK_KEY).options == [MISTAKES[k] for k in MORE_MISTAKES]
-    assert dict(page.query_params) == {"n": "4", "mistake": "actions"}
+    assert dict(page.query_params) == {"n": "4"}
     subheaders = [s.value for s in page.subheader]
-    assert subheaders == [
-        *(f"Mistake {MISTAKES[k]}" for k in ("factory", "scalar", "actions")),
-        "Key takeaways",
-    ]
-    errors = tabs_text(page, "error")
-    for mistake in ("factory", "scalar"):
-        for error_type, phrase in EXPECTED_ERRORS[mistake]:
-            assert f"**{error_type}**" in errors and phrase in errors
-    assert "mistakes_rerun_async" not in [b.key for b in page.button]  # no Async run
-    assert "adjusted" not in texts(page.info)  # no settings note
-    assert not page.dataframe  # the reference tables: on demand
-    assert obs_shapes(page) == [
-        "(4, 4)",
-        "(4, 4)",
-        "(4,)",
-        "cell (4, 2), heading (4,), sensor (4,)",
-        "(4, 4)",
-        "(4, 4)",
-    ]
-    assert page.dataframe[0].value["obs dtype"].tolist()[:3] == ["int64", "float32", "int64"]
-    assert not page.warning
+    assert subheaders == ["1 · The factory itself", "2 · A scalar observation", "Key takeaways"]
+    errors = texts(page.error)  # the ❌ tabs are open
+    for error_type, phrase in EXPECTED_ERRORS.values():
+        assert f"{error_type}: {phrase}" in errors, (error_type, errors)
+    assert not page.segmented_control and not page.toggle and not page.dataframe
+    # every tab is drawn: the two ❌ scripts show their error, the ✅ ones none; the fixed
+    # scalar batch has shape (N, 1)
+    assert len(page.error) == 2
+    assert "obs shape: (4, 1)" in tabs_text(page, "code")
+    assert "adjusted" not in texts(page.info) and not page.warning
 
 
-def test_the_reward_sentence_follows_the_live_dtypes(page):
-    markdown = texts(reference(page).markdown)
-    cartpole = gym.make_vec("CartPole-v1", num_envs=4, vectorization_mode="vector_entry_point")
-    cartpole.reset(seed=0)
-    rewards = cartpole.step(cartpole.action_space.sample())[1]
-    cartpole.close()
-    # the page's sentence is the one computed from the live table of this server...
-    (sentence,) = [b for b in spaces_bullets(spaces_table(4), 4) if "CartPoleVectorEnv" in b]
-    assert sentence in markdown
-    # ...and names CartPoleVectorEnv's reward dtype as gymnasium returns it
-    spans = code_spans(sentence)
-    assert spans[spans.index("CartPoleVectorEnv") - 1] == str(rewards.dtype)
-
-
-@pytest.mark.parametrize("mistake", ["actions", "final_obs"])
-def test_each_sync_mistake_opens_on_demand(mistake):
-    app = choose(open_page(), mistake)
-    subheaders = [s.value for s in app.subheader]
-    assert subheaders[2:] == [f"Mistake {MISTAKES[mistake]}", "Key takeaways"]
-    assert app.query_params["mistake"] == mistake
-    errors = tabs_text(app, "error")  # each script is in a tab, drawn once opened
-    for error_type, phrase in EXPECTED_ERRORS[mistake]:
-        assert f"**{error_type}**" in errors, error_type
-        assert phrase in errors, phrase
-
-
-@pytest.mark.slow
-def test_every_python_block_of_every_mistake_runs_from_a_file(tmp_path):
-    """The blocks a learner sees only after picking a mistake, each run as a file."""
-    app = reference(open_page())
-    blocks: dict[str, str] = {}
-    for mistake in MORE_MISTAKES:  # mistakes 1 and 2 are on the page under each choice
-        for tab_blocks in across_tabs(choose(app, mistake), python_blocks):
-            for code in tab_blocks:
-                blocks.setdefault(hashlib.sha1(code.encode()).hexdigest()[:10], code)
-    assert len(blocks) >= 2 * len(MISTAKES) + 1  # a ❌ and a ✅ per mistake, the spaces script
-    for digest, code in blocks.items():
-        assert_script_behaves(code, tmp_path / digest)
-
-
-@pytest.mark.slow
-def test_the_async_mistake_runs_its_scripts_as_files_and_leaves_nothing():
-    before = worker_pids()
-    app = open_page({"mistake": "async"})
-    assert app.subheader[2].value == f"Mistake {MISTAKES['async']}"
-    errors = tabs_text(app, "error")
-    for error_type, phrase in EXPECTED_ERRORS["async"]:
-        assert f"**{error_type}**" in errors and phrase in errors
-    (table,) = app.table
-    assert table.value.iloc[:, 1].tolist() == ["0", "0", "0"]  # left after the file run exited
-    assert table.value.iloc[:, 2].tolist() == ["2", "0", "0"]  # in a process that goes on
-    markdown = texts(app.markdown)
-    # the worker sentences, as computed from the three counts in the table
-    assert "no script left a worker behind" in markdown  # the file runs' count, 0
-    (kept,) = [line for line in markdown.splitlines() if "envs.close()" in line and "kept" in line]
-    assert quotes(kept, 2, 0)  # kept 2 of its 2 workers, 0 left after envs.close()
-    first = [c.proto.help for c in app.caption if c.value.startswith("These scripts ran")]
-    app.button(key="mistakes_rerun_async").click().run()
-    assert not app.exception, [e.value for e in app.exception]
-    again = [c.proto.help for c in app.caption if c.value.startswith("These scripts ran")]
-    assert first and again and first != again
-    assert worker_pids() - before == set()
-
-
-@pytest.mark.slow
-def test_the_main_guard_mistake_shows_the_workers_errors():
-    app = choose(open_page(), "main_guard")
-    assert "**ConnectionResetError**" in texts(app.error)
-    assert re.search(
-        r"The worker process printed \*\*RuntimeError\*\*: .* waiting for its worker, then "
-        r"stopped with \*\*ConnectionResetError\*\*",
-        texts(app.markdown),
-    )
-    assert "obs shape: (1, 4)" in tabs_text(app, "code")
+def test_every_block_is_a_whole_script_with_its_real_error_and_only_one_make_env(page, tmp_path):
+    """Each shown script runs from a file and stops with the error the page shows; the lesson's
+    make_env(seed) is the only factory the page shows."""
+    blocks = sorted({code for tab in across_tabs(page, python_blocks) for code in tab})
+    assert len(blocks) == 4  # a ❌ and a ✅ per issue
+    for index, code in enumerate(blocks):
+        assert_script_behaves(code, tmp_path / str(index))
+    codes = "\n".join(blocks)
+    assert "burgerbot_factory" not in codes and "def make_env(seed):" in codes
+    assert codes.count("def make_env(") == 2  # the ❌ and ✅ factory scripts, one signature
 
 
 @pytest.mark.parametrize("right", [True, False])
@@ -250,62 +130,55 @@ def test_the_factory_prediction_is_checked_against_the_live_run(right):
     app.button(key=f"{PREDICTION}_lock").click().run()
     assert not app.exception
     assert prediction_checks(app) == [(choice, truth)]
-    assert "missing 1 required positional argument" in texts(app.success if right else app.warning)
+    assert "needs its `seed`" in texts(app.success if right else app.warning)
+    assert "missing 1 required positional argument" in texts(app.error)
 
 
 def test_skip_shows_the_mistakes_without_a_verdict():
     app = open_page(skip=False)
     app.button(key=f"{PREDICTION}_skip").click().run()
     assert not app.exception
-    assert "**TypeError**" in texts(app.error) and not prediction_checks(app)
-    assert app.main.markdown[-1].value.startswith("- Give a vector env")
-
-
-def test_the_exercise_answer_is_hidden_until_asked_and_runs_from_a_file(page, tmp_path):
-    reference(page)
-    n = page.slider(key=N_KEY).value
-    assert dtype_exercise(n) not in python_blocks(page)
-    page.toggle(key="mistakes_dtype_answer").set_value(True).run()
-    assert dtype_exercise(n) in python_blocks(page)
-    out = assert_script_behaves(dtype_exercise(n), tmp_path)
-    cartpole = gym.make("CartPole-v1").observation_space.dtype
-    assert f"CartPole:  ({n}, 4) {cartpole}" in out
-    page.toggle(key="mistakes_dtype_answer").set_value(False).run()
+    assert "TypeError" in texts(app.error) and not prediction_checks(app)
+    assert app.main.markdown[-1].value.startswith("- A vector env wants")
 
 
 def test_takeaways_end_the_page_and_follow_the_run(page):
     assert page.subheader[-1].value == "Key takeaways"
     bullets = page.main.markdown[-1].value
     assert 3 <= bullets.count("\n- ") + 1 <= 5
-    demos = {"factory": factory_mistake(4), "scalar": scalar_obs_mistake(4)}
-    assert bullets == "\n".join(f"- {b}" for b in takeaways(demos))
+    assert bullets == "\n".join(f"- {b}" for b in takeaways(lesson_runs(4)))
     # the errors the lesson's two scripts raised, as gymnasium and numpy raise them
-    assert f"raised {factory_truth().split()[0]}" in bullets and "raised IndexError" in bullets
+    assert f"(here: {factory_truth()})" in bullets and "raised IndexError" in bullets
 
 
-def test_changing_n_updates_the_table_the_scripts_and_the_url(page):
+def test_changing_n_updates_the_scripts_and_the_url(page):
     page.slider(key=N_KEY).set_value(7).run()
     assert not page.exception
-    assert obs_shapes(page)[0] == "(7, 4)" and obs_shapes(page)[2] == "(7,)"
     assert page.query_params["n"] == "7"
-    codes = texts(page.code)
+    codes = tabs_text(page, "code")
     assert "N = 7\n" in codes and "N = 4\n" not in codes
-    page.slider(key=N_KEY).set_value(1).run()
-    assert obs_shapes(page)[0] == "(1, 4)"
-    assert page.query_params["n"] == "1"
+    assert "obs shape: (7,)" in codes and "obs shape: (7, 1)" in codes
+    page.slider(key=N_KEY).set_value(4).run()
+
+
+def test_it_links_the_going_further_page_and_uses_no_term_taught_later(page):
+    text = "\n".join(across_tabs(page, lambda view: texts(view.markdown) + texts(view.code)))
+    assert "](more_mistakes)" in text
+    # Only Home and Batch shapes come before this page: nothing taught later may appear.
+    assert taught_too_late([("home", ""), ("batch_shapes", ""), ("mistakes", text)]) == []
 
 
 def record_captions(app: AppTest) -> list[tuple[str, str]]:
-    """Each shared result's caption (when and where it ran) with its exact start time."""
-    return [(c.value, c.proto.help) for c in app.caption if "on this server (" in c.value]
+    """Each shared result's record (when and where it ran, in the caption's help) with its
+    exact start time (the help's second paragraph)."""
+    helps = [c.proto.help for c in app.caption if "on this server (" in c.proto.help]
+    return [tuple(text.split("\n\n", 1)) for text in helps]
 
 
 def test_results_are_shared_between_visitors_and_say_when_they_ran():
     first = record_captions(open_page())
     second = record_captions(open_page())
-    assert [text.split(" on this server")[0] for text, _ in second] == [
-        "These scripts (N = 4) ran"  # mistakes 1, 2 and 3
-    ] * 3
+    assert [text.split(" on this server")[0] for text, _ in second] == ["These scripts ran"]
     assert [when for _, when in second] == [when for _, when in first]
     for text, _ in second:
         assert "just now" not in text and " ago, with Python " in text, text
@@ -316,19 +189,16 @@ def test_results_are_shared_between_visitors_and_say_when_they_ran():
     [
         ({"n": "abc"}, "`n=abc` is not a whole number: using 4."),
         ({"n": "10000"}, "`n=10000` is outside 1..64: using 64."),
-        ({"mistake": "typo"}, "`mistake=typo` is not one of actions, final_obs"),
     ],
 )
 def test_bad_query_params_show_a_note(query, note):
     app = open_page(query)
     assert note in texts(app.info)
     assert app.query_params["n"] == str(app.slider(key=N_KEY).value)
-    assert app.query_params["mistake"] == app.segmented_control(key=PICK_KEY).value
 
 
 def test_a_good_query_param_is_used_silently():
-    app = open_page({"n": "9", "mistake": "FINAL_OBS"})
+    app = open_page({"n": "9"})
     assert app.slider(key=N_KEY).value == 9
-    assert app.segmented_control(key=PICK_KEY).value == "final_obs"
-    assert obs_shapes(app)[2] == "(9,)"
+    assert "obs shape: (9,)" in tabs_text(app, "code")
     assert "adjusted" not in texts(app.info)

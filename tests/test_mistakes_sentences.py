@@ -1,90 +1,11 @@
-"""The mistakes page's sentences follow the data they are computed from, whichever way it goes."""
+"""The Common mistakes page's verdict and takeaways follow the runs they are computed from."""
 
 from __future__ import annotations
 
-import re
-from dataclasses import replace
-
 import pytest
-from sentence_facts import bold, code_spans, quotes
 
 from burgerbot.app.logic import mistakes as s
-from burgerbot.app.logic.mistakes import SpaceRow, spaces_table
 from burgerbot.app.script_runner import CapturedError, ScriptRun
-
-N = 4
-
-
-def row(env: str, vector_env: str = "SyncVectorEnv", **changes) -> SpaceRow:
-    base = SpaceRow(
-        env=env,
-        vector_env=vector_env,
-        single_observation_space="MultiDiscrete([7 7 4 3])",
-        batched_observation_space="Box(shape=(4, 4), dtype=int64)",
-        batched_observation_repr="...",
-        space_kinds="MultiDiscrete → Box",
-        obs_shape=(N, 4),
-        obs_dtype="int64",
-        reward_shape=(N,),
-        reward_dtype="float64",
-        terminated_dtype="bool",
-        truncated_dtype="bool",
-        single_action_space="Discrete(4)",
-        batched_action_space="MultiDiscrete([4 4 4 4])",
-        action_shape=(N,),
-        spaces_agree=True,
-    )
-    return replace(base, **changes)
-
-
-def rows(**overrides) -> list[SpaceRow]:
-    """A table like the page's; ``overrides`` maps "env|vector env" to changed fields."""
-    table = [
-        row("BurgerBot"),
-        row("CartPole-v1", space_kinds="Box → Box", obs_dtype="float32"),
-        row("FrozenLake-v1", obs_shape=(N,), space_kinds="Discrete → MultiDiscrete"),
-        row("BurgerBot, Dict observation", obs_shape={"cell": (N, 2)}, space_kinds="Dict → Dict"),
-        row("CartPole-v1", "CartPoleVectorEnv", obs_dtype="float32"),
-        row("BurgerBot", "BurgerBotVectorEnv"),
-    ]
-    for key, changes in overrides.items():
-        env, vector_env = key.split("|")
-        table = [
-            replace(r, **changes) if (r.env, r.vector_env) == (env, vector_env) else r
-            for r in table
-        ]
-    return table
-
-
-def dtype_sources(text: str) -> dict[str, list[str]]:
-    """Which vector envs the rewards sentence says gave each dtype."""
-    groups = re.findall(r"`(float\d+)` from ((?:`\w+`(?:, )?)+)", text)
-    return {dtype: code_spans(envs) for dtype, envs in groups}
-
-
-def test_the_rewards_sentence_follows_the_dtypes_both_ways():
-    same = s.rewards_sentence(rows())
-    assert code_spans(same) == [f"{(N,)}", "float64"] and dtype_sources(same) == {}
-    assert "every vector env" in same and "depends" not in same
-    mixed = s.rewards_sentence(
-        rows(**{"CartPole-v1|CartPoleVectorEnv": {"reward_dtype": "float32"}})
-    )
-    assert "depends" in mixed and "every vector env" not in mixed
-    assert dtype_sources(mixed) == {
-        "float32": ["CartPoleVectorEnv"],
-        "float64": ["SyncVectorEnv", "BurgerBotVectorEnv"],
-    }
-
-
-def test_the_live_table_says_the_batched_cartpole_differs():
-    live = spaces_table(2)
-    text = " ".join(s.spaces_bullets(live, 2))
-    by_env = {(r.env, r.vector_env): r.reward_dtype for r in live}
-    # the installed CartPoleVectorEnv returns float32 rewards, every other vector env float64
-    assert len(set(by_env.values())) > 1, by_env
-    assert "depends" in text
-    assert f"`{by_env[('CartPole-v1', 'CartPoleVectorEnv')]}` from" in text
-
 
 FACTORY_CODE = "envs = SyncVectorEnv([make_env for _ in range(N)])\nobs, infos = envs.reset()\n"
 
@@ -92,7 +13,7 @@ FACTORY_CODE = "envs = SyncVectorEnv([make_env for _ in range(N)])\nobs, infos =
 def raised(kind: str, line: int | None) -> CapturedError:
     path = (f"script line {line}",) if line else ()
     return CapturedError(
-        kind, "burgerbot_factory() missing 1 required positional argument: 'seed'", "", path, ""
+        kind, "make_env() missing 1 required positional argument: 'seed'", "", path, ""
     )
 
 
@@ -102,97 +23,32 @@ def raised(kind: str, line: int | None) -> CapturedError:
         (raised("TypeError", 1), "TypeError when SyncVectorEnv is built"),
         (raised("TypeError", 2), "TypeError at the first envs.reset()"),
         (raised("AttributeError", 1), "AttributeError when SyncVectorEnv is built"),
-        (None, "It works: SyncVectorEnv calls make_env once per env"),
+        (None, "It works"),
     ],
 )
 def test_the_factory_predictions_truth_is_where_the_script_raised(error, truth):
     run = ScriptRun(FACTORY_CODE, "", error)
     assert s.factory_outcome(run) == truth
     explanation = s.factory_explanation(run)
-    assert ("missing 1 required positional argument" in explanation) == (error is not None)
+    assert ("needs its `seed`" in explanation) == (error is not None)
+    assert ("without an error" in explanation) == (error is None)
 
 
 def test_the_live_factory_mistake_is_one_of_the_options():
-    assert s.factory_outcome(s.factory_mistake(2).runs["wrong"]) in s.FACTORY_OPTIONS
-
-
-def test_bullets_follow_shapes_kinds_and_agreement():
-    bullets = s.spaces_bullets(rows(), N)
-    assert bold(bullets[0]) == ["BurgerBot", "`Box`"] and "not a bigger" in bullets[0]
-    assert "as well" in bullets[1] and "`float32`" in bullets[1]
-    assert bullets[-1].endswith("agree on every row.")
-    changed = rows(
-        **{
-            "BurgerBot|SyncVectorEnv": {"space_kinds": "MultiDiscrete → MultiDiscrete"},
-            "CartPole-v1|SyncVectorEnv": {"obs_shape": (N, 5)},
-            "FrozenLake-v1|SyncVectorEnv": {"spaces_agree": False},
-        }
-    )
-    bullets = s.spaces_bullets(changed, N)
-    assert "not a bigger" not in bullets[0]
-    assert "as well" not in bullets[1] and f"`{(N, 5)}`" in bullets[1]
-    assert "**disagree**" in bullets[-1]
+    assert s.factory_outcome(s.lesson_issue("factory", 2)["wrong"]) in s.FACTORY_OPTIONS
 
 
 def test_takeaways_name_the_errors_the_lesson_scripts_raised():
-    def demo(kind: str | None, line: int = 1) -> s.Demo:
+    def demo(kind: str | None, line: int = 1) -> dict[str, ScriptRun]:
         error = raised(kind, line) if kind else None
-        return s.Demo(runs={"wrong": ScriptRun(FACTORY_CODE, "", error)})
+        return {"wrong": ScriptRun(FACTORY_CODE, "", error)}
 
     bullets = s.takeaways({"factory": demo("TypeError"), "scalar": demo("IndexError")})
     assert 3 <= len(bullets) <= 5
-    assert "raised TypeError (when SyncVectorEnv is built)" in bullets[0]
+    assert "(here: TypeError when SyncVectorEnv is built)" in bullets[0]
     assert "raised IndexError" in bullets[1]
     other = s.takeaways({"factory": demo("AttributeError", 2), "scalar": demo(None)})
-    assert "raised AttributeError (at the first envs.reset())" in other[0]
+    assert "(here: AttributeError at the first envs.reset())" in other[0]
     assert "raised" not in other[1] and "fails" in other[1]
-    assert "raised" not in s.takeaways({})[0]  # the scripts could not run: no claim
-
-
-def test_shape_helpers():
-    assert s.shape_pattern((7, 2), 7) == "(N, 2)" and s.shape_pattern((2,), 7) == "(2,)"
-    shape_error = CapturedError("ValueError", "must have shape (4,)", "", (), "")
-    other = CapturedError("TypeError", "only 0-dimensional arrays", "", (), "")
-    assert s.shape_mentioned([other, None, shape_error])
-    assert not s.shape_mentioned([other, None])
-
-
-# --- Mistake 5's worker sentences ---------------------------------------------------------
-
-
-def run(**values) -> ScriptRun:
-    return ScriptRun("code", "", None, values)
-
-
-def demo_runs(kept=(11, 12), after_exit=(), fixed_kept=(), daemon=True):
-    inside = {"worker_pids": [11, 12], "daemon": [daemon, daemon]}
-    return {
-        "wrong": run(**inside, alive_after_script=list(kept), left_after_exit=list(after_exit)),
-        "fixed_finally": run(alive_after_script=list(fixed_kept), left_after_exit=[]),
-        "fixed_closing": run(alive_after_script=[], left_after_exit=[]),
-        "with": run(left_after_exit=[]),
-    }
-
-
-def test_leak_sentences_follow_the_counts_both_ways():
-    usual = s.leak_sentences(demo_runs(), {"async_has_del": True})
-    # the one wording check of the file-run sentence
-    assert "no script left a worker behind" in usual[0] and "daemon" in usual[0]
-    # kept 2 of its 2 workers, 0 left after the page closed them
-    assert quotes(usual[1], 2, 0) and "AsyncVectorEnv.__del__" in code_spans(usual[1])
-    assert "__del__" not in s.leak_sentences(demo_runs(), {"async_has_del": False})[1]
-    assert "✅" in usual[2] and "none is left" in usual[2] and not quotes(usual[2], 1)
-    odd = s.leak_sentences(demo_runs(kept=(), after_exit=(11,), fixed_kept=(13,), daemon=False))
-    assert quotes(odd[0], 1) and "outlived" in odd[0] and "daemon" not in odd[0]
-    assert "none of its" in odd[1] and quotes(odd[1], 2)
-    assert "still" in odd[2] and quotes(odd[2], 1)
-    unknown = demo_runs()
-    unknown["with"] = run(left_after_exit=None)
-    assert "could not" in s.leak_sentences(unknown)[0] and "/proc" in s.leak_sentences(unknown)[0]
-
-
-def test_workers_frame_counts_each_way():
-    frame = s.workers_frame(demo_runs(kept=(11,), after_exit=(11, 12)))
-    assert frame.iloc[0].tolist()[2:] == ["2", "1"]
-    assert frame.iloc[1].tolist()[2:] == ["0", "0"]
-    assert len(frame) == 3
+    # the scripts could not run: no claim
+    assert "here:" not in s.takeaways({})[0] and "raised" not in s.takeaways({})[1]

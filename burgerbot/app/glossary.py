@@ -124,7 +124,7 @@ TERMS: dict[str, Term] = {
         "copies the running process (on every POSIX system, macOS included, not on Windows; "
         "unsafe with threads). The default is 'spawn' on Windows and on macOS (since Python "
         "3.8), 'fork' on Linux up to Python 3.13 and 'forkserver' from 3.14.",
-        taught="mistakes",
+        taught="sync_vs_async",
         forms=(r"\bspawn\b", r"start method", r"forkserver"),
     ),
     "autoreset": Term(
@@ -198,14 +198,14 @@ TERMS: dict[str, Term] = {
         "daemon process",
         "A child process that Python ends when its parent ends, and that may not start "
         "children of its own. AsyncVectorEnv's workers are daemon processes.",
-        taught="mistakes",
+        taught="more_mistakes",
         forms=(r"\b[Dd]aemon",),
     ),
     "kernel": Term(
         "notebook kernel",
         "The Python process behind a Jupyter notebook: it runs the cells and keeps their "
         "variables until it is restarted.",
-        taught="mistakes",
+        taught="more_mistakes",
         forms=(r"\bkernel\b",),
     ),
     "rollout": Term(

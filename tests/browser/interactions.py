@@ -17,7 +17,8 @@ from app_driver import RUN_TIMEOUT_S, AppView, wait_until
 
 from burgerbot.app.logic.autoreset import ENDS_AS_IN_NEXT_STEP
 from burgerbot.app.logic.disabled_mode import RAISES
-from burgerbot.app.logic.mistakes import FACTORY_OPTIONS, MISTAKES
+from burgerbot.app.logic.mistakes import FACTORY_OPTIONS
+from burgerbot.app.logic.more_mistakes import ACTION_OPTIONS, MISTAKES
 
 
 def metric_values(view: AppView) -> list[str]:
@@ -292,24 +293,42 @@ def cost_sweeps(view: AppView) -> float:
 
 
 def mistakes(view: AppView) -> float:
-    """Lock in the factory prediction (no error shown before; the check after), pick the
-    unclosed-Async mistake and run it again: it starts workers, crashes, and the page closes
-    them all."""
+    """Lock in the factory prediction (no error shown before; the check after): both common
+    issues show their scripts and real errors, and no Async run starts."""
     assert "TypeError" not in view.main_text().replace("TypeError when", "").replace(
         "TypeError at", ""
     )  # only the question's options name it before the answer
     seconds = view.choose("mistakes_factory_choice", FACTORY_OPTIONS[1])
     seconds += view.click(
-        "mistakes_factory_lock", until=lambda: view.has_widget("mistakes_mistake")
+        "mistakes_factory_lock",
+        until=lambda: "missing 1 required positional argument" in view.main_text(),
     )
-    assert "missing 1 required positional argument" in view.main_text()
+    text = view.main_text()
+    assert "too many indices" in text  # the scalar issue's IndexError, its ❌ tab open
+    assert not view.server.children()  # nothing on this page starts a worker
+    return seconds
+
+
+# --- More mistakes ---------------------------------------------------------------------------
+
+
+def more_mistakes(view: AppView) -> float:
+    """Lock in the (N, 1) actions prediction (no error shown before; the check after), pick the
+    unclosed-Async mistake and run it again: it starts workers, crashes, and the page closes
+    them all."""
+    assert "0-dimensional" not in view.main_text()
+    seconds = view.choose("more_mistakes_actions_choice", ACTION_OPTIONS[2])
+    seconds += view.click(
+        "more_mistakes_actions_lock", until=lambda: view.has_widget("more_mistakes_mistake")
+    )
+    assert "only 0-dimensional arrays" in view.main_text()
     seconds += view.choose(
-        "mistakes_mistake",
+        "more_mistakes_mistake",
         MISTAKES["async"],
-        until=lambda: view.has_widget("mistakes_rerun_async"),
+        until=lambda: view.has_widget("more_mistakes_rerun_async"),
     )
     seconds += view.click(
-        "mistakes_rerun_async",
+        "more_mistakes_rerun_async",
         until=lambda: (
             "After the page called" in view.main_text()
             and not view.page.locator('[data-testid="stSpinner"]').count()
@@ -403,6 +422,7 @@ MAIN_INTERACTIONS: dict[str, Callable[[AppView], float]] = {
     "sync_vs_async.py": sync_vs_async,
     "cost_sweeps.py": cost_sweeps,
     "mistakes.py": mistakes,
+    "more_mistakes.py": more_mistakes,
     "lesson_vs_today.py": lesson_vs_today,
     "vector_wrappers.py": vector_wrappers,
     "speed_breakdown.py": speed_breakdown,

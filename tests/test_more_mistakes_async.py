@@ -1,4 +1,4 @@
-"""Mistakes 5 and 6: AsyncVectorEnv scripts run as files, and their worker processes."""
+"""More mistakes, the Async ones: AsyncVectorEnv scripts run as files, and their workers."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from child_processes import worker_pids
 from gymnasium.vector import AsyncVectorEnv
 from shown_scripts import assert_script_behaves, run_notebook
 
-from burgerbot.app.logic import mistakes as w
+from burgerbot.app.logic import more_mistakes as w
 from burgerbot.app.notebook import script_notebook
 from burgerbot.app.scripts import expected_error
-from burgerbot.app.scripts import mistakes as scripts
+from burgerbot.app.scripts import more_mistakes as scripts
 from burgerbot.app.slots import BudgetExceeded, WorkerBudget
 
 pytestmark = pytest.mark.slow
@@ -45,7 +45,7 @@ def test_every_async_script_is_guarded_for_spawn_and_names_its_error():
 
 
 @pytest.mark.parametrize("key", sorted(w.ASYNC_SCRIPTS))
-def test_mistake_5_scripts_run_from_a_file_as_the_page_shows(key, async_demo, tmp_path):
+def test_left_open_scripts_run_from_a_file_as_the_page_shows(key, async_demo, tmp_path):
     run = async_demo.runs[key]
     _, make = w.ASYNC_SCRIPTS[key]
     assert run.code == make()
@@ -54,7 +54,7 @@ def test_mistake_5_scripts_run_from_a_file_as_the_page_shows(key, async_demo, tm
 
 
 @pytest.mark.parametrize("key", sorted(MAIN_GUARD))
-def test_mistake_6_scripts_run_from_a_file_as_the_page_shows(key, guard_demo, tmp_path):
+def test_main_guard_scripts_run_from_a_file_as_the_page_shows(key, guard_demo, tmp_path):
     run = guard_demo.runs[key]
     assert run.code == MAIN_GUARD[key]()
     assert (None if run.error is None else run.error.type) == expected_error(run.code)
