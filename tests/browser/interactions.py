@@ -119,23 +119,23 @@ def batch_shapes(view: AppView) -> float:
 
 
 def autoreset(view: AppView) -> float:
-    """Skip the prediction (nothing of the run is shown before), step through the run (three
-    steps and one back, each answered in the page without a script run); a rerun of the page
-    keeps the call reached; then switch the auto-reset mode: the timeline's reading guide and
-    the URL follow, and the stepper starts again from the reset."""
+    """Lock in the right answer (nothing of the run is shown before): the page says it was
+    right. Step through the run (three steps and one back, each answered in the page without a
+    script run); then switch the auto-reset mode: the timeline's reading guide and the URL
+    follow, and the stepper starts again from the reset."""
 
     def shows(step: int) -> Callable[[], bool]:
         return lambda: f"Latest call: step {step} since the reset" in view.main_text()
 
     assert "Latest call" not in view.main_text(), "the run is shown before the prediction"
-    seconds = view.click(
-        "autoreset_next_step_skip", until=lambda: "Latest call: reset" in view.main_text()
+    seconds = view.choose("autoreset_next_step_choice", ENDS_AS_IN_NEXT_STEP)
+    seconds += view.click(
+        "autoreset_next_step_lock", until=lambda: "Latest call: reset" in view.main_text()
     )
+    assert "Your prediction was right" in view.main_text()
     for step in (1, 2, 3):
         seconds += view.press("autoreset_stepper", "step", until=shows(step))
     seconds += view.press("autoreset_stepper", "back", until=shows(2))
-    seconds += view.choose("autoreset_next_step_choice", ENDS_AS_IN_NEXT_STEP)
-    assert shows(2)(), "a rerun of the page lost the stepper's call"
     seconds += view.choose(
         "autoreset_mode", "SAME_STEP", until=lambda: "black bar" in view.main_text()
     )
@@ -147,14 +147,13 @@ def autoreset(view: AppView) -> float:
 def counting_episodes(view: AppView) -> float:
     """Skip the prediction: the counts and their sentence appear (nothing of them before). Move
     NUM_ENVS: the count is of the new number of envs, and the URL follows."""
-    assert "episodes in total" not in view.main_text(), "the counts are shown before the prediction"
-    seconds = view.click(
-        "counting_episodes_modes_skip", until=lambda: "episodes in total" in view.main_text()
-    )
-    assert "of 2 envs)" in view.main_text()
-    seconds += view.set_slider("counting_episodes_n", 3)
-    wait_until(lambda: "of 3 envs)" in view.main_text(), RUN_TIMEOUT_S, "the count of 3 envs")
-    assert view.query().get("n") == ["3"], view.page.url
+    counted = "episodes, SAME_STEP"
+    assert counted not in view.main_text(), "the counts are shown before the prediction"
+    seconds = view.click("counting_episodes_modes_skip", until=lambda: counted in view.main_text())
+    assert "of 8 envs)" in view.main_text()
+    seconds += view.set_slider("counting_episodes_n", 9)
+    wait_until(lambda: "of 9 envs)" in view.main_text(), RUN_TIMEOUT_S, "the count of 9 envs")
+    assert view.query().get("n") == ["9"], view.page.url
     return seconds
 
 
