@@ -3,7 +3,7 @@ modes that restart it by themselves (NEXT_STEP, SAME_STEP)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable
 from dataclasses import replace
 from typing import Any
 
@@ -14,29 +14,21 @@ from burgerbot.app import learning, measured, ui
 from burgerbot.app.call_stepper import call_stepper
 from burgerbot.app.caps import CAPS
 from burgerbot.app.glossary import term_link
-from burgerbot.app.labels import BACKEND_CLASSES, BACKEND_LONG_NAMES, VERDICTS, counted
+from burgerbot.app.labels import BACKEND_CLASSES, BACKEND_LONG_NAMES, VERDICTS
 from burgerbot.app.logic.autoreset import (
     BACKEND_CHOICES,
     OPTIONS,
     PAGE_MODES,
     READABLE_ENVS,
     SPECS,
-    START_OBS,
     TABLE_COLUMNS,
     TIMELINE_MAX_CELLS,
     AutoresetSettings,
-    InfosCheck,
-    check_infos_live,
     default_autoreset_mode,
     ending_calls,
     episode_ends,
     episode_timeline,
-    gymnasium_version,
     lesson_verdict,
-    lesson_vs_installed,
-    mode_captions,
-    obs_text,
-    pick_episode_end,
     prediction_explanation,
     question,
     resolve_settings,
@@ -48,14 +40,8 @@ from burgerbot.app.logic.autoreset import (
     timeline_highlight,
     widget_values,
 )
-from burgerbot.app.markdown import markdown_table
 from burgerbot.app.result_cache import ResultCache
-from burgerbot.app.scripts.autoreset import (
-    final_obs_script,
-    infos_check_output,
-    infos_check_script,
-    snippet_for,
-)
+from burgerbot.app.scripts.autoreset import final_obs_script
 from burgerbot.app.slots import HEAVY_RUNS, ServerBusy
 from burgerbot.checks import MAX_SEED
 
@@ -69,28 +55,18 @@ HIGH = {spec.key: spec.high for spec in SPECS if hasattr(spec, "high")}
 
 
 _READING = {
-    "NEXT_STEP": (
-        "**Look for the white cells ⚪.** After an episode ends (✖ hit, ◆ goal, ▼ cut off at "
-        "the step limit), the **next** call is spent on the reset: that is the white cell with "
-        "a dot, where the new episode's colour starts. Hover it to see what it returned."
-    ),
-    "SAME_STEP": (
-        "**Look for the black bar ▮ at the right edge of an ending cell.** The robot is restarted "
-        "*inside* the call that ends its episode: that call already returns the new start "
-        '`[0, 0, 1, 1]`, and the final observation moves to `infos["final_obs"]`. No call is '
-        "lost: the next call is an ordinary step of the new episode."
-    ),
+    "NEXT_STEP": "**White cells ⚪** are calls spent on a reset.",
+    "SAME_STEP": "**A black bar ▮** marks a restart inside the ending call.",
 }
 
 _WHERE = {
     "NEXT_STEP": (
-        "In NEXT_STEP mode the final observation is simply `obs[i]` on the ending call, and the "
-        "next episode's first observation comes one call later."
+        "In NEXT_STEP mode the final observation is `obs[i]` on the ending call; the next "
+        "episode's first comes one call later."
     ),
     "SAME_STEP": (
-        "In SAME_STEP mode `obs[i]` on the ending call is already the next episode's start; "
-        'the final observation is in `infos["final_obs"][i]` (and `infos["_final_obs"][i]` '
-        "is True)."
+        "In SAME_STEP mode `obs[i]` on the ending call already starts the next episode; the "
+        'final observation is in `infos["final_obs"][i]`, its info in `infos["final_info"][i]`.'
     ),
 }
 
@@ -140,11 +116,6 @@ def lesson_facts() -> tuple[str, tuple[str, ...]]:
     return default_autoreset_mode(), same_step_end_keys()
 
 
-@st.cache_data(max_entries=16, show_spinner="Checking infos live…")
-def infos_check(num_envs: int, seed: int, mode: str, step: int, env: int) -> InfosCheck:
-    return check_infos_live(num_envs, seed, mode, step, env)
-
-
 def run_key(settings: AutoresetSettings, backend: str) -> tuple:
     return ("rollout", backend, settings.num_envs, settings.steps, settings.seed, settings.mode)
 
@@ -165,10 +136,10 @@ frame = ui.PageFrame(
     SPECS,
     title="Auto-reset: when one robot's episode ends",
     intro=(
-        f"The lesson's third point: when one sub-environment's episode ends, the "
-        f"{term_link('vector-env')} resets it by itself ({term_link('autoreset')}). You will "
-        "learn on which `step()` call that happens, where the episode's final observation goes, "
-        "and what changed since the lesson's gymnasium 0.29."
+        f"When one robot's episode ends, the {term_link('vector-env')} restarts it by itself "
+        f"({term_link('autoreset')}). You will learn on which `step()` call that happens, where "
+        "the episode's final observation goes, and what changed since the lesson's gymnasium "
+        "0.29."
     ),
     topics=[
         "Auto-reset of sub-environments",
@@ -179,20 +150,8 @@ frame = ui.PageFrame(
 )
 settings = frame.resolve(resolve_settings, widget_values)
 default_mode, same_step_keys = lesson_facts()
-st.markdown(
-    "Since gymnasium 1.0, `autoreset_mode` says *when* a sub-environment whose episode ended "
-    "restarts: in **NEXT_STEP** mode on the call after the ending one, in **SAME_STEP** mode "
-    "inside the ending call itself (the lesson's behaviour: gymnasium 0.29 had only this one). "
-    "A third mode, DISABLED, never restarts by itself: it has "
-    "[its own page](disabled_mode) under Going further."
-)
-st.radio(
-    "Auto-reset mode",
-    PAGE_MODES,
-    key=frame.key["mode"],
-    horizontal=True,
-    captions=mode_captions(default_mode),
-)
+# No captions on the modes: what each one does is the prediction's answer.
+st.radio("Auto-reset mode", PAGE_MODES, key=frame.key["mode"], horizontal=True)
 col_n, col_steps, col_seed, col_backend = st.columns([3, 2, 2, 3])
 col_n.slider(
     "NUM_ENVS",
@@ -244,8 +203,8 @@ def timeline_reading(mode: str) -> None:
     """How to read the timeline, and what to look for in ``mode``."""
     st.markdown(
         f"Each row is one {term_link('sub-environment')}, each cell one "
-        f"{term_link('step-call', '`step()` call')}, read left to right. Colours alternate with "
-        "each new episode, so a change of colour is a restart. " + _READING[mode]
+        f"{term_link('step-call', '`step()` call')}; a new colour is a new episode. "
+        + _READING[mode]
     )
 
 
@@ -254,7 +213,6 @@ def timeline(
     shown_steps: int,
     highlight: tuple[int, int, int] | None,
     settings: AutoresetSettings,
-    results: int,
     backends_agree: bool,
 ) -> None:
     """The timeline chart, and captions on what it shows and on the other backend's check.
@@ -262,9 +220,8 @@ def timeline(
     Args:
         cells: From ``timeline_cells``.
         shown_steps: How many steps ``cells`` covers.
-        highlight: ``(env, first_step, last_step)`` of the episode end section 3 uses.
+        highlight: ``(env, first_step, last_step)`` of the episode end the answer quotes.
         settings: The page's settings.
-        results: How many (step, env) results the run returned.
         backends_agree: Whether the other backend returned the very same run.
     """
     learning.chart_with_table(
@@ -272,61 +229,41 @@ def timeline(
         cells[list(TABLE_COLUMNS)],
     )
     other_backend = "native" if settings.backend == "sync" else "sync"
-    captions = ["Hover a cell for details; scroll to zoom, drag to pan, double-click to reset."]
+    captions = []
     if highlight is not None:
-        captions.append(
-            f"The black outline (env {highlight[0]}, step {highlight[1]}) marks the episode end "
-            "that section 3 compares with the lesson."
-        )
+        captions.append("The black outline: an episode end and the call after it.")
     if shown_steps < settings.steps:
         captions.append(
             f"The timeline shows the first {shown_steps:,} of {settings.steps:,} steps (it draws "
-            f"at most {TIMELINE_MAX_CELLS:,} cells); section 2 lists every episode end."
+            f"at most {TIMELINE_MAX_CELLS:,} cells); the episode ends below cover them all."
         )
     if settings.num_envs > READABLE_ENVS:
         captions.append(
             f"With more than {READABLE_ENVS} envs the rows get thin: hover to read a cell, or "
             "lower NUM_ENVS."
         )
-    if backends_agree:
-        captions.append(
-            f"✅ Check: the same run on {BACKEND_LONG_NAMES[other_backend]} returned exactly the "
-            f"same {results:,} (step, env) results."
-        )
-    else:
+    if not backends_agree:
         st.error(
             f"The same run on {BACKEND_LONG_NAMES[other_backend]} returned different results: "
             "please report this."
         )
-    st.caption(" ".join(captions))
-
-
-# --- 2. Episode ends -----------------------------------------------------------------------
+    if captions:
+        st.caption(" ".join(captions))
 
 
 def episode_ends_table(events: pd.DataFrame, mode: str, steps: int) -> None:
-    """How many episodes ended, by cause, where ``mode`` puts their observations, the table."""
+    """Where ``mode`` puts the final observation, and every episode end in a lazy expander."""
+    st.markdown(_WHERE[mode])
     if events.empty:
         st.info(f"No episode ended in these {steps} steps. Try more steps or another seed.")
         return
-    by_cause = events["cause"].str.split(" ").str[0].value_counts()
-    st.write(
-        f"{len(events):,} episodes ended in this run ("
-        + ", ".join(f"{c}: {by_cause.get(c, 0):,}" for c in ("hit", "goal", "truncated"))
-        + ")"
-        + ". "
-        + _WHERE[mode]
-    )
     # Drawn only while open: a closed expander's dataframe still costs the browser about 40 ms
     # on every visit, about 10% of the page's warm switch (tools.latency).
     learning.lazy_expander(
-        f"All {len(events):,} episode ends, and where each one's observations are",
+        "Every episode end, and where its observations are",
         lambda: st.dataframe(events, hide_index=True, height=min(420, 38 + 35 * len(events))),
         key="autoreset_episode_ends",
     )
-
-
-# --- 3. The lesson vs the installed gymnasium ----------------------------------------------
 
 
 def lesson_verdict_line(kind: str, why: str) -> None:
@@ -334,99 +271,9 @@ def lesson_verdict_line(kind: str, why: str) -> None:
     st.markdown(f"{VERDICTS[kind].badge()} {why}")
 
 
-def _installed_text(mode: str, end: Mapping[str, Any], check: InfosCheck) -> str:
-    """What the installed gymnasium handed back at the episode end, in ``mode`` (one of
-    `PAGE_MODES`)."""
-    step, env, final = int(end["step"]), int(end["env"]), end["final obs"]
-    if mode == "NEXT_STEP":
-        return (
-            f"NEXT_STEP (a new `SyncVectorEnv` here defaults to `{check.default_mode}`). Step "
-            f"{step} handed back `obs[{env}] = {final}`, the **final** observation, and no "
-            f"extra key in `infos`. The start `{obs_text(START_OBS)}` only came at step "
-            f"{step + 1}, with reward 0.0."
-        )
-    return (
-        f"SAME_STEP gives the lesson's timing: step {step} handed back `obs[{env}] = "
-        f"{obs_text(START_OBS)}`. But the final observation `{final}` is under a new name, "
-        f'`infos["final_obs"][{env}]`. (The default mode here is `{check.default_mode}`.)'
-    )
-
-
-def lesson_comparison(
-    end: Mapping[str, Any],
-    mode: str,
-    check: InfosCheck,
-    version: str,
-    table: pd.DataFrame,
-    num_envs: int,
-    seed: int,
-) -> None:
-    """One episode end: the lesson's account beside the installed gymnasium's, and the proof.
-
-    Args:
-        end: The episode end (a row of ``episode_ends``).
-        mode: The run's auto-reset mode.
-        check: What ``infos`` held at that end, checked live.
-        version: The installed gymnasium's version.
-        table: ``lesson_vs_installed`` for that end.
-        num_envs: The run's number of envs (for the script that checks ``infos``).
-        seed: The run's seed.
-    """
-    step, env = int(end["step"]), int(end["env"])
-    key_error = (
-        ""
-        if check.has_final_observation
-        else ' Code copied from the lesson that reads `infos["final_observation"]` there stops '
-        "with a KeyError."
-    )
-    st.write(
-        f"The lesson was written for gymnasium 0.29; this app runs gymnasium **{version}**. "
-        f"One real episode end from the run above: **env {env} at step {step}** "
-        f"({end['cause']}, {term_link('final-observation')} `{end['final obs']}`).{key_error}"
-    )
-
-    def side() -> None:
-        left, right = st.columns(2)
-        with left, st.container(border=True):
-            st.markdown("**What the lesson describes (gymnasium 0.29)**")
-            st.markdown(
-                f"The ending call restarts the robot at once: step {step} would hand you "
-                f"`obs[{env}] = {obs_text(START_OBS)}` (the new start), and the final one, "
-                f'`{end["final obs"]}`, in `infos["final_observation"][{env}]`.'
-            )
-        with right, st.container(border=True):
-            st.markdown(f"**What gymnasium {version} did in this run ({mode})**")
-            st.markdown(_installed_text(mode, end, check))
-
-    def script() -> None:
-        st.markdown(
-            f"This script replays the run above on a fresh `SyncVectorEnv` up to step {step} "
-            "and prints what `infos` holds. It printed this on the app's server just now:"
-        )
-        st.code(
-            infos_check_output(
-                version, check.has_final_observation, check.has_final_obs, check.keys
-            ),
-            language="text",
-        )
-        learning.script_block(
-            infos_check_script(num_envs, seed, mode, step), name="check infos at an episode end"
-        )
-
-    ui.lazy_tabs(
-        "autoreset_lesson",
-        [
-            ("Side by side", side),
-            ("Row by row", lambda: st.markdown(markdown_table(table))),
-            ("Check it yourself", script),
-        ],
-    )
-
-
 def revealed_sections(settings: AutoresetSettings) -> str | None:
-    """Sections 1 to 3, once the prediction is answered or skipped; the NEXT_STEP truth."""
+    """The run, once the prediction is answered or skipped; returns the NEXT_STEP truth."""
     mode = settings.mode
-    version = gymnasium_version()
     other_backend = "native" if settings.backend == "sync" else "sync"
     run = page_run(settings)
     # Only the verdict is kept: a second copy of the run would double the memory.
@@ -450,32 +297,25 @@ def revealed_sections(settings: AutoresetSettings) -> str | None:
         lambda _: ending_calls(next_run),
     )
 
-    st.header("1. Every step of every robot")
+    st.header("Every step of every robot")
     timeline_reading(mode)
-    end = pick_episode_end(events, settings.steps)
     cells, shown_steps = computed(
         ("cells", *run_key(settings, settings.backend)),
         "Drawing the timeline",
         lambda _: timeline_cells(run, mode),
     )
+    # The outline marks the end the answer quotes, when the timeline is that NEXT_STEP run.
+    quoted = calls.example if mode == "NEXT_STEP" else None
     timeline(
         cells,
         shown_steps,
-        timeline_highlight(end, mode, settings.steps),
+        timeline_highlight(quoted, mode, settings.steps),
         settings,
-        results=len(run),
         backends_agree=backends_agree,
     )
-    if calls.truth is None:
-        st.info(prediction_explanation(calls, mode))
-    else:
-        learning.check(PREDICTION, calls.truth, prediction_explanation(calls, mode))
+    learning.check(PREDICTION, calls.truth, prediction_explanation(calls, mode))
 
-    st.subheader("Step through it, one call at a time")
-    st.markdown(
-        "The same run, call by call: what each `step()` call returned for each robot, and "
-        "which robots it restarted. Watch an episode end, then press **Step once** again."
-    )
+    st.subheader("Step through it")
     shown_run = run_key(settings, settings.backend)
     call_stepper(
         computed(
@@ -488,38 +328,14 @@ def revealed_sections(settings: AutoresetSettings) -> str | None:
         helps={"reset": "Back to the state after reset()"},
     )
 
-    st.header("2. Every episode end, and where to find its observations")
+    st.header("Where is the final observation?")
     episode_ends_table(events, mode, settings.steps)
-    ui.code_expander(
-        snippet_for(settings),
-        "Code: this run as a script you can run",
-        name="auto-reset episode ends",
-    )
-    learning.exercise(
-        "autoreset_final_obs",
-        "collect the final observations in NEXT_STEP mode",
-        f"Write a script that steps {counted(settings.num_envs, 'BurgerBot')} "
-        f"in NEXT_STEP mode for "
-        f"{settings.steps} calls with the page's random actions "
-        f"(`np.random.default_rng({settings.seed}).integers(0, 4, size=(STEPS, NUM_ENVS))`) "
-        "and collects every episode's final observation, with the step and the env it came "
-        "from. Which call returns it, and does `infos` hold it? Compare your list with the "
-        "table above (in NEXT_STEP mode).",
-        final_obs_script(settings.num_envs, settings.steps, settings.seed),
-        answer_name="collect final observations",
-    )
-
-    st.header(f"3. The lesson vs gymnasium {version}")
     lesson_verdict_line(*lesson_verdict(default_mode, same_step_keys))
-    if end is None:
-        st.info("No episode ended in this run, so there is nothing to compare: try more steps.")
-    else:
-        check = infos_check(
-            settings.num_envs, settings.seed, mode, int(end["step"]), int(end["env"])
-        )
-        table = lesson_vs_installed(run, end, mode, check, version)
-        lesson_comparison(end, mode, check, version, table, settings.num_envs, settings.seed)
-
+    ui.code_expander(
+        final_obs_script(settings.num_envs, settings.steps, settings.seed),
+        "Code: collect this run's final observations",
+        name="collect final observations",
+    )
     return calls.truth
 
 

@@ -10,13 +10,12 @@ from burgerbot.app import learning, measured, ui
 from burgerbot.app.glossary import term_link
 from burgerbot.app.logic.counting_episodes import (
     BACKEND,
-    MODES,
     OPTIONS,
     SPECS,
     CountingSettings,
-    causes_sentence,
     count_finished_by_mode,
     counting_sentence,
+    counts_table,
     finished_episodes_chart,
     prediction_truth,
     question,
@@ -47,11 +46,10 @@ frame = ui.PageFrame(
     SPECS,
     title="Counting finished episodes",
     intro=(
-        "This page assumes you have done the Auto-reset page. The lesson's example of "
-        "auto-reset steps 2 CartPoles 200 times with random actions and counts the episodes "
-        "each one finished; here they are BurgerBots. You will learn to count them from the "
-        f"flags a {term_link('vector-env')} returns, and whether the auto-reset mode changes "
-        "the count."
+        "The lesson's auto-reset example counts the episodes 2 CartPoles finish in 200 random "
+        "steps; here 8 BurgerBots take 500, enough for a clear "
+        f"answer. You will learn to count episodes from the flags a {term_link('vector-env')} "
+        "returns, and whether the auto-reset mode changes the count."
     ),
     topics=["Counting finished episodes per environment", "NEXT_STEP against SAME_STEP"],
     links=["Auto-reset modes", "Gymnasium vector API"],
@@ -70,12 +68,7 @@ col_steps.number_input(
 col_seed.number_input("Seed", min_value=0, max_value=HIGH["seed"], step=1, key=frame.key["seed"])
 frame.settings_done()
 
-learning.prediction(
-    PREDICTION,
-    question(settings),
-    OPTIONS,
-    help="On the Auto-reset page you saw which call each mode spends on a reset.",
-)
+learning.prediction(PREDICTION, question(settings), OPTIONS)
 counts = None
 if learning.revealed(PREDICTION):
     try:
@@ -85,13 +78,10 @@ if learning.revealed(PREDICTION):
     except Exception as error:  # show it; the page keeps working
         st.error(f"The counting run failed: {type(error).__name__}: {error}")
 if counts is not None:
-    st.markdown(
-        "Finished episodes per env: `terminated | truncated` added up over the calls, in "
-        f"{' and '.join(MODES)} mode with the same actions."
+    learning.chart_with_table(
+        learning.chart_spec(finished_episodes_chart, counts), counts_table(counts)
     )
-    learning.chart_with_table(learning.chart_spec(finished_episodes_chart, counts), counts)
-    learning.check(PREDICTION, prediction_truth(counts), counting_sentence(counts, settings.steps))
-    st.write(causes_sentence(counts))
+    learning.check(PREDICTION, prediction_truth(counts), counting_sentence(counts))
     ui.code_expander(
         counting_script(settings),
         "Code: this count as a script you can run",

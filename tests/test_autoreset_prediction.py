@@ -70,20 +70,35 @@ def test_ends_that_disagree_give_no_answer():
     calls = ending_calls(broken)
     assert calls.truth is None
     assert calls.by_option[ENDS_WITH_A_HIDDEN_RESET] == 1
-    assert "did not all agree" in prediction_explanation(calls, "NEXT_STEP")
+    text = prediction_explanation(calls, "NEXT_STEP")
+    assert "did not all look alike" in text and "**NEXT_STEP** restarts" not in text
 
 
 def test_the_explanation_follows_the_run():
-    calls = ending_calls(rollout("native", 4, 40, 0))
+    run = rollout("native", 4, 40, 0)
+    calls = ending_calls(run)
+    ended = int((run["terminated"] | run["truncated"]).sum())
+    # The count and "episodes ended" say the same thing: the ends on the last call are told apart.
+    assert calls.unfollowed == 1 and calls.ends == ended - 1
     text = prediction_explanation(calls, "NEXT_STEP")
-    example = calls.example
-    assert f"all {calls.ends} episode ends" in text
-    assert f"env {example['env']} ended at step {example['step']}" in text
-    assert "spent on the reset" in text and "the timeline above" in text
+    assert text.startswith(f"All {calls.ends} episode ends in the timeline looked so; 1 episode")
+    assert "**NEXT_STEP** restarts a robot on the call after" in text
     other = prediction_explanation(calls, "SAME_STEP")
-    assert "a NEXT_STEP run with your settings" in other
+    assert "a NEXT_STEP run of these settings" in other
+    followed = ending_calls(rollout("native", 4, 30, 2))
+    assert followed.unfollowed == 0 and "last call" not in prediction_explanation(
+        followed, "NEXT_STEP"
+    )
     nothing = prediction_explanation(ending_calls(rollout("native", 1, 1, 0)), "NEXT_STEP")
     assert nothing.startswith("No episode ended")
+
+
+def test_a_run_with_no_end_to_look_at_is_not_scored():
+    app = open_app_page(PAGE, {"n": "1", "steps": "1"}, timeout=300, expanders=True)
+    app = lock_in(app, ENDS_AS_IN_NEXT_STEP)
+    assert prediction_checks(app) == []
+    assert "could not decide" in texts(app.info)
+    assert prediction_score(app) == (1, 0, 0)
 
 
 def test_the_question_names_the_default_only_when_it_is():
@@ -128,7 +143,7 @@ def lock_in(app, choice: str):
 def test_a_right_prediction_is_confirmed_by_the_live_run(truth):
     app = lock_in(open_app_page(PAGE, None, timeout=300, expanders=True), truth)
     assert prediction_checks(app) == [(truth, truth)]
-    assert "spent on the reset" in texts(app.success)
+    assert "**NEXT_STEP** restarts a robot on the call after" in texts(app.success)
     assert prediction_score(app) == (1, 1, 1)
 
 
@@ -138,7 +153,7 @@ def test_a_wrong_prediction_is_corrected_in_any_mode(truth, mode):
     app = lock_in(open_app_page(PAGE, {"mode": mode}, timeout=300, expanders=True), wrong)
     warning = texts(app.warning)
     assert prediction_checks(app) == [(wrong, truth)]
-    assert ("a NEXT_STEP run with your settings" in warning) == (mode != "NEXT_STEP")
+    assert ("a NEXT_STEP run of these settings" in warning) == (mode != "NEXT_STEP")
     assert prediction_score(app) == (1, 0, 1)
 
 
@@ -153,22 +168,18 @@ def test_the_prediction_comes_before_the_reveal():
     app = open_app_page(PAGE, None, timeout=300, expanders=True)
     main = [str(getattr(e, "value", "")) for e in app.main]
     assert any("Predict first" in m for m in main)
-    assert not any(m.startswith("1. Every step") for m in main)  # not before the reveal
+    assert not any(m.startswith("Every step") for m in main)  # not before the reveal
     main = [str(getattr(e, "value", "")) for e in skipped(app).main]
     question_at = next(i for i, m in enumerate(main) if "Predict first" in m)
-    timeline_at = next(i for i, m in enumerate(main) if m.startswith("1. Every step"))
+    timeline_at = next(i for i, m in enumerate(main) if m.startswith("Every step"))
     assert question_at < timeline_at
 
 
-def test_the_exercise_answer_is_hidden_then_runs_from_a_file(tmp_path):
+def test_the_final_observations_script_is_the_pages_run_and_runs_from_a_file(tmp_path):
     app = skipped(open_app_page(PAGE, {"n": "3", "steps": "30", "seed": "5"}, timeout=300))
-    toggle = app.toggle(key="autoreset_final_obs_answer")
-    assert toggle.value is False
-    before = [c.value for c in app.code]
-    toggle.set_value(True).run()
-    (answer,) = [c.value for c in app.code if c.value not in before]
-    assert "NUM_ENVS = 3" in answer and "STEPS = 30" in answer and "SEED = 5" in answer
-    out = assert_script_behaves(answer, tmp_path / "answer")
+    (script,) = [c.value for c in app.code if "final observations" in c.value]
+    assert "NUM_ENVS = 3" in script and "STEPS = 30" in script and "SEED = 5" in script
+    out = assert_script_behaves(script, tmp_path / "script")
     table = next(d.value for d in app.dataframe if "final obs is in" in d.value)
     assert out.splitlines()[0] == f"{len(table)} final observations"
 

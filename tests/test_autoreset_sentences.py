@@ -5,10 +5,8 @@ from __future__ import annotations
 from burgerbot.app.logic.autoreset import (
     ENDS_AS_IN_NEXT_STEP,
     ENDS_AS_IN_THE_LESSON,
-    PAGE_MODES,
     default_autoreset_mode,
     lesson_verdict,
-    mode_captions,
     same_step_end_keys,
     takeaway_bullets,
 )
@@ -19,10 +17,10 @@ def test_the_lesson_verdict_follows_what_gymnasium_did():
         "NEXT_STEP", ("_final_info", "_final_obs", "final_info", "final_obs")
     )
     assert kind == "changed"
-    assert "default is now NEXT_STEP" in why and 'under "final_obs"' in why
+    assert "default is now NEXT_STEP" in why and '`infos["final_obs"]`' in why
     assert "final_info" not in why  # that key holds the info dict, not the observation
     kind, why = lesson_verdict("SAME_STEP", ("final_obs",))
-    assert kind == "changed" and "default is now" not in why and 'under "final_obs"' in why
+    assert kind == "changed" and "default is now" not in why and '`infos["final_obs"]`' in why
     kind, why = lesson_verdict("NEXT_STEP", ("final_observation",))
     assert kind == "changed" and "default is now NEXT_STEP" in why and "SAME_STEP" not in why
     kind, _ = lesson_verdict("SAME_STEP", ("_final_observation", "final_observation"))
@@ -32,14 +30,6 @@ def test_the_lesson_verdict_follows_what_gymnasium_did():
 def test_the_installed_gymnasium_gets_the_changed_verdict():
     kind, why = lesson_verdict(default_autoreset_mode(), same_step_end_keys())
     assert kind == "changed" and "final_obs" in why
-
-
-def test_mode_captions_mark_the_live_default():
-    captions = mode_captions(default_autoreset_mode())
-    assert len(captions) == len(PAGE_MODES)
-    assert captions[PAGE_MODES.index(default_autoreset_mode())].startswith("the default here")
-    assert sum(c.startswith("the default here") for c in captions) == 1
-    assert not any(c.startswith("the default") for c in mode_captions("none of them"))
 
 
 def test_takeaways_follow_what_was_seen():

@@ -98,7 +98,7 @@ def test_the_page_hands_the_browser_its_own_run_call_by_call():
     app = open_app_page(PAGE, SMALL, timeout=300)
     app.button(key="autoreset_next_step_skip").click().run()
     data = component_data(app, "autoreset_stepper")
-    run = rollout("sync", 3, 20, 0, "NEXT_STEP")  # the page's defaults: sync, seed 0
+    run = rollout("sync", 3, 20, 2, "NEXT_STEP")  # the page's defaults: sync, seed 2
     assert len(data["calls"]) == 21
     assert html_text(data["calls"][0]).startswith(call_title(0))
     step, env = first_end(run, "reset")

@@ -137,6 +137,7 @@ def autoreset(view: AppView) -> float:
     seconds += view.click(
         "autoreset_next_step_lock", until=lambda: "Latest call: reset" in view.main_text()
     )
+    assert "Your prediction was right" in view.main_text()
     for step in (1, 2, 3):
         seconds += view.press("autoreset_stepper", "step", until=shows(step))
     seconds += view.press("autoreset_stepper", "back", until=shows(2))
@@ -153,14 +154,13 @@ def autoreset(view: AppView) -> float:
 def counting_episodes(view: AppView) -> float:
     """Skip the prediction: the counts and their sentence appear (nothing of them before). Move
     NUM_ENVS: the count is of the new number of envs, and the URL follows."""
-    assert "episodes in total" not in view.main_text(), "the counts are shown before the prediction"
-    seconds = view.click(
-        "counting_episodes_modes_skip", until=lambda: "episodes in total" in view.main_text()
-    )
-    assert "of 2 envs)" in view.main_text()
-    seconds += view.set_slider("counting_episodes_n", 3)
-    wait_until(lambda: "of 3 envs)" in view.main_text(), RUN_TIMEOUT_S, "the count of 3 envs")
-    assert view.query().get("n") == ["3"], view.page.url
+    counted = "episodes, SAME_STEP"
+    assert counted not in view.main_text(), "the counts are shown before the prediction"
+    seconds = view.click("counting_episodes_modes_skip", until=lambda: counted in view.main_text())
+    assert "of 8 envs)" in view.main_text()
+    seconds += view.set_slider("counting_episodes_n", 9)
+    wait_until(lambda: "of 9 envs)" in view.main_text(), RUN_TIMEOUT_S, "the count of 9 envs")
+    assert view.query().get("n") == ["9"], view.page.url
     return seconds
 
 

@@ -14,8 +14,8 @@ COUNT_LINE = "{mode}: finished episodes per env {counts}, total {total}"
 def counting_script(settings: CountingSettings) -> str:
     """A self-contained script that counts finished episodes per env in each mode, as the page.
 
-    It builds a ``SyncVectorEnv`` over ``burgerbot``'s ``burgerbot_factory`` in each mode, draws the
-    same random actions as the page (``np.random.default_rng(seed).integers``) and prints
+    It builds a ``SyncVectorEnv`` from the lesson's ``make_env(seed)`` factory in each mode,
+    draws the same random actions as the page (``np.random.default_rng(seed).integers``) and prints
     ``COUNT_LINE`` for each mode.
     """
     line = COUNT_LINE.format(
@@ -28,27 +28,34 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from burgerbot.factories import burgerbot_factory
+from burgerbot import BurgerBotEnv
 
 NUM_ENVS = {settings.num_envs}
 STEPS = {settings.steps}
 SEED = {settings.seed}
 
-print(f"gymnasium {{gym.__version__}}")
+
+def make_env(seed):
+    def thunk():  # the zero-argument function SyncVectorEnv calls
+        env = BurgerBotEnv()
+        env.reset(seed=seed)
+        return env
+
+    return thunk
+
+
 for mode in ({modes}):
     envs = gym.vector.SyncVectorEnv(
-        [burgerbot_factory() for _ in range(NUM_ENVS)], autoreset_mode=mode
+        [make_env(i) for i in range(NUM_ENVS)], autoreset_mode=mode
     )
-    # The page's random actions: one row per step() call, one column per env.
+    # The page's random actions: a row per call, a column per env.
     actions = np.random.default_rng(SEED).integers(0, 4, size=(STEPS, NUM_ENVS))
     finished = np.zeros(NUM_ENVS, dtype=np.int64)
-    try:
-        obs, infos = envs.reset(seed=SEED)
-        for step_actions in actions:
-            obs, rewards, terminated, truncated, infos = envs.step(step_actions)
-            # One True per finished episode, on the call that ends it, in both modes.
-            finished += terminated | truncated
-    finally:
-        envs.close()
+    obs, infos = envs.reset(seed=SEED)
+    for step_actions in actions:
+        obs, rewards, terminated, truncated, infos = envs.step(step_actions)
+        # True once per episode, on the call that ends it.
+        finished += terminated | truncated
+    envs.close()
     print(f"{line}")
 '''
