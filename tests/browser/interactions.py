@@ -179,7 +179,7 @@ def why_batches(view: AppView) -> float:
     assert "Key takeaways" in view.main_text() and "step() calls to fill" not in view.main_text()
     seconds = view.click(
         "why_batches_calls_2048_4_skip",
-        until=lambda: "When vectorisation helps" in view.main_text(),
+        until=lambda: "step() calls to fill" in view.main_text(),
     )
     assert metric_values(view)[0] == "512"
     seconds += view.set_slider("why_batches_n", 5)

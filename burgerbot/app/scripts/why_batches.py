@@ -41,10 +41,9 @@ finally:
 print("step() calls:", STEP_CALLS)
 print("buffer shape:", rewards.shape, "=", rewards.size, "rows (env-steps)")
 print("episodes ended:", int(dones.sum()))
-print("goals:", int((rewards == 50.0).sum()), "| hits:", int((rewards == -10.0).sum()))
 if envs.autoreset_mode == AutoresetMode.NEXT_STEP:
     # The call after an episode ends resets that env: reward 0.0, its action is ignored.
-    # Those rows are no transitions: a learner masks them out.
+    # Those rows are no transitions: a mask (True for each row to keep) leaves them out.
     resets = int(dones[:-1].sum())
     print("reset rows:", resets, "| transitions:", rewards.size - resets)
 else:
