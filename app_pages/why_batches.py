@@ -74,12 +74,12 @@ def buffer_panel(frame: pd.DataFrame, layout: BufferLayout, settings: BufferSett
     """The filled batch: its size and the first calls of the buffer as a picture (and a table)."""
     num_envs = settings.num_envs
     m1, m2 = st.columns(2)
-    m1.metric("step() calls to fill the batch", f"{layout.step_calls:,}")
+    m1.metric("step() calls", f"{layout.step_calls:,}")
     m2.metric("buffer shape (steps, envs)", f"({layout.step_calls:,}, {num_envs:,})")
     drawing = buffer_drawing(layout)
     st.markdown(
-        f"**The {term_link('rollout', 'rollout buffer')}** (random actions): "
-        f"{drawn_text(layout, drawing)}."
+        f"**The {term_link('rollout', 'rollout buffer')}** (random actions), "
+        f"{drawn_text(layout, drawing)}:"
     )
     cells = buffer_cells(frame, drawing.drawn_envs, drawing.drawn_steps)
     learning.chart_with_table(
@@ -96,8 +96,8 @@ frame = ui.PageFrame(
     SPECS,
     title="Why batches help",
     intro=(
-        "You will learn how many `step()` calls N environments need to fill one training "
-        "batch, and when that helps a learning agent."
+        "You will learn how many `step()` calls N environments need to fill a training batch, "
+        "and when that helps."
     ),
     topics=[
         "When vectorisation helps: PPO collects a batch per update",
@@ -110,9 +110,8 @@ frame = ui.PageFrame(
 batch = frame.resolve(lambda values: resolve_settings(values, CAPS))
 
 st.markdown(
-    "PPO, an on-policy method, collects a batch of rows with its current policy, learns from "
-    f"it, throws it away and repeats. Each {term_link('step-call')} returns one row per env: "
-    f"one {term_link('env-step')} (one env's result from that call)."
+    f"Each {term_link('step-call')} returns one row per env: an {term_link('env-step')} (one "
+    "env's result from that call)."
 )
 buffer_controls(frame.key)
 frame.settings_done()
@@ -144,12 +143,8 @@ if answered or learning.revealed(pid):
     )
     buffer_panel(rollout, layout, batch)
     # Short link labels: Streamlit cuts a long one on a phone instead of wrapping it.
-    st.markdown(
-        "Stable-Baselines3 fixes `n_steps`, the `step()` calls per env before each update, so "
-        "its batch grows with N. Does batching also make an agent learn from fewer "
-        "transitions? See Going further:"
-    )
-    st.page_link("app_pages/learning_speed.py", label="Batches and learning speed", icon="🏃")
+    st.markdown("Stable-Baselines3 instead fixes `n_steps`, the `step()` calls per env per update.")
+    st.page_link("app_pages/learning_speed.py", label="Going further: learning speed", icon="🏃")
 ui.code_expander(
     buffer_script(batch.batch_size, batch.num_envs, batch.seed, batch.mode),
     label="Code: this batch as a script you can run",

@@ -86,7 +86,7 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
 
     app.button(key=f"{pid(2048, 4)}_skip").click().run()
     after = shown_text(app)
-    assert metrics(app)["step() calls to fill the batch"] == calls
+    assert metrics(app)["step() calls"] == calls
     assert takeaways(2048, 4, 512, None)[1] in after
     assert prediction_checks(app) == []  # skipped: nothing to check
 
@@ -99,7 +99,7 @@ def page() -> AppTest:
 def test_defaults_show_the_lessons_numbers(page):
     assert page.title[0].value == "Why batches help"
     shown = metrics(page)
-    assert shown["step() calls to fill the batch"] == "512"
+    assert shown["step() calls"] == "512"
     assert shown["buffer shape (steps, envs)"] == "(512, 4)"
     frame = rollout_buffer(2048, 4, 0, "NEXT_STEP")
     resets = int((frame["event"] == "reset").sum())
@@ -108,7 +108,7 @@ def test_defaults_show_the_lessons_numbers(page):
     assert calls_explanation(2048, 4, 512, resets) in texts(page.info)
     assert quotes(texts(page.info), 2048, 4, 512, resets)
     assert drawn_text(buffer_layout(2048, 4), buffer_drawing(buffer_layout(2048, 4))) == (
-        "The first 16 of 512 step() calls, all 4 envs"  # its one wording check
+        "the first 16 of 512 step() calls, all 4 envs"  # its one wording check
     )
     (heatmap,) = chart_specs(page)
     assert heatmap["mark"]["type"] == "point"
@@ -125,7 +125,7 @@ def test_no_goal_count_is_shown_goal_scaling_asks_about_them(page):
 
 def test_num_envs_batch_mode_and_seed_change_the_buffer(page):
     page.slider(key=KEY["n"]).set_value(16).run()
-    assert metrics(page)["step() calls to fill the batch"] == "128"
+    assert metrics(page)["step() calls"] == "128"
     shows_the_buffer(page, 2048, 16, 0, "NEXT_STEP")
     assert page.query_params["n"] == "16"
 
@@ -189,7 +189,7 @@ def test_the_calls_prediction_is_checked_right_and_wrong(batch, n):
     app.button(key=lock).click().run()
     assert prediction_checks(app) == [(wrong, truth)]
     assert prediction_score(app) == (1, 0, 1)
-    assert metrics(app)["step() calls to fill the batch"] == truth
+    assert metrics(app)["step() calls"] == truth
 
     app.radio(key=choice).set_value(truth).run()
     app.button(key=lock).click().run()
@@ -207,7 +207,7 @@ def test_the_key_takeaways_end_the_page_and_follow_the_batch():
     assert "\n".join(f"- {b}" for b in takeaways(2048, 16, calls, None)) in bullets
     # Other settings after that answer: the new batch shows at once, its question stays open
     app.slider(key=KEY["n"]).set_value(8).run()
-    assert metrics(app)["step() calls to fill the batch"] == "256"
+    assert metrics(app)["step() calls"] == "256"
     assert app.button(key=f"{pid(2048, 8)}_lock").label == "Lock in"
     assert "\n".join(f"- {b}" for b in takeaways(2048, 8, 256, None)) in texts(app.markdown)
     assert not app.exception

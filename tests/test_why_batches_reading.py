@@ -39,16 +39,16 @@ def test_the_verdict_counts_the_runs_reset_rows_to_mask_out():
     assert quotes(text, 2048, 4, 512, resets)
     assert "mask" in text  # taught here, in one clause (the glossary says so)
     assert not quotes(calls_explanation(2048, 4, 512, None), resets)  # SAME_STEP: none
-    assert "reset row" in calls_explanation(2048, 4, 512, 0)  # said, not left out
+    assert "None of them" in calls_explanation(2048, 4, 512, 0)  # said, not left out
 
 
 def test_takeaways_follow_the_batch():
     plain = takeaways(2048, 4, 512, 169)
-    assert len(plain) == 5 and quotes(plain[0], 2048, 4, 512) and quotes(plain[-1], 169)
+    assert len(plain) == 5 and quotes(plain[0], 512) and quotes(plain[-1], 169)
     same_step = takeaways(2048, 4, 512, None)
     assert len(same_step) == 4 and not any(quotes(b, 169) for b in same_step)
     # one env batches nothing: the first takeaway says what 4 envs would take
-    assert quotes(takeaways(2048, 1, 2048, None)[0], 2048, 1, 512)
+    assert quotes(takeaways(2048, 1, 2048, None)[0], 2048, 4, 512)
     assert "tends to" in plain[2]  # more varied rows tend to lower the variance: no promise
 
 

@@ -176,10 +176,10 @@ def disabled_mode(view: AppView) -> float:
 
 def why_batches(view: AppView) -> float:
     """Skip the prediction: the batch appears; then one more NUM_ENVS: fewer calls fill it."""
-    assert "Key takeaways" in view.main_text() and "step() calls to fill" not in view.main_text()
+    assert "Key takeaways" in view.main_text() and "rollout buffer" not in view.main_text()
     seconds = view.click(
         "why_batches_calls_2048_4_skip",
-        until=lambda: "step() calls to fill" in view.main_text(),
+        until=lambda: "rollout buffer" in view.main_text(),
     )
     assert metric_values(view)[0] == "512"
     seconds += view.set_slider("why_batches_n", 5)

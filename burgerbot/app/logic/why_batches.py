@@ -122,22 +122,22 @@ def buffer_drawing(
 
 
 def drawn_text(layout: BufferLayout, drawing: BufferDrawing) -> str:
-    """The picture's heading: which part of the buffer it shows.
+    """Which part of the buffer the picture shows (its heading ends with it).
 
     Example:
         >>> from burgerbot.buffers import buffer_layout
         >>> layout = buffer_layout(2048, 4)
         >>> drawn_text(layout, buffer_drawing(layout))
-        'The first 16 of 512 step() calls, all 4 envs'
+        'the first 16 of 512 step() calls, all 4 envs'
     """
     num_envs = layout.num_envs
     calls = (
-        f"The first {drawing.drawn_steps:,} of {layout.step_calls:,} step() calls"
+        f"the first {drawing.drawn_steps:,} of {layout.step_calls:,} step() calls"
         if drawing.drawn_steps < layout.step_calls
         else (
-            f"All {layout.step_calls:,} step() calls"
+            f"all {layout.step_calls:,} step() calls"
             if layout.step_calls > 1
-            else "The single step() call"
+            else "the single step() call"
         )
     )
     envs = (
@@ -151,12 +151,12 @@ def drawn_text(layout: BufferLayout, drawing: BufferDrawing) -> str:
 # --- The buffer as a chart -------------------------------------------------------------------
 
 EVENT_LABELS = {
-    "move": "move forward (+1)",
+    "move": "move (+1)",
     "turn_or_stop": "turn or stop (−0.1)",
-    "hit": "hit (−10, episode ends)",
-    "goal": "goal (+50, episode ends)",
-    "truncated": "time limit (episode ends)",
-    "reset": "reset row (0, not a transition)",
+    "hit": "hit (−10, ends)",
+    "goal": "goal (+50, ends)",
+    "truncated": "time limit (ends)",
+    "reset": "reset row (not a transition)",
 }
 """What each ``event`` of `burgerbot.experiments.rollout` means, with its reward."""
 
@@ -246,6 +246,7 @@ def buffer_heatmap(frame: pd.DataFrame, drawn_envs: int, drawn_steps: int) -> al
                 "step:O",
                 title="step() call (row)",
                 scale=alt.Scale(domain=list(range(1, drawn_steps + 1))),
+                axis=alt.Axis(values=[1, *range(4, drawn_steps + 1, 4)]),
             ),
             color=alt.Color(
                 "what happened:N",
@@ -319,25 +320,21 @@ def calls_explanation(batch_size: int, num_envs: int, calls: int, resets: int | 
 
     Example:
         >>> calls_explanation(2048, 4, 512, 169)  # doctest: +ELLIPSIS
-        '2,048 rows ÷ 4 per call = 512 calls. ... 169 of the 2,048 rows were reset rows...'
+        '2,048 rows ÷ 4 per call = 512 calls. 169 of the 2,048 rows were NEXT_STEP reset rows...'
     """
     rows = calls * num_envs
     per_call = f"{num_envs} per call" if num_envs != 1 else "1 per call"
     text = f"{batch_size:,} rows ÷ {per_call} = {counted(calls, 'call')}"
     if rows != batch_size:
-        text += f", rounded up: the last call collects {rows - batch_size:,} more than needed"
+        text += f", rounded up ({rows - batch_size:,} rows too many)"
     text += "."
     if resets:
         text += (
-            f" In NEXT_STEP mode {resets:,} of the {rows:,} rows were reset rows, not "
-            "transitions: the update must mask them out (leave them out with a true/false "
-            "array, the mask)."
+            f" {resets:,} of the {rows:,} rows were NEXT_STEP reset rows, not transitions: the "
+            "update masks them out (drops them with a true/false array, a mask)."
         )
     elif resets == 0:
-        text += (
-            " In NEXT_STEP mode none of them was a reset row: no episode ended before the "
-            "last call."
-        )
+        text += " None of them was a NEXT_STEP reset row."
     return text
 
 
@@ -346,26 +343,18 @@ def takeaways(batch_size: int, num_envs: int, calls: int, resets: int | None) ->
 
     ``resets`` is the NEXT_STEP reset rows of the batch (None in SAME_STEP mode).
     """
-    envs = counted(num_envs, "env")
-    first = (
-        f"N envs fill a batch of B rows in ⌈B ÷ N⌉ `step()` calls: {batch_size:,} rows with "
-        f"{envs} took {counted(calls, 'call')}"
-    )
+    first = f"N envs fill a batch of B rows in ⌈B ÷ N⌉ `step()` calls: here {calls:,}"
     if num_envs == 1:
         first += f"; 4 envs would take {math.ceil(batch_size / 4):,}"
     bullets = [
         first + ".",
-        "On-policy methods such as PPO need N times fewer calls per update; off-policy methods "
-        "such as DQN fill their replay buffer N times faster per call.",
-        "Rows from N episodes at different stages are more varied than one long stretch of a "
-        "single episode, which tends to make each update less noisy (it is not guaranteed).",
-        "Batching pays where each call has a cost that does not grow with N, above all one "
-        "forward pass of the policy network for the whole batch. A BurgerBot step costs "
-        "microseconds, so the gain here is small; Stable-Baselines3 is built on the pattern.",
+        "PPO (on-policy) needs N times fewer calls per update; DQN (off-policy) fills its "
+        "replay buffer N times faster.",
+        "Rows from N episodes at once are more varied, which tends to make each update less "
+        "noisy (not guaranteed).",
+        "Batching pays where each call has a fixed cost, such as one forward pass of the policy "
+        "network for the whole batch; for BurgerBot's microsecond step the gain is small.",
     ]
     if resets:
-        bullets.append(
-            f"In NEXT_STEP mode {resets:,} of these rows were reset rows, which the update "
-            "masks out; SAME_STEP mode leaves none."
-        )
+        bullets.append(f"Here {resets:,} of the rows were reset rows, which the update masks out.")
     return bullets
