@@ -110,10 +110,9 @@ frame = ui.PageFrame(
     links=["Gymnasium vector API"],
 )
 st.markdown(
-    f"{term_link('sync')} steps its envs one after another in this process. "
-    f"{term_link('async')} gives each env a worker process: every `step()` call sends each "
-    "worker its action and gets its results back. The native `BurgerBotVectorEnv` (this "
-    "project's class, not Gymnasium's) is timed too."
+    f"{term_link('sync')} steps its envs in this process; {term_link('async')} sends each "
+    "env's action to its worker process and gets the results back, every call. The native "
+    "env is timed too."
 )
 total_cores, affinity = core_counts()
 st.caption(
@@ -128,11 +127,7 @@ learning.prediction(
     ("SyncVectorEnv", "AsyncVectorEnv"),
 )
 if learning.revealed(FASTER):
-    st.write(
-        "Each vector env is built, reset, stepped 1,000 times with random actions and closed, "
-        "in 3 rounds taken in turns; Async first starts its 4 worker processes "
-        f"({term_link('spawn')}: a fresh Python each)."
-    )
+    st.write("Each is built, reset, stepped 1,000 times and closed, in 3 rounds taken in turns.")
     # One button; once a result is shown it measures again (not replayed from the cache).
     again = "lesson" in results
     if st.button(

@@ -47,9 +47,8 @@ LESSON = TimingSettings((4,), 1_000)
 
 CLASS_NAMES = {"sync": "SyncVectorEnv", "async": "AsyncVectorEnv"}
 ROUND_TRIP = (
-    "pickling the action and sending it down a pipe, waking the worker, the worker's loop and "
-    "step, writing its observation into shared memory and signalling its semaphore, pickling "
-    "its reward, flags and infos back, and the parent's bookkeeping"
+    "pickling and pipes both ways, waking the worker, the worker's loop and step, the "
+    "shared-memory write and its semaphore, and the parent's bookkeeping"
 )
 """What one env's share of an AsyncVectorEnv ``step()`` call does beyond the env's own step
 (read from gymnasium's `async_vector_env.py`)."""
@@ -127,7 +126,7 @@ class Messages:
             return None
         low, high = spread
         head = (
-            f"Pickling and unpickling one env's messages ({self.out_bytes} bytes out, "
+            f"Pickling one env's messages ({self.out_bytes} bytes out, "
             f"{self.back_bytes} back) took {micros(self.pickle_s)}: "
         )
         share = f"{low:.0%}" if low == high else f"{low:.0%} to {high:.0%}"
@@ -349,10 +348,9 @@ def speed_verdict(frame: pd.DataFrame, num_envs: int = 4) -> tuple[str | None, s
 def takeaways(lesson: pd.DataFrame | None, bookkeeping: Bookkeeping | None) -> list[str]:
     """The page's "Key takeaways"; the one about this server comes from its run, if any."""
     bullets = [
-        "`SyncVectorEnv` steps its envs one after another in this process; `AsyncVectorEnv` "
-        "runs each in its own worker process: in every call, actions go out and rewards, "
-        "flags and infos come back pickled through pipes, observations through shared memory "
-        "(its default).",
+        "`SyncVectorEnv` steps its envs in this process; `AsyncVectorEnv` runs each in a worker "
+        "process and, every call, pickles actions out and rewards, flags and infos back "
+        "through pipes (observations come back through shared memory).",
     ]
     result = None if lesson is None else faster_backend(lesson)
     if result is None:
@@ -370,10 +368,9 @@ def takeaways(lesson: pd.DataFrame | None, bookkeeping: Bookkeeping | None) -> l
         )
     step = f" ({micros(bookkeeping.plain_median)} here)" if bookkeeping is not None else ""
     bullets += [
-        f"Async's round trip costs far more than a BurgerBot step{step}. It pays off only when "
-        "one step costs much more than that (a heavy simulator, or waiting on a device): "
-        "Cost sweeps, under Going further, finds where.",
-        "`BurgerBotVectorEnv` (native) is this project's class, not Gymnasium's: one call moves "
-        "every robot with numpy.",
+        f"Async's round trip costs far more than a BurgerBot step{step}; it pays off only when "
+        "a step costs much more (a heavy simulator, waiting on a device).",
+        "The native `BurgerBotVectorEnv` (this project's class, not Gymnasium's) moves every "
+        "robot in one numpy call.",
     ]
     return bullets

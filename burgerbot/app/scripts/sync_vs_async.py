@@ -97,15 +97,12 @@ def make_env(seed):
 
 
 def build(backend):
-    if backend == "native":  # one object, all robots in numpy arrays
+    if backend == "native":  # all robots in numpy arrays
         return BurgerBotVectorEnv(NUM_ENVS)
     env_fns = [make_env(i) for i in range(NUM_ENVS)]
-    if backend == "sync":  # all envs in this process, called one after another
+    if backend == "sync":
         return gym.vector.SyncVectorEnv(env_fns)
-    # One worker process per env, started fresh ("spawn"). In every call the actions go
-    # out, and rewards, flags and infos come back, pickled through pipes; observations
-    # come back through shared memory (shared_memory=True, the default).
-    return gym.vector.AsyncVectorEnv(env_fns, context="spawn")
+    return gym.vector.AsyncVectorEnv(env_fns, context="spawn")  # a fresh worker per env
 
 
 def time_steps(backend):
