@@ -7,9 +7,7 @@ import streamlit as st
 
 from burgerbot.app import learning, measured, ui
 from burgerbot.app.glossary import term_link
-from burgerbot.app.labels import BACKEND_NAMES
 from burgerbot.app.logic.sync_vs_async import (
-    BOOKKEEPING,
     LESSON,
     Bookkeeping,
     Messages,
@@ -78,56 +76,23 @@ def run(fresh: bool, visit: measured.Visit) -> dict | None:
     return None
 
 
-def against_sync(frame: pd.DataFrame, backend: str, num_envs: int) -> str:
-    """A metric's delta: ``backend`` against Sync, a factor only when the rounds do not overlap."""
-    result = compare_backends(frame, backend, "sync", num_envs)
-    if result is None or result[0] == "similar":
-        return "about Sync's speed (the rounds overlap)"
-    verdict, ratio, _ = result
-    if verdict == "faster":
-        return f"{ratio:,.1f}× faster than Sync"
-    return f"{1 / ratio:,.1f}× slower than Sync"
-
-
-def timing_table_panel(frame: pd.DataFrame) -> None:
-    """The times of the run per backend, the stepping time also divided by Sync's."""
-    ui.number_table(shown_timing_table(frame, per_num_envs=False), TIMING_COLUMNS)
-    st.caption(
-        "Medians of 3 rounds, in seconds. *steps ÷ Sync*: above 1 is slower than Sync. "
-        "Async's create and close start and stop its worker processes."
-    )
-
-
 def lesson_panel(
     lesson: pd.DataFrame, bookkeeping: Bookkeeping | None, messages: Messages, caption: str
 ) -> None:
-    """The comparison's results: the table, env-steps/s per backend and why Async is slower."""
-    timing_table_panel(lesson)
-    st.caption(caption)
+    """The comparison's results: the table, and where Async's time per call goes."""
+    ui.number_table(shown_timing_table(lesson, per_num_envs=False), TIMING_COLUMNS)
+    st.caption(
+        "Medians of 3 rounds, in seconds; *steps ÷ Sync* divides the medians (above 1: slower "
+        f"than Sync). {caption}"
+    )
     costs = call_costs(lesson)
     if not costs:
         return
-    c_sync, c_async, c_native = st.columns(3)
-    per_s = lesson.set_index("backend")["env_steps_per_s"]
     n = costs[0].num_envs
-    c_sync.metric(
-        "Sync: env-steps/s", f"{per_s['sync']:,.0f}", help="Median of the rounds taken in turns."
-    )
-    for column, backend in ((c_async, "async"), (c_native, "native")):
-        column.metric(
-            f"{BACKEND_NAMES[backend]}: env-steps/s",
-            f"{per_s[backend]:,.0f}",
-            against_sync(lesson, backend, n),
-            delta_color="off",
-            delta_arrow="off",
-        )
     rounds, extra = compare_backends(lesson, "async", "sync", n), extra_per_env_rounds(lesson, n)
     st.markdown(overhead_text(costs[0], bookkeeping, rounds, extra))
     if (rounds is None or rounds[0] != "similar") and (said := messages.sentence(costs[0], extra)):
         st.markdown(said)
-    if bookkeeping is not None:
-        st.markdown(bookkeeping.sentence())
-        st.caption(f"Sync's bookkeeping: {BOOKKEEPING}.")
 
 
 visit = measured.Visit.begin(st.session_state)
@@ -135,14 +100,8 @@ frame = ui.PageFrame(
     PAGE,
     title="Sync vs Async: which vector env is faster?",
     intro=(
-        "You will time the lesson's exercise 2 live and see where the time goes. "
-        f"{term_link('sync')} steps its {term_link('sub-environment', 'sub-environments')} one "
-        "after another, inside this process. "
-        f"{term_link('async')} gives each its own worker process, so they can step at the same "
-        "time; but in every `step()` call it must send each worker its action and get the "
-        "results back from another process. The native `BurgerBotVectorEnv` (this project's "
-        "class, not Gymnasium's) steps every robot at once with numpy. Speeds are in "
-        f"{term_link('env-step', 'env-steps')} per second: one row per sub-environment per call."
+        "You will time the lesson's exercise 2 live, SyncVectorEnv against AsyncVectorEnv "
+        "with 4 BurgerBots, and see where each one's time goes."
     ),
     topics=[
         "Exercise 2: AsyncVectorEnv vs SyncVectorEnv, 4 envs × 1,000 steps",
@@ -150,11 +109,15 @@ frame = ui.PageFrame(
     ],
     links=["Gymnasium vector API"],
 )
+st.markdown(
+    f"{term_link('sync')} steps its envs in this process; {term_link('async')} sends each "
+    "env's action to its worker process and gets the results back, every call. The native "
+    "env is timed too."
+)
 total_cores, affinity = core_counts()
 st.caption(
-    f"🖥️ This machine: `os.cpu_count()` = **{total_cores}**; this app may use "
-    f"`len(os.sched_getaffinity(0))` = **{affinity if affinity is not None else '?'}** of them. "
-    "Other programs share them, so timings vary: measure twice and compare."
+    f"🖥️ This server has **{affinity or total_cores or '?'}** cores for this app, shared with "
+    "other programs: timings vary."
 )
 results: dict = st.session_state.setdefault(RESULTS, {})
 
@@ -164,22 +127,17 @@ learning.prediction(
     ("SyncVectorEnv", "AsyncVectorEnv"),
 )
 if learning.revealed(FASTER):
-    st.write(
-        "Each vector env is built with 4 BurgerBots, reset, stepped 1,000 times with random "
-        "actions and closed, each part timed, in 3 rounds taken in turns. Async starts its 4 "
-        f"workers with {term_link('spawn', 'spawn')}: a fresh Python interpreter each, which "
-        "takes a moment."
-    )
-    left, right = st.columns(2)
-    # Each button runs as soon as it is drawn, so "Measure again" is drawn knowing the result.
-    if left.button("Run the lesson's comparison", key=f"{PAGE}_lesson", type="primary") and (
-        timing := run(False, visit)
-    ):
+    st.write("Each is built, reset, stepped 1,000 times and closed, in 3 rounds taken in turns.")
+    # One button; once a result is shown it measures again (not replayed from the cache).
+    again = "lesson" in results
+    if st.button(
+        "Measure again" if again else "Run the lesson's comparison",
+        key=f"{PAGE}_lesson",
+        type="primary",
+    ) and (timing := run(again, visit)):
         results["lesson"] = timing
-    if right.button(
-        "Measure again", key=f"{PAGE}_lesson_again", disabled="lesson" not in results
-    ) and (timing := run(True, visit)):
-        results["lesson"] = timing
+        if not again:
+            st.rerun()  # redraw the button with what it does from now on
     if lesson := results.get("lesson"):
         lesson_panel(lesson["frame"], lesson["bookkeeping"], lesson["messages"], lesson["caption"])
         learning.check(FASTER, *speed_verdict(lesson["frame"]))
@@ -191,15 +149,12 @@ learning.exercise(
     f"{PAGE}_swap",
     "the lesson's exercise 2, Sync against Async",
     "Swap `AsyncVectorEnv` in for `SyncVectorEnv` and time 4 BurgerBots × 1,000 `step()` "
-    "calls with each. Which is faster, and by how much? Write it as a script and keep the "
-    '`if __name__ == "__main__":` guard: each spawned worker imports your script again.',
+    'calls with each. Which is faster? Keep the `if __name__ == "__main__":` guard: each '
+    "spawned worker imports your script again.",
     EXERCISE_ANSWER,
     answer_name="exercise sync vs async",
 )
-st.markdown(
-    "**Going further:** [Cost sweeps](cost_sweeps) times every NUM_ENVS and adds a cost to each "
-    "step, to find where Async wins."
-)
+st.page_link("app_pages/cost_sweeps.py", label="Going further: when Async wins", icon="📈")
 frame.takeaways(
     takeaways(lesson["frame"], lesson["bookkeeping"]) if lesson else takeaways(None, None),
     after=FASTER,

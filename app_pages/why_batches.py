@@ -11,11 +11,8 @@ from burgerbot.app.caps import CAPS
 from burgerbot.app.glossary import term_link
 from burgerbot.app.logic.why_batches import (
     AUTORESET_CHOICES,
-    MAX_DRAWN_ENVS,
-    MAX_DRAWN_STEPS,
     SPECS,
     BufferSettings,
-    batch_counts_text,
     buffer_cells,
     buffer_drawing,
     buffer_heatmap,
@@ -25,7 +22,6 @@ from burgerbot.app.logic.why_batches import (
     calls_question,
     calls_truth,
     drawn_text,
-    helps_points,
     resolve_settings,
     takeaways,
 )
@@ -62,10 +58,7 @@ def buffer_controls(key: dict[str, str]) -> None:
         SPECS[1],
         key,
         step=64,
-        help=(
-            "Rows PPO collects before each update (its rollout; with SB3's own vector envs "
-            "every row is a transition). Stable-Baselines3's default is n_steps=2048 per env."
-        ),
+        help="Rows PPO collects before each update.",
     )
     col_mode.radio(
         "Auto-reset mode",
@@ -78,43 +71,24 @@ def buffer_controls(key: dict[str, str]) -> None:
 
 
 def buffer_panel(frame: pd.DataFrame, layout: BufferLayout, settings: BufferSettings) -> None:
-    """The filled batch: its counts, the buffer as a heatmap (and a table), what is in it."""
-    num_envs, batch_size = settings.num_envs, settings.batch_size
-    m1, m2, m3, m4 = st.columns(4)
-    m1.metric("step() calls to fill the batch", f"{layout.step_calls:,}")
-    m2.metric("rows (env-steps) per call", f"{num_envs:,}")
-    m3.metric("buffer shape (steps, envs)", f"({layout.step_calls:,}, {num_envs:,})")
-    m4.metric("episodes that ended in it", f"{int(frame['ends_episode'].sum()):,}")
-    if not layout.exact:
-        st.caption(
-            f"{batch_size:,} is not a multiple of {num_envs}: {layout.step_calls:,} "
-            f"call{'s collect' if layout.step_calls != 1 else ' collects'} "
-            f"{layout.collected:,} rows, {layout.collected - batch_size:,} more "
-            "than needed. In practice you pick NUM_ENVS and the steps per env so that their "
-            "product is the batch."
-        )
-
+    """The filled batch: its size and the first calls of the buffer as a picture (and a table)."""
+    num_envs = settings.num_envs
+    m1, m2 = st.columns(2)
+    m1.metric("step() calls", f"{layout.step_calls:,}")
+    m2.metric("buffer shape (steps, envs)", f"({layout.step_calls:,}, {num_envs:,})")
     drawing = buffer_drawing(layout)
     st.markdown(
-        f"**The {term_link('rollout')}, filled by a random BurgerBot agent.** Each box is one "
-        f"{term_link('env-step')}, a transition unless it is a reset row: row *t* is what the "
-        "*t*-th `step()` call returned, column "
-        f"*i* what env *i* did. A black line under a box: that env's episode ended there. "
-        f"{drawn_text(layout, drawing)}"
+        f"**The {term_link('rollout', 'rollout buffer')}** (random actions), "
+        f"{drawn_text(layout, drawing)}:"
     )
-    if drawing.clipped:
-        st.caption(
-            f"To keep the page fast the picture shows at most {MAX_DRAWN_STEPS} rows and "
-            f"{MAX_DRAWN_ENVS} columns; the numbers above and below count the whole batch."
-        )
     cells = buffer_cells(frame, drawing.drawn_envs, drawing.drawn_steps)
     learning.chart_with_table(
         learning.chart_spec(buffer_heatmap, frame, drawing.drawn_envs, drawing.drawn_steps),
         cells[["step", "env", "action", "reward", "what happened", "episode"]].rename(
             columns={"step": "step() call", "episode": "episode of this env"}
         ),
+        width="content",
     )
-    st.markdown(batch_counts_text(frame["event"].value_counts(), layout.collected, settings.mode))
 
 
 frame = ui.PageFrame(
@@ -122,8 +96,8 @@ frame = ui.PageFrame(
     SPECS,
     title="Why batches help",
     intro=(
-        "You will learn when vectorisation helps: how many `step()` calls N environments "
-        "need to fill one training batch, and what that buys a learning agent."
+        "You will learn how many `step()` calls N environments need to fill a training batch, "
+        "and when that helps."
     ),
     topics=[
         "When vectorisation helps: PPO collects a batch per update",
@@ -136,11 +110,8 @@ frame = ui.PageFrame(
 batch = frame.resolve(lambda values: resolve_settings(values, CAPS))
 
 st.markdown(
-    f"An on-policy method such as PPO collects a batch of {term_link('transition', 'transitions')}"
-    " with its current policy, learns from it, throws it away and repeats. Each "
-    f"{term_link('step-call')} of a {term_link('vector-env')} returns one row per env, one "
-    f"{term_link('env-step')}: a transition, unless that env is being "
-    f"{term_link('autoreset', 'auto-reset')}."
+    f"Each {term_link('step-call')} returns one row per env: an {term_link('env-step')} (one "
+    "env's result from that call)."
 )
 buffer_controls(frame.key)
 frame.settings_done()
@@ -171,21 +142,9 @@ if answered or learning.revealed(pid):
         calls_explanation(batch.batch_size, batch.num_envs, calls, resets),
     )
     buffer_panel(rollout, layout, batch)
-    with st.container(border=True):
-        st.markdown("**When vectorisation helps**")
-        st.markdown(
-            "\n".join(
-                f"- {point}" for point in helps_points(batch.batch_size, batch.num_envs, calls)
-            )
-        )
-        # Short link labels: Streamlit cuts a long one on a phone instead of wrapping it.
-        st.markdown(
-            "Stable-Baselines3 counts its `n_steps` per env: its page shows what that changes. "
-            "Does batching also make an agent learn from fewer transitions? That is under "
-            "Going further."
-        )
-        st.page_link("app_pages/sb3.py", label="Stable-Baselines3", icon="🧠")
-        st.page_link("app_pages/learning_speed.py", label="Batches and learning speed", icon="🏃")
+    # Short link labels: Streamlit cuts a long one on a phone instead of wrapping it.
+    st.markdown("Stable-Baselines3 instead fixes `n_steps`, the `step()` calls per env per update.")
+    st.page_link("app_pages/learning_speed.py", label="Going further: learning speed", icon="🏃")
 ui.code_expander(
     buffer_script(batch.batch_size, batch.num_envs, batch.seed, batch.mode),
     label="Code: this batch as a script you can run",

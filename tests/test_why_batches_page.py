@@ -12,16 +12,15 @@ from page_apptest import (
     prediction_score,
     texts,
 )
-from sentence_facts import bold, quotes
+from sentence_facts import quotes
 from streamlit.testing.v1 import AppTest
 
 from burgerbot.app.logic.why_batches import (
     MAX_DRAWN_ENVS,
     MAX_DRAWN_STEPS,
-    batch_counts_text,
     buffer_drawing,
+    calls_explanation,
     drawn_text,
-    helps_points,
     takeaways,
 )
 from burgerbot.app.scripts.why_batches import buffer_script
@@ -54,13 +53,17 @@ def chart_specs(app: AppTest) -> list[dict]:
 
 
 def shows_the_buffer(app: AppTest, batch: int, n: int, seed: int, mode: str) -> None:
-    """The page shows the sentences computed from the library's own buffer for these settings:
-    what the picture draws, what the batch holds, and the script that fills it."""
+    """The page shows what is computed from the library's own buffer for these settings: what
+    the picture draws (its cells, one per row of the first calls), and the script that fills it."""
     layout = buffer_layout(batch, n)
     frame = rollout_buffer(batch, n, seed, mode)
-    markdown = texts(app.markdown)
-    assert drawn_text(layout, buffer_drawing(layout)) in markdown
-    assert batch_counts_text(frame["event"].value_counts(), layout.collected, mode) in markdown
+    drawing = buffer_drawing(layout)
+    assert drawn_text(layout, drawing) in texts(app.markdown)
+    (picture,) = chart_specs(app)
+    drawn = frame[(frame["step"] <= drawing.drawn_steps) & (frame["env"] < drawing.drawn_envs)]
+    assert picture["encoding"]["x"]["scale"]["domain"] == list(range(drawing.drawn_envs))
+    assert picture["encoding"]["y"]["scale"]["domain"] == list(range(1, drawing.drawn_steps + 1))
+    assert len(drawn) == drawing.drawn_envs * drawing.drawn_steps
     assert buffer_script(batch, n, seed, mode).strip() in texts(app.code)
 
 
@@ -83,8 +86,7 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
 
     app.button(key=f"{pid(2048, 4)}_skip").click().run()
     after = shown_text(app)
-    assert metrics(app)["step() calls to fill the batch"] == calls
-    assert helps_points(2048, 4, 512)[0] in texts(app.markdown)
+    assert metrics(app)["step() calls"] == calls
     assert takeaways(2048, 4, 512, None)[1] in after
     assert prediction_checks(app) == []  # skipped: nothing to check
 
@@ -97,56 +99,57 @@ def page() -> AppTest:
 def test_defaults_show_the_lessons_numbers(page):
     assert page.title[0].value == "Why batches help"
     shown = metrics(page)
-    assert shown["step() calls to fill the batch"] == "512"
-    assert shown["rows (env-steps) per call"] == "4"
+    assert shown["step() calls"] == "512"
     assert shown["buffer shape (steps, envs)"] == "(512, 4)"
     frame = rollout_buffer(2048, 4, 0, "NEXT_STEP")
-    assert shown["episodes that ended in it"] == f"{int(frame['ends_episode'].sum()):,}"
     resets = int((frame["event"] == "reset").sum())
     shows_the_buffer(page, 2048, 4, 0, "NEXT_STEP")
-    # the 512 calls' 2,048 rows: transitions and reset rows, counted from the run
-    counts = batch_counts_text(frame["event"].value_counts(), 2048, "NEXT_STEP")
-    assert bold(counts)[-2:] == [f"{resets:,}", f"{2048 - resets:,} transitions"]
+    # the verdict: 512 calls, and the run's reset rows (to mask out) counted from the run
+    assert calls_explanation(2048, 4, 512, resets) in texts(page.info)
+    assert quotes(texts(page.info), 2048, 4, 512, resets)
     assert drawn_text(buffer_layout(2048, 4), buffer_drawing(buffer_layout(2048, 4))) == (
-        "Drawn: the first 64 of 512 step() calls for all 4 envs."  # its one wording check
+        "the first 16 of 512 step() calls, all 4 envs"  # its one wording check
     )
     (heatmap,) = chart_specs(page)
-    assert heatmap["layer"][0]["mark"]["type"] == "rect"
+    assert heatmap["mark"]["type"] == "point"
     assert not page.warning
+
+
+def test_no_goal_count_is_shown_goal_scaling_asks_about_them(page):
+    """Goal scaling (later on the path) asks a prediction about goal counts: this page gives
+    no count of goals, in its text or its script's output."""
+    shown = shown_text(page) + texts(page.code)
+    assert not re.search(r"\d[\d,]*\*{0,2} goals?\b", shown), shown
+    assert not re.search(r"goals?\W+\d", shown), shown
 
 
 def test_num_envs_batch_mode_and_seed_change_the_buffer(page):
     page.slider(key=KEY["n"]).set_value(16).run()
-    assert metrics(page)["step() calls to fill the batch"] == "128"
+    assert metrics(page)["step() calls"] == "128"
     shows_the_buffer(page, 2048, 16, 0, "NEXT_STEP")
     assert page.query_params["n"] == "16"
 
     page.number_input(key=KEY["batch"]).set_value(1000).run()
-    assert metrics(page)["buffer shape (steps, envs)"] == "(63, 16)"
     # 63 calls of 16 envs collect 1,008 rows, 8 more than the batch of 1,000
-    assert any(quotes(c.value, 1000, 16, 63, 1008, 8) for c in page.caption)
+    assert metrics(page)["buffer shape (steps, envs)"] == "(63, 16)"
     shows_the_buffer(page, 1000, 16, 0, "NEXT_STEP")
 
     page.radio(key=KEY["mode"]).set_value("SAME_STEP").run()
     shows_the_buffer(page, 1000, 16, 0, "SAME_STEP")
-    same_step = rollout_buffer(1000, 16, 0, "SAME_STEP")["event"].value_counts()
-    # moves, turns or stops, hits, goals: SAME_STEP leaves no reset rows to count
-    assert same_step.get("reset", 0) == 0
-    assert len(bold(batch_counts_text(same_step, 1008, "SAME_STEP"))) == 4
+    # SAME_STEP leaves no reset rows: the takeaways count none
+    assert rollout_buffer(1000, 16, 0, "SAME_STEP")["event"].ne("reset").all()
+    assert "\n".join(f"- {b}" for b in takeaways(1000, 16, 63, None)) in texts(page.markdown)
 
     page.number_input(key=KEY["bseed"]).set_value(9).run()
-    frame = rollout_buffer(1000, 16, 9, "SAME_STEP")
-    assert metrics(page)["episodes that ended in it"] == str(int(frame["ends_episode"].sum()))
     shows_the_buffer(page, 1000, 16, 9, "SAME_STEP")
     assert page.query_params["bseed"] == "9" and page.query_params["mode"] == "SAME_STEP"
 
     page.slider(key=KEY["n"]).set_value(256).run()
     shows_the_buffer(page, 1000, 256, 9, "SAME_STEP")
-    assert buffer_drawing(buffer_layout(1000, 256)).drawn_envs == MAX_DRAWN_ENVS == 64
+    assert buffer_drawing(buffer_layout(1000, 256)).drawn_envs == MAX_DRAWN_ENVS == 12
     # the clipped picture is said so, with its limits
-    assert any(quotes(c.value, MAX_DRAWN_STEPS, MAX_DRAWN_ENVS) for c in page.caption)
-    (heatmap,) = chart_specs(page)
-    assert heatmap["layer"][0]["encoding"]["x"]["scale"]["domain"] == [0, 64]
+    assert quotes(texts(page.markdown), 4, MAX_DRAWN_ENVS, 256)
+    assert MAX_DRAWN_STEPS == 16
     assert buffer_layout(1000, 256).step_calls == 4
     assert metrics(page)["buffer shape (steps, envs)"] == "(4, 256)"
     assert not page.exception
@@ -186,7 +189,7 @@ def test_the_calls_prediction_is_checked_right_and_wrong(batch, n):
     app.button(key=lock).click().run()
     assert prediction_checks(app) == [(wrong, truth)]
     assert prediction_score(app) == (1, 0, 1)
-    assert metrics(app)["step() calls to fill the batch"] == truth
+    assert metrics(app)["step() calls"] == truth
 
     app.radio(key=choice).set_value(truth).run()
     app.button(key=lock).click().run()
@@ -204,7 +207,7 @@ def test_the_key_takeaways_end_the_page_and_follow_the_batch():
     assert "\n".join(f"- {b}" for b in takeaways(2048, 16, calls, None)) in bullets
     # Other settings after that answer: the new batch shows at once, its question stays open
     app.slider(key=KEY["n"]).set_value(8).run()
-    assert metrics(app)["step() calls to fill the batch"] == "256"
+    assert metrics(app)["step() calls"] == "256"
     assert app.button(key=f"{pid(2048, 8)}_lock").label == "Lock in"
     assert "\n".join(f"- {b}" for b in takeaways(2048, 8, 256, None)) in texts(app.markdown)
     assert not app.exception

@@ -11,17 +11,18 @@ import pytest
 from burgerbot.app.caps import Caps
 from burgerbot.app.logic import why_batches as why_view
 from burgerbot.app.logic.why_batches import (
+    EVENT_COLOURS,
     EVENT_LABELS,
+    EVENT_SHAPES,
     MAX_DRAWN_ENVS,
     MAX_DRAWN_STEPS,
     buffer_cells,
-    buffer_chart_size,
     buffer_drawing,
     buffer_heatmap,
+    buffer_plot_size,
     drawn_text,
     resolve_settings,
 )
-from burgerbot.app.palette import OKABE_ITO
 from burgerbot.app.scripts.why_batches import buffer_script
 from burgerbot.buffers import buffer_layout, rollout_buffer
 
@@ -53,19 +54,20 @@ def test_resolve_settings_uses_the_caps_it_is_given():
 def test_buffer_drawing_caps_the_drawing_not_the_batch():
     wide = buffer_layout(16384, 256)
     drawn = buffer_drawing(wide)
-    assert (wide.step_calls, drawn.drawn_envs, drawn.drawn_steps) == (64, MAX_DRAWN_ENVS, 64)
+    assert (wide.step_calls, drawn.drawn_envs, drawn.drawn_steps) == (64, MAX_DRAWN_ENVS, 16)
     tall = buffer_drawing(buffer_layout(2048, 1))
     assert (tall.drawn_envs, tall.drawn_steps, tall.clipped) == (1, MAX_DRAWN_STEPS, True)
-    assert not buffer_drawing(buffer_layout(1024, 16)).clipped  # 64 calls x 16 envs: all drawn
+    assert not buffer_drawing(buffer_layout(96, 8)).clipped  # 12 calls x 8 envs: all drawn
 
 
 @pytest.mark.parametrize(
     ("batch", "n", "text"),
     [
-        (2048, 16, "Drawn: the first 64 of 128 step() calls for all 16 envs."),
-        (1024, 16, "All 64 step() calls for all 16 envs."),
-        (1000, 256, "All 4 step() calls for the first 64 of 256 envs."),
-        (64, 1, "All 64 step() calls for the single env."),
+        (2048, 8, "the first 16 of 256 step() calls, all 8 envs"),
+        (96, 8, "all 12 step() calls, all 8 envs"),
+        (1000, 256, "all 4 step() calls, the first 12 of 256 envs"),
+        (256, 256, "the single step() call, the first 12 of 256 envs"),
+        (16, 1, "all 16 step() calls, the single env"),
     ],
 )
 def test_drawn_text_says_what_the_picture_shows(batch, n, text):
@@ -76,32 +78,35 @@ def test_drawn_text_says_what_the_picture_shows(batch, n, text):
 # --- Charts ----------------------------------------------------------------------------------
 
 
-def test_buffer_heatmap_draws_the_capped_cells_and_the_episode_ends():
+def test_buffer_picture_draws_one_marker_per_row_told_apart_by_shape_and_colour():
     frame = rollout_buffer(batch_size=2048, num_envs=4, seed=0)
     cells = buffer_cells(frame, drawn_envs=4, drawn_steps=MAX_DRAWN_STEPS)
     assert len(cells) == 4 * MAX_DRAWN_STEPS and cells["step"].max() == MAX_DRAWN_STEPS
     assert set(cells["what happened"]) <= set(EVENT_LABELS.values())
     spec = buffer_heatmap(frame, 4, MAX_DRAWN_STEPS).to_dict()
-    rects, ends = spec["layer"]
-    assert rects["mark"]["type"] == "rect" and ends["mark"]["type"] == "rule"
-    assert rects["encoding"]["x"]["field"] == "x0" and rects["encoding"]["x2"]["field"] == "x1"
-    assert ends["encoding"]["y"]["field"] == "y1"  # the line runs under the ending cell
-    assert rects["encoding"]["y"]["scale"]["reverse"] is True  # step() call 1 at the top
-    assert rects["encoding"]["color"]["scale"]["domain"] == list(EVENT_LABELS.values())
-    assert set(rects["encoding"]["color"]["scale"]["range"]) <= set(OKABE_ITO)
-    assert ends["transform"] == [{"filter": "datum.ends_episode"}]
+    assert spec["mark"]["type"] == "point"
+    colour, shape = spec["encoding"]["color"], spec["encoding"]["shape"]
+    labels = list(EVENT_LABELS.values())
+    assert colour["scale"]["domain"] == shape["scale"]["domain"] == labels
+    # no two events share a colour, nor a shape: neither alone has to carry the meaning
+    assert len(set(colour["scale"]["range"])) == len(set(shape["scale"]["range"])) == len(labels)
+    assert colour["scale"]["range"] == [EVENT_COLOURS[e] for e in EVENT_LABELS]
+    assert shape["scale"]["range"] == [EVENT_SHAPES[e] for e in EVENT_LABELS]
+    assert spec["encoding"]["y"]["scale"]["domain"][0] == 1  # step() call 1 at the top
     data = next(iter(spec["datasets"].values()))
-    assert len(data) == 4 * MAX_DRAWN_STEPS and sum(row["ends_episode"] for row in data) == int(
-        cells["ends_episode"].sum()
-    )
-    width, height = buffer_chart_size(4, MAX_DRAWN_STEPS)
-    assert width > spec["width"] and height > spec["height"]  # room for axes and legend
+    assert len(data) == 4 * MAX_DRAWN_STEPS
+    # cells wide enough to read: at least 20 px per env and per call
+    assert spec["width"] >= 20 * 4 and spec["height"] >= 20 * MAX_DRAWN_STEPS
+    # Streamlit fits axes and legend into the chart's size: room beyond the plot area
+    plot_width, plot_height = buffer_plot_size(4, MAX_DRAWN_STEPS)
+    assert spec["width"] > plot_width and spec["height"] > plot_height
 
 
 def test_buffer_heatmap_keeps_only_the_drawn_envs():
     frame = rollout_buffer(batch_size=256, num_envs=128, seed=0)
     cells = buffer_cells(frame, drawn_envs=64, drawn_steps=2)
     assert cells["env"].max() == 63 and len(cells) == 128
+    assert buffer_drawing(buffer_layout(256, 128)).drawn_envs == MAX_DRAWN_ENVS
 
 
 # --- Scripts ------------------------------------------------------------------------------
@@ -116,13 +121,10 @@ def test_buffer_script_prints_what_the_page_shows(batch, n, seed, mode):
     frame = rollout_buffer(batch, n, seed, mode)
     layout = buffer_layout(batch, n)
     events = frame["event"].value_counts()
-    assert f"step() calls: {layout.step_calls}\n" in out
-    assert f"buffer shape: ({layout.step_calls}, {n}) = {layout.collected} rows (env-steps)" in out
-    assert f"episodes ended: {int(frame['ends_episode'].sum())}\n" in out
-    assert f"goals: {events.get('goal', 0)} | hits: {events.get('hit', 0)}\n" in out
+    assert f"step() calls: {layout.step_calls} | buffer shape: ({layout.step_calls}, {n})\n" in out
+    assert "goal" not in out  # Goal scaling, later on the path, asks about goal counts
     if mode == "NEXT_STEP":
         transitions = layout.collected - events["reset"]
-        assert f"reset rows: {events['reset']} | transitions: {transitions}\n" in out
+        assert f"reset rows to mask out: {events['reset']} | transitions: {transitions}\n" in out
     else:
         assert "reset rows" not in out
-        assert f"transitions: {layout.collected} (SAME_STEP" in out

@@ -182,10 +182,10 @@ def disabled_mode(view: AppView) -> float:
 
 def why_batches(view: AppView) -> float:
     """Skip the prediction: the batch appears; then one more NUM_ENVS: fewer calls fill it."""
-    assert "Key takeaways" in view.main_text() and "step() calls to fill" not in view.main_text()
+    assert "Key takeaways" in view.main_text() and "rollout buffer" not in view.main_text()
     seconds = view.click(
         "why_batches_calls_2048_4_skip",
-        until=lambda: "When vectorisation helps" in view.main_text(),
+        until=lambda: "rollout buffer" in view.main_text(),
     )
     assert metric_values(view)[0] == "512"
     seconds += view.set_slider("why_batches_n", 5)
@@ -263,16 +263,16 @@ def goal_statistics(view: AppView) -> float:
 
 def sync_vs_async(view: AppView) -> float:
     """Skip the prediction, then run the lesson's timing comparison (4 envs x 1,000 steps on
-    every backend): its metrics and the takeaways saying which was faster appear."""
-    assert "Key takeaways" in view.main_text() and "Async: env-steps/s" not in view.main_text()
+    every backend): the table, where Async's time goes and the takeaway on this run appear,
+    and the one button now measures again."""
+    assert "Key takeaways" in view.main_text() and "per call" not in view.main_text()
     seconds = view.click(
         "sync_vs_async_faster_skip", until=lambda: view.has_widget("sync_vs_async_lesson")
     )
-    seconds += view.click(
-        "sync_vs_async_lesson", until=lambda: "Async: env-steps/s" in view.main_text()
-    )
-    assert len(metric_values(view)) >= 3
+    seconds += view.click("sync_vs_async_lesson", until=lambda: "Measure again" in view.main_text())
+    assert "with Sync and" in view.main_text()  # one step() call's time, each backend
     assert "with 4 BurgerBots" in view.main_text()  # the takeaway on this run
+    assert "Run the lesson's comparison" not in view.main_text()  # one button, relabelled
     wait_until(lambda: not view.server.children(), 60, "the timing run's workers to exit")
     return seconds
 

@@ -5,8 +5,9 @@ pickles each action and sends it down a pipe to its worker, and the worker pickl
 flags and infos back the same way (observations come back through shared memory, gymnasium's
 default). For BurgerBot, whose step costs microseconds, that round trip costs far more than
 the step itself, so Async loses; SyncVectorEnv calls its envs directly in this process.
-Every sentence here is computed from a measurement, and says so when the measurement's spread
-leaves the answer open.
+Every sentence here is computed from a measurement: a ranking only when the slower side's
+fastest round is slower than the faster side's slowest, a ratio named as one of medians with
+its range over the rounds, and otherwise "could not be told apart on this server".
 """
 
 from __future__ import annotations
@@ -27,10 +28,8 @@ from burgerbot.env import BurgerBotEnv
 from burgerbot.factories import make_vector_env
 
 __all__ = [
-    "BOOKKEEPING",
     "CLASS_NAMES",
     "LESSON",
-    "SAME",
     "Bookkeeping",
     "Messages",
     "faster_backend",
@@ -47,16 +46,18 @@ LESSON = TimingSettings((4,), 1_000)
 
 
 CLASS_NAMES = {"sync": "SyncVectorEnv", "async": "AsyncVectorEnv"}
-BOOKKEEPING = (
-    "splitting the batch of actions, calling each env in turn, writing each result into the "
-    "batch arrays, merging `infos` and copying the batch it returns"
+ROUND_TRIP = (
+    "pickling and pipes both ways, waking the worker, the worker's loop and step, the "
+    "shared-memory write and its semaphore, and the parent's bookkeeping"
 )
-"""What `SyncVectorEnv.step` does besides the envs' own steps (read from its source)."""
+"""What one env's share of an AsyncVectorEnv ``step()`` call does beyond the env's own step
+(read from gymnasium's `async_vector_env.py`)."""
 
 
 @dataclass(frozen=True)
 class Bookkeeping:
-    """Seconds per env-step, one sample per round: a plain one-env loop and Sync with N envs."""
+    """Seconds per env-step, one sample per round: a plain one-env loop and Sync with N envs
+    (the plain step is what Async's round trip is set against)."""
 
     num_envs: int
     env_steps: int
@@ -72,69 +73,8 @@ class Bookkeeping:
     def sync_median(self) -> float:
         return statistics.median(self.sync_s)
 
-    @property
-    def share(self) -> float:
-        """The part of Sync's median time per env-step that the plain step does not explain."""
-        return 1.0 - self.plain_median / self.sync_median
-
-    @property
-    def separated(self) -> str:
-        """ "sync" if every Sync round was slower than every plain round, "plain" for the
-        reverse, "" when the two ranges overlap (the noise hides the difference)."""
-        verdict = compare_timings(
-            [1 / s for s in self.plain_s], [1 / s for s in self.sync_s]
-        ).verdict  # plain's speed against Sync's
-        return {"faster": "sync", "slower": "plain", "similar": ""}[verdict]
-
-    @property
-    def finding(self) -> str:
-        """What the rounds support, the branch `sentence` takes: "plain_slower" (every plain
-        round slower: noise), "overlap", "mostly_bookkeeping" (share of at least half) or
-        "mostly_step"."""
-        if self.separated == "plain":
-            return "plain_slower"
-        if not self.separated:
-            return "overlap"
-        return "mostly_bookkeeping" if self.share >= 0.5 else "mostly_step"
-
-    def _range(self, samples: tuple[float, ...]) -> str:
+    def range_text(self, samples: tuple[float, ...]) -> str:
         return f"{micros(min(samples))} to {micros(max(samples))}"
-
-    def sentence(self) -> str:
-        """What the rounds say about Sync's bookkeeping, following the numbers and their spread.
-
-        Example:
-            >>> rounds = Bookkeeping(4, 1000, (3e-6, 4e-6, 3.5e-6), (15e-6, 16e-6, 17e-6))
-            >>> rounds.sentence().split(" So ")[1]
-            "most of Sync's time per env-step, about 78% of it, is its own bookkeeping: BurgerBot's step is the smaller part."
-        """  # noqa: E501
-        rounds = len(self.plain_s)
-        head = (
-            f"Measured alongside, in {rounds} alternating rounds of {self.env_steps:,} env-steps: "
-            f"a plain loop of `BurgerBotEnv.step` on one env took **{micros(self.plain_median)}** "
-            f"per step (median; {self._range(self.plain_s)}), Sync with {self.num_envs} envs "
-            f"**{micros(self.sync_median)}** per env-step ({self._range(self.sync_s)}). "
-        )
-        finding = self.finding
-        if finding == "plain_slower":
-            return head + (
-                "Here every plain round was slower than every Sync round, which no bookkeeping "
-                "can explain: something else on this machine slowed the plain loop. Measure again."
-            )
-        if finding == "overlap":
-            return head + (
-                "The two ranges overlap, so on this run the machine's noise hides how much of "
-                "Sync's time is its own bookkeeping. Measure again."
-            )
-        if finding == "mostly_bookkeeping":
-            return head + (
-                f"So most of Sync's time per env-step, about {self.share:.0%} of it, is its own "
-                f"bookkeeping: BurgerBot's step is the smaller part."
-            )
-        return head + (
-            f"So BurgerBot's own step is most of Sync's time per env-step; Sync's bookkeeping "
-            f"adds the other {self.share:.0%}."
-        )
 
 
 @dataclass(frozen=True)
@@ -172,40 +112,32 @@ class Messages:
 
     def sentence(self, cost: CallCost, extra_rounds: Sequence[float] = ()) -> str | None:
         """How much of Async's extra time per env the pickling explains, from the numbers:
-        "most" only when every round says so, "the rest is ..." only when none does.
+        "most" only when every round says so, "the rest" only when none does.
 
         None when Async was not slower: there is no extra time to explain.
 
         Example:
             >>> text = Messages(40, 90, 3e-6).sentence(CallCost(4, 60e-6, 460e-6, None))
             >>> text.split(": ")[-1]
-            'the rest is the pipes themselves and waking each worker process.'
+            'the rest is the other parts of the round trip.'
         """
         spread = self.share_range(cost, extra_rounds)
         if spread is None:
             return None
         low, high = spread
-        share = self.share(cost)
         head = (
-            f"Per env and call that is a {self.out_bytes}-byte message out and a "
-            f"{self.back_bytes}-byte one back. Pickling and unpickling both took "
-            f"{micros(self.pickle_s)} here, "
+            f"Pickling one env's messages ({self.out_bytes} bytes out, "
+            f"{self.back_bytes} back) took {micros(self.pickle_s)}: "
         )
-        extra = micros(cost.extra_per_env_s)
-        if low != high:
-            extra += (
-                f" ({micros(min(extra_rounds))} to {micros(max(extra_rounds))} over the rounds)"
-            )
+        share = f"{low:.0%}" if low == high else f"{low:.0%} to {high:.0%}"
         if low >= 0.5:
-            return head + f"most ({share:.0%}) of Async's extra {extra}."
+            return head + f"most ({share}) of the extra time per env."
         if high < 0.5:
-            return head + (
-                f"{share:.0%} of Async's extra {extra} per env: the rest is "
-                "the pipes themselves and waking each worker process."
-            )
+            rest = "the rest is the other parts of the round trip."
+            return head + f"{share} of the extra time per env: {rest}"
         return head + (
-            f"between {low:.0%} and {high:.0%} of Async's extra {extra} per env: the rounds "
-            "are too spread to say whether pickling is most of it. Measure again."
+            f"{share} of the extra time per env over the rounds: too spread to say whether "
+            "it is most of it."
         )
 
 
@@ -324,12 +256,13 @@ def overhead_text(
     rounds: tuple[str, float, str] | None = None,
     extra_rounds: Sequence[float] = (),
 ) -> str:
-    """Async's cost per step() call against Sync's, in words that follow the numbers.
+    """Where Async's time per step() call goes, in words that follow the numbers.
 
     ``rounds`` is `compare_backends` of Async against Sync at the same NUM_ENVS: when their
     rounds overlap, no difference is claimed. ``extra_rounds`` (`extra_per_env_rounds`) is
     Async's extra time per env in each round: with it, the extra is set against the plain
-    step as a ratio only when the two ranges lie apart. The finding is `overhead_kind`'s.
+    step as a ratio of medians only when the two ranges lie apart. The finding is
+    `overhead_kind`'s.
 
     Example:
         >>> text = overhead_text(CallCost(4, 60e-6, 900e-6, 20e-6), None)
@@ -338,51 +271,40 @@ def overhead_text(
         >>> "was not slower" in overhead_text(CallCost(4, 900e-6, 800e-6, None), None)
         True
     """
-    native = f" ({micros(cost.native_s)} with native)" if cost.native_s is not None else ""
     head = (
-        f"With {cost.num_envs} envs, one `step()` call took **{micros(cost.sync_s)}** with Sync "
-        f"and **{micros(cost.async_s)}** with Async{native}. "
+        f"One `step()` call of {cost.num_envs} envs took **{micros(cost.sync_s)}** with Sync "
+        f"and **{micros(cost.async_s)}** with Async (medians). "
     )
     kind = overhead_kind(cost, bookkeeping, rounds, extra_rounds)
     if kind == "overlap" and rounds is not None:
-        return head + (
-            f"Their rounds overlap ({rounds[2]}, Async against Sync): no clear difference per "
-            "call on this run. Measure again."
-        )
+        return head + "Their rounds overlap: they could not be told apart on this server."
     if kind == "not_slower":
         return head + (
             f"Async was not slower per call here ({micros(-cost.extra_s)} less): its workers "
-            "stepped in parallel and that outweighed sending actions and results between "
-            "processes."
+            "stepped in parallel and that outweighed the round trips."
         )
     text = head + (
-        "Sync calls its envs directly, inside this process: nothing crosses between processes. "
-        "Async, in every call, pickles each action into bytes and sends it down a pipe to its "
-        "worker process, then waits while each worker wakes, steps, writes its observation "
-        "into shared memory and pickles its reward, flags and infos back through the pipe: "
-        f"that cost **{micros(cost.extra_s)} more per call**, about "
-        f"{micros(cost.extra_per_env_s)} per env"
+        f"Async's **{micros(cost.extra_s)} more per call**, {micros(cost.extra_per_env_s)} "
+        f"per env, is its round trip to each worker process: {ROUND_TRIP}"
     )
     if bookkeeping is None:
         return text + "."
+    plain = micros(bookkeeping.plain_median)
     if kind == "step_overlap":
         return text + (
-            f" ({micros(min(extra_rounds))} to {micros(max(extra_rounds))} over the rounds), "
-            f"against {micros(bookkeeping.plain_median)} for a plain BurgerBot step "
-            f"({bookkeeping._range(bookkeeping.plain_s)}): the ranges overlap, so this run "
-            "cannot say how many plain steps one round trip costs. Measure again."
+            f". Its range over the rounds overlaps a plain BurgerBot step's ({plain}): no "
+            "ratio of the two can be told on this server."
         )
     if kind == "cannot_win_back":
-        ratio = max(1.0, cost.extra_per_env_s / bookkeeping.plain_median)
+        low = min(extra_rounds, default=cost.extra_per_env_s) / max(bookkeeping.plain_s)
+        high = max(extra_rounds, default=cost.extra_per_env_s) / min(bookkeeping.plain_s)
+        ratio = cost.extra_per_env_s / bookkeeping.plain_median
+        spread = f", {low:,.0f}× to {high:,.0f}× over the rounds" if len(extra_rounds) >= 2 else ""
         return text + (
-            f", {ratio:,.0f}× what a plain BurgerBot step took. Parallel processes cannot win "
-            "back time the step never took."
+            f". That is {ratio:,.0f}× a plain BurgerBot step ({plain}; ratio of medians{spread}): "
+            "parallel workers cannot win back time the step never took."
         )
-    return text + f", less than a plain BurgerBot step took ({micros(bookkeeping.plain_median)})."
-
-
-SAME = "About the same here"
-"""The lesson comparison's answer when Sync's and Async's rounds overlap."""
+    return text + f". That is less than a plain BurgerBot step took ({plain})."
 
 
 def faster_backend(frame: pd.DataFrame, num_envs: int = 4) -> tuple[str, float, str] | None:
@@ -400,66 +322,55 @@ def faster_backend(frame: pd.DataFrame, num_envs: int = 4) -> tuple[str, float, 
     return ("sync", ratio, figures) if verdict == "faster" else ("async", 1 / ratio, figures)
 
 
-def speed_verdict(frame: pd.DataFrame, num_envs: int = 4) -> tuple[str, str]:
-    """The prediction's truth (a class name, or `SAME`) and its explanation, from the run."""
+def speed_verdict(frame: pd.DataFrame, num_envs: int = 4) -> tuple[str | None, str]:
+    """The prediction's truth (a class name, or None when the rounds overlap: the run cannot
+    decide) and its explanation, from the run."""
     result = faster_backend(frame, num_envs)
     if result is None:
         raise ValueError(f"the run has no Sync and Async rows at NUM_ENVS {num_envs}")
-    winner, times, figures = result
-    steps = int(frame.loc[frame["num_envs"] == num_envs, "steps"].iloc[0])
-    rounds = len(step_rates(frame, "sync", num_envs))
-    head = f"{steps:,} `step()` calls, {rounds} rounds taken in turns: Sync {figures} for Async. "
-    if winner == "similar":
-        return SAME, head + (
-            "Their rounds overlap: too close to call on this server. Measure again."
-        )
-    loser = "async" if winner == "sync" else "sync"
-    why = (
-        "For a step as cheap as BurgerBot's, Async's round trips to its worker processes cost "
-        "more than running the envs in parallel saves."
-        if winner == "sync"
-        else "Its workers stepped in parallel and that outweighed the round trips; with a step "
-        "this cheap that is rare: measure again to see whether it holds."
+    winner, times, _ = result
+    sync, async_ = step_rates(frame, "sync", num_envs), step_rates(frame, "async", num_envs)
+    head = (
+        f"{len(sync)} rounds each, in env-steps/s: Sync {min(sync):,.0f} to {max(sync):,.0f}, "
+        f"Async {min(async_):,.0f} to {max(async_):,.0f}. "
     )
+    if winner == "similar":
+        return None, head + "The ranges overlap: they could not be told apart on this server."
+    fast, slow = (sync, async_) if winner == "sync" else (async_, sync)
+    loser = "async" if winner == "sync" else "sync"
     return CLASS_NAMES[winner], head + (
-        f"{CLASS_NAMES[winner]} was {times:,.1f}× as fast as {CLASS_NAMES[loser]} in every "
-        f"round. {why}"
+        f"{CLASS_NAMES[winner]}'s slowest round beat {CLASS_NAMES[loser]}'s fastest; the ratio "
+        f"of medians is {times:,.1f}× ({min(fast) / max(slow):,.1f}× to "
+        f"{max(fast) / min(slow):,.1f}× over the rounds)."
     )
 
 
 def takeaways(lesson: pd.DataFrame | None, bookkeeping: Bookkeeping | None) -> list[str]:
-    """The page's "Key takeaways"; those about this server come from its runs, if any."""
+    """The page's "Key takeaways"; the one about this server comes from its run, if any."""
     bullets = [
-        "`SyncVectorEnv` steps its envs one after another in this process; `AsyncVectorEnv` "
-        "runs each in its own worker process: in every call, actions, rewards, flags and infos "
-        "are pickled through pipes, observations through shared memory (its default).",
+        "`SyncVectorEnv` steps its envs in this process; `AsyncVectorEnv` runs each in a worker "
+        "process and, every call, pickles actions out and rewards, flags and infos back "
+        "through pipes (observations come back through shared memory).",
     ]
     result = None if lesson is None else faster_backend(lesson)
     if result is None:
         bullets.append("Run the lesson's comparison to see which is faster on this server.")
     elif result[0] == "similar":
         bullets.append(
-            "Here, with 4 BurgerBots, Sync and Async were about as fast: their rounds overlapped."
+            "Here, with 4 BurgerBots, Sync and Async could not be told apart on this server."
         )
     else:
         winner, times, _ = result
         loser = "async" if winner == "sync" else "sync"
         bullets.append(
-            f"Here, with 4 BurgerBots, {CLASS_NAMES[winner]} was {times:,.1f}× as fast as "
-            f"{CLASS_NAMES[loser]} in every round."
+            f"Here, with 4 BurgerBots, {CLASS_NAMES[winner]} was faster than "
+            f"{CLASS_NAMES[loser]} in every round ({times:,.1f}×, ratio of medians)."
         )
-    if bookkeeping is not None and bookkeeping.finding.startswith("mostly_"):
-        part = "most" if bookkeeping.finding == "mostly_bookkeeping" else "the smaller part"
-        bullets.append(
-            f"Sync's own bookkeeping was {part} of its time per env-step here "
-            f"({micros(bookkeeping.sync_median)}, against {micros(bookkeeping.plain_median)} "
-            "for a plain `BurgerBotEnv.step`)."
-        )
+    step = f" ({micros(bookkeeping.plain_median)} here)" if bookkeeping is not None else ""
     bullets += [
-        "Sync sends nothing between processes; Async pays for its round trip in every call. "
-        "It pays off only when one step costs much more than that (a heavy simulator, or "
-        "waiting on a device): Cost sweeps, under Going further, finds where.",
-        "`BurgerBotVectorEnv` (native) is this project's class, not Gymnasium's: one call moves "
-        "every robot with numpy.",
+        f"Async's round trip costs far more than a BurgerBot step{step}; it pays off only when "
+        "a step costs much more (a heavy simulator, waiting on a device).",
+        "The native `BurgerBotVectorEnv` (this project's class, not Gymnasium's) moves every "
+        "robot in one numpy call.",
     ]
     return bullets

@@ -12,7 +12,6 @@ import altair as alt
 import pandas as pd
 
 from burgerbot.app.caps import CAPS, Caps
-from burgerbot.app.glossary import term_link
 from burgerbot.app.labels import counted
 from burgerbot.app.palette import OKABE_ITO
 from burgerbot.app.settings import ChoiceSetting, IntSetting, clamp_num_envs
@@ -22,12 +21,12 @@ __all__ = [
     "AUTORESET_CHOICES",
     "EVENT_COLOURS",
     "EVENT_LABELS",
+    "EVENT_SHAPES",
     "MAX_DRAWN_ENVS",
     "MAX_DRAWN_STEPS",
     "SPECS",
     "BufferDrawing",
     "BufferSettings",
-    "batch_counts_text",
     "buffer_cells",
     "buffer_chart_size",
     "buffer_drawing",
@@ -39,16 +38,15 @@ __all__ = [
     "calls_question",
     "calls_truth",
     "drawn_text",
-    "helps_points",
     "resolve_settings",
     "takeaways",
 ]
 
-MAX_DRAWN_ENVS = 64
-"""The buffer heatmap draws at most this many envs (columns)..."""
+MAX_DRAWN_ENVS = 12
+"""The buffer picture draws at most this many envs (columns: it fits a phone's width)..."""
 
-MAX_DRAWN_STEPS = 64
-"""...and at most this many ``step()`` calls (rows): at most 4,096 cells in the browser."""
+MAX_DRAWN_STEPS = 16
+"""...and at most this many ``step()`` calls (rows): cells wide enough to read each marker."""
 
 AUTORESET_CHOICES = ("NEXT_STEP", "SAME_STEP")
 
@@ -97,12 +95,12 @@ def resolve_settings(
 
 @dataclass(frozen=True)
 class BufferDrawing:
-    """How much of a rollout buffer the page's heatmap draws (the batch itself is whole)."""
+    """How much of a rollout buffer the page's picture draws (the batch itself is whole)."""
 
     drawn_envs: int
     drawn_steps: int
     clipped: bool
-    """True when the heatmap shows only part of the buffer."""
+    """True when the picture shows only part of the buffer."""
 
 
 def buffer_drawing(
@@ -110,12 +108,12 @@ def buffer_drawing(
     max_drawn_envs: int = MAX_DRAWN_ENVS,
     max_drawn_steps: int = MAX_DRAWN_STEPS,
 ) -> BufferDrawing:
-    """The envs (columns) and ``step()`` calls (rows) of ``layout`` the heatmap draws.
+    """The envs (columns) and ``step()`` calls (rows) of ``layout`` the picture draws.
 
     Example:
         >>> from burgerbot.buffers import buffer_layout
         >>> buffer_drawing(buffer_layout(16384, 256))
-        BufferDrawing(drawn_envs=64, drawn_steps=64, clipped=True)
+        BufferDrawing(drawn_envs=12, drawn_steps=16, clipped=True)
     """
     drawn_envs = min(layout.num_envs, max_drawn_envs)
     drawn_steps = min(layout.step_calls, max_drawn_steps)
@@ -124,90 +122,79 @@ def buffer_drawing(
 
 
 def drawn_text(layout: BufferLayout, drawing: BufferDrawing) -> str:
-    """Which part of the buffer the heatmap shows, as a sentence.
+    """Which part of the buffer the picture shows (its heading ends with it).
 
     Example:
         >>> from burgerbot.buffers import buffer_layout
         >>> layout = buffer_layout(2048, 4)
         >>> drawn_text(layout, buffer_drawing(layout))
-        'Drawn: the first 64 of 512 step() calls for all 4 envs.'
+        'the first 16 of 512 step() calls, all 4 envs'
     """
     num_envs = layout.num_envs
-    shown = (
-        f"Drawn: the first {drawing.drawn_steps:,} of {layout.step_calls:,} step() calls"
+    calls = (
+        f"the first {drawing.drawn_steps:,} of {layout.step_calls:,} step() calls"
         if drawing.drawn_steps < layout.step_calls
-        else f"All {layout.step_calls:,} step() calls"
+        else (
+            f"all {layout.step_calls:,} step() calls"
+            if layout.step_calls > 1
+            else "the single step() call"
+        )
     )
-    shown += (
-        f" for the first {drawing.drawn_envs} of {num_envs} envs."
+    envs = (
+        f"the first {drawing.drawn_envs} of {num_envs} envs"
         if drawing.drawn_envs < num_envs
-        else (f" for all {num_envs} envs." if num_envs > 1 else " for the single env.")
+        else (f"all {num_envs} envs" if num_envs > 1 else "the single env")
     )
-    return shown
-
-
-def batch_counts_text(events: pd.Series, collected: int, mode: str) -> str:
-    """What the whole batch holds, event by event (``events`` counts each ``event``)."""
-    resets = int(events.get("reset", 0))
-    turns = counted(int(events.get("turn_or_stop", 0)), "turn or stop", "turns or stops", bold=True)
-    reset_text = (
-        f" **{resets:,}** of them are NEXT_STEP reset rows (the call after an episode ends: "
-        "reward 0, the action was ignored), so the batch holds "
-        f"**{collected - resets:,} transitions**. A learner must leave the reset rows out of "
-        "the update; SAME_STEP mode, like Stable-Baselines3's own vector envs, has none."
-        if mode == "NEXT_STEP"
-        else " SAME_STEP mode resets an env on the very call its episode ends, so every row is "
-        "a real transition."
-    )
-    return (
-        f"In the whole batch of {collected:,} rows ({term_link('env-step', 'env-steps')}): "
-        f"{counted(int(events.get('move', 0)), 'move', bold=True)}, "
-        f"{turns}, "
-        f"{counted(int(events.get('hit', 0)), 'hit', bold=True)}, "
-        f"{counted(int(events.get('goal', 0)), 'goal', bold=True)}." + reset_text
-    )
+    return f"{calls}, {envs}"
 
 
 # --- The buffer as a chart -------------------------------------------------------------------
 
 EVENT_LABELS = {
-    "move": "move forward (+1)",
+    "move": "move (+1)",
     "turn_or_stop": "turn or stop (−0.1)",
-    "hit": "hit (−10, episode ends)",
-    "goal": "goal (+50, episode ends)",
-    "truncated": "time limit (episode ends)",
-    "reset": "reset step (0, action ignored)",
+    "hit": "hit (−10, ends)",
+    "goal": "goal (+50, ends)",
+    "truncated": "time limit (ends)",
+    "reset": "reset row (not a transition)",
 }
 """What each ``event`` of `burgerbot.experiments.rollout` means, with its reward."""
 
 _ORANGE, _SKY, _GREEN, _BLUE, _VERMILLION, _PURPLE, _YELLOW, _BLACK = OKABE_ITO
+_GREY = "#8C8C8C"
 
 EVENT_COLOURS = {
     "move": _GREEN,
     "turn_or_stop": _SKY,
     "hit": _VERMILLION,
-    "goal": _PURPLE,
-    "truncated": _ORANGE,
-    "reset": _YELLOW,
+    "goal": _BLUE,
+    "truncated": _BLACK,
+    "reset": _GREY,
 }
-"""Okabe-Ito colours, one per event (a heatmap's cells can only differ by colour; the
-tooltip and the table tab name each cell's event too)."""
+"""One colour per event, no two alike (Okabe-Ito, and a grey for the rows that are no
+transition)."""
 
-_Y_AXIS_PIXELS = 80
-_X_AXIS_PIXELS = 70
-_SIDE_LEGEND_PIXELS = 300  # the legend beside a narrow heatmap
-_BOTTOM_LEGEND_PIXELS = (560, 120)  # the legend, in two columns, under a wide one
-_MAX_WIDTH = 720
-_MAX_HEIGHT = 640
-_CELL_GAP = 0.08  # share of a column left blank on each side, so the envs stand apart
+EVENT_SHAPES = {
+    "move": "triangle-up",
+    "turn_or_stop": "circle",
+    "hit": "cross",
+    "goal": "diamond",
+    "truncated": "triangle-down",
+    "reset": "square",
+}
+"""One marker shape per event, so that no event is told apart by colour alone."""
+
+_CELL_PIXELS = 24
+_MIN_WIDTH = 220  # the legend's width, under the plot
+_AXIS_PIXELS = (70, 50)  # the step() axis on the left, the env axis on top
+_LEGEND_PIXELS = 140  # six entries, one under the other
 
 
 def buffer_cells(frame: pd.DataFrame, drawn_envs: int, drawn_steps: int) -> pd.DataFrame:
-    """The part of a rollout buffer the heatmap draws, one row per cell (long form).
+    """The part of a rollout buffer the picture draws, one row per cell (long form).
 
     ``frame`` is `burgerbot.buffers.rollout_buffer`'s; keeps ``step <= drawn_steps`` and
-    ``env < drawn_envs`` and adds the cell edges (``x0``, ``x1``, ``y0``, ``y1``: env ``i``
-    spans ``i..i+1`` less a small gap, step ``t`` spans ``t-1..t``) and the event's label.
+    ``env < drawn_envs`` and adds the event's label.
     """
     cells = frame.loc[
         (frame["step"] <= drawn_steps) & (frame["env"] < drawn_envs),
@@ -215,97 +202,74 @@ def buffer_cells(frame: pd.DataFrame, drawn_envs: int, drawn_steps: int) -> pd.D
     ].copy()
     cells["event"] = cells["event"].astype(str)
     cells["what happened"] = cells["event"].map(EVENT_LABELS)
-    gap = _CELL_GAP if drawn_envs <= 16 else 0.0
-    cells["x0"], cells["x1"] = cells["env"] + gap, cells["env"] + 1 - gap
-    cells["y0"], cells["y1"] = cells["step"] - 1, cells["step"]
     return cells.reset_index(drop=True)
 
 
 def buffer_plot_size(drawn_envs: int, drawn_steps: int) -> tuple[int, int]:
-    """Pixel width and height of the heatmap's plot area (axes and legend come on top).
+    """Pixel width and height of the picture's plot area: a cell of at least 24 px per row
+    (env-step), and at least the legend's width.
 
-    The shape follows the buffer's: one env is a tall thin strip, many envs a wide band.
+    >>> buffer_plot_size(4, 16), buffer_plot_size(12, 16)
+    ((220, 384), (288, 384))
     """
-    width = min(_MAX_WIDTH, max(40, drawn_envs * 28))
-    height = min(_MAX_HEIGHT, max(120, drawn_steps * 5))
-    return width, height
-
-
-def _legend_beside(drawn_envs: int, drawn_steps: int) -> bool:
-    width, _ = buffer_plot_size(drawn_envs, drawn_steps)
-    return width + _Y_AXIS_PIXELS + _SIDE_LEGEND_PIXELS <= _MAX_WIDTH
+    return max(_MIN_WIDTH, drawn_envs * _CELL_PIXELS), drawn_steps * _CELL_PIXELS
 
 
 def buffer_chart_size(drawn_envs: int, drawn_steps: int) -> tuple[int, int]:
-    """The width and height to give ``st.altair_chart``, which treats them as the whole
-    chart's size: the plot area plus its axes and the legend (beside or under it)."""
+    """The width and height to give the chart: Streamlit fits the whole chart (plot, axes and
+    the legend under it) into them, so they are the plot area's plus room for the rest."""
     width, height = buffer_plot_size(drawn_envs, drawn_steps)
-    if _legend_beside(drawn_envs, drawn_steps):
-        return width + _Y_AXIS_PIXELS + _SIDE_LEGEND_PIXELS, height + _X_AXIS_PIXELS
-    legend_width, legend_height = _BOTTOM_LEGEND_PIXELS
-    return max(width + _Y_AXIS_PIXELS, legend_width), height + _X_AXIS_PIXELS + legend_height
+    return width + _AXIS_PIXELS[0], height + _AXIS_PIXELS[1] + _LEGEND_PIXELS
 
 
-def _env_ticks(drawn_envs: int, most: int = 16) -> list[float]:
-    every = max(1, -(-drawn_envs // most))
-    return [env + 0.5 for env in range(0, drawn_envs, every)]
-
-
-def buffer_heatmap(frame: pd.DataFrame, drawn_envs: int, drawn_steps: int) -> alt.LayerChart:
-    """The rollout buffer as a steps x envs grid: row = ``step()`` call, column = env.
-
-    Each cell is one transition coloured by what happened (and so by its reward); a dark
-    line under a cell marks the end of that env's episode.
-    """
+def buffer_heatmap(frame: pd.DataFrame, drawn_envs: int, drawn_steps: int) -> alt.Chart:
+    """The rollout buffer as a steps x envs grid: row = ``step()`` call, column = env, one
+    marker per row of the buffer, its shape and colour saying what happened (and so its
+    reward). Hits, goals and time limits end an episode; in NEXT_STEP mode the env's next
+    row is its reset row."""
     cells = buffer_cells(frame, drawn_envs, drawn_steps)
-    width, height = buffer_plot_size(drawn_envs, drawn_steps)
-    x = alt.X(
-        "x0:Q",
-        title="env (column of the buffer)",
-        scale=alt.Scale(domain=[0, drawn_envs], nice=False, zero=True),
-        # Ticks sit in the middle of each column and are labelled with the env index.
-        axis=alt.Axis(
-            orient="top",
-            values=_env_ticks(drawn_envs),
-            labelExpr="format(datum.value - 0.5, 'd')",
-            grid=False,
-        ),
-    )
-    y = alt.Y(
-        "y0:Q",
-        title="step() call (row of the buffer)",
-        scale=alt.Scale(domain=[0, drawn_steps], reverse=True, nice=False),
-        axis=alt.Axis(tickMinStep=1, format="d"),
-    )
-    labels = list(EVENT_LABELS.values())
-    if _legend_beside(drawn_envs, drawn_steps):
-        legend = alt.Legend(orient="right", labelLimit=240, symbolSize=160)
-    else:
-        legend = alt.Legend(
-            orient="bottom", direction="vertical", columns=2, labelLimit=240, symbolSize=160
+    width, height = buffer_chart_size(drawn_envs, drawn_steps)
+    events = list(EVENT_LABELS)
+    labels = [EVENT_LABELS[e] for e in events]
+    legend = alt.Legend(orient="bottom", direction="vertical", columns=1, labelLimit=240)
+    return (
+        alt.Chart(cells)
+        .mark_point(filled=True, size=150, strokeWidth=2.5, opacity=1)
+        .encode(
+            x=alt.X(
+                "env:O",
+                title="env (column)",
+                scale=alt.Scale(domain=list(range(drawn_envs))),
+                axis=alt.Axis(orient="top", labelAngle=0),
+            ),
+            y=alt.Y(
+                "step:O",
+                title="step() call (row)",
+                scale=alt.Scale(domain=list(range(1, drawn_steps + 1))),
+                axis=alt.Axis(values=[1, *range(4, drawn_steps + 1, 4)]),
+            ),
+            color=alt.Color(
+                "what happened:N",
+                title=None,
+                scale=alt.Scale(domain=labels, range=[EVENT_COLOURS[e] for e in events]),
+                legend=legend,
+            ),
+            shape=alt.Shape(
+                "what happened:N",
+                scale=alt.Scale(domain=labels, range=[EVENT_SHAPES[e] for e in events]),
+                legend=legend,
+            ),
+            tooltip=[
+                alt.Tooltip("step:Q", title="step() call"),
+                alt.Tooltip("env:Q"),
+                alt.Tooltip("action:Q"),
+                alt.Tooltip("reward:Q"),
+                alt.Tooltip("what happened:N"),
+                alt.Tooltip("episode:Q", title="episode of this env"),
+            ],
         )
-    colour = alt.Color(
-        "what happened:N",
-        title="What the transition was",
-        scale=alt.Scale(domain=labels, range=[EVENT_COLOURS[e] for e in EVENT_LABELS]),
-        legend=legend,
+        .properties(width=width, height=height)
     )
-    tooltip = [
-        alt.Tooltip("step:Q", title="step() call"),
-        alt.Tooltip("env:Q"),
-        alt.Tooltip("action:Q"),
-        alt.Tooltip("reward:Q"),
-        alt.Tooltip("what happened:N"),
-        alt.Tooltip("episode:Q", title="episode of this env"),
-    ]
-    base = alt.Chart(cells)
-    rects = base.mark_rect().encode(x=x, x2="x1:Q", y=y, y2="y1:Q", color=colour, tooltip=tooltip)
-    boundaries = (
-        base.transform_filter(alt.datum.ends_episode)
-        .mark_rule(color=_BLACK, strokeWidth=1.2)
-        .encode(x="x0:Q", x2="x1:Q", y="y1:Q")
-    )
-    return alt.layer(rects, boundaries).properties(width=width, height=height)
 
 
 # --- The prediction, when batching helps, the key takeaways ----------------------------------
@@ -351,87 +315,46 @@ def calls_truth(rollout: pd.DataFrame) -> str:
 
 
 def calls_explanation(batch_size: int, num_envs: int, calls: int, resets: int | None = None) -> str:
-    """Why the live run needed ``calls`` step() calls, and (NEXT_STEP) how many rows of them
-    were transitions: ``resets`` is the run's auto-reset rows (None in SAME_STEP mode)."""
+    """Why the live run needed ``calls`` step() calls and, in NEXT_STEP mode, how many of its
+    rows were reset rows: ``resets`` (None in SAME_STEP mode). Teaches "mask" in one clause.
+
+    Example:
+        >>> calls_explanation(2048, 4, 512, 169)  # doctest: +ELLIPSIS
+        '2,048 rows ÷ 4 per call = 512 calls. 169 of the 2,048 rows were NEXT_STEP reset rows...'
+    """
     rows = calls * num_envs
-    text = (
-        f"Each `step()` call returns one row per env (an env-step), {num_envs} per call, so "
-        f"{batch_size:,} rows take ⌈{batch_size:,} ÷ {num_envs}⌉ = {calls:,} "
-        f"call{'s' if calls != 1 else ''}."
-    )
+    per_call = f"{num_envs} per call" if num_envs != 1 else "1 per call"
+    text = f"{batch_size:,} rows ÷ {per_call} = {counted(calls, 'call')}"
     if rows != batch_size:
-        text += f" The last call overshoots: {rows - batch_size:,} extra."
-    if resets is not None:
+        text += f", rounded up ({rows - batch_size:,} rows too many)"
+    text += "."
+    if resets:
         text += (
-            f" In NEXT_STEP mode those {rows:,} rows held {rows - resets:,} transitions and "
-            f"{resets:,} auto-reset rows (this run's count)."
+            f" {resets:,} of the {rows:,} rows were NEXT_STEP reset rows, not transitions: the "
+            "update masks them out (drops them with a true/false array, a mask)."
         )
+    elif resets == 0:
+        text += " None of them was a NEXT_STEP reset row."
     return text
 
 
-def helps_points(batch_size: int, num_envs: int, calls: int) -> list[str]:
-    """When vectorisation helps (the lesson's point 4), with this batch's numbers.
-
-    Example:
-        >>> print(helps_points(2048, 4, 512)[0])  # doctest: +ELLIPSIS
-        **On-policy methods such as PPO:** 2,048 rows per update with 4 envs take **512** ...
-    """
-    envs = f"{num_envs} env{'s' if num_envs != 1 else ''}"
-    if num_envs == 1:
-        on_policy = (
-            f"{batch_size:,} rows per update with 1 env take {calls:,} `step()` calls; with 4 "
-            f"envs they would take {math.ceil(batch_size / 4):,}."
-        )
-    else:
-        on_policy = (
-            f"{batch_size:,} rows per update with {envs} take **{calls:,}** `step()` "
-            f"call{'s' if calls != 1 else ''} "
-            f"instead of {batch_size:,}."
-        )
-    # One env has nothing to batch: say what 4 envs would change, not that 1 env changed it.
-    if num_envs == 1:
-        off_policy = ": with 4 envs they would fill their replay buffer 4 times faster per call."
-        varied = "with 4 envs one update's rows would come from 4 episodes at different stages"
-    else:
-        off_policy = (
-            f" fill their replay buffer faster: each call adds {envs}' worth of transitions."
-        )
-        varied = f"one update's rows come from {envs} at different stages of their episodes"
-    return [
-        f"**On-policy methods such as PPO:** {on_policy}",
-        f"**Off-policy methods such as DQN**{off_policy}",
-        f"**More varied data:** {varied}, not one long stretch of a single episode, so the "
-        "update is less noisy.",
-        "**For a world as tiny as BurgerBot the gain is small:** a step costs microseconds, so "
-        "there is little per-call cost to share. The pattern matters because "
-        "Stable-Baselines3 is built on it.",
-    ]
-
-
 def takeaways(batch_size: int, num_envs: int, calls: int, resets: int | None) -> list[str]:
-    """The page's key takeaways, computed from this batch's run.
+    """The page's key takeaways, computed from this batch's run: when vectorisation helps.
 
     ``resets`` is the NEXT_STEP reset rows of the batch (None in SAME_STEP mode).
     """
-    envs = f"{num_envs} env{'s' if num_envs != 1 else ''}"
-    first = (
-        f"N envs fill a batch of B rows in ⌈B ÷ N⌉ `step()` calls: {batch_size:,} with {envs} "
-        f"took {calls:,}"
-    )
-    if resets is not None:
-        first += (
-            f", and in NEXT_STEP mode {'those' if calls != 1 else 'that'} {calls:,} "
-            f"call{'s' if calls != 1 else ''} held "
-            f"{calls * num_envs - resets:,} transitions and {resets:,} reset rows, which the "
-            "update must mask out"
-        )
-    else:
-        first += "; SAME_STEP mode leaves no reset rows"
-    return [
+    first = f"N envs fill a batch of B rows in ⌈B ÷ N⌉ `step()` calls: here {calls:,}"
+    if num_envs == 1:
+        first += f"; 4 envs would take {math.ceil(batch_size / 4):,}"
+    bullets = [
         first + ".",
-        "Off-policy methods fill their replay buffer N times faster per call, and every "
-        "update sees pieces of N episodes at once.",
-        "Batching shares each call's fixed cost (Python, numpy, a policy's forward pass) "
-        "over N env-steps: that is what it buys. For BurgerBot that cost is small; the "
-        "pattern matters because Stable-Baselines3 is built on it.",
+        "PPO (on-policy) needs N times fewer calls per update; DQN (off-policy) fills its "
+        "replay buffer N times faster.",
+        "Rows from N episodes at once are more varied, which tends to make each update less "
+        "noisy (not guaranteed).",
+        "Batching pays where each call has a fixed cost, such as one forward pass of the policy "
+        "network for the whole batch; for BurgerBot's microsecond step the gain is small.",
     ]
+    if resets:
+        bullets.append(f"Here {resets:,} of the rows were reset rows, which the update masks out.")
+    return bullets

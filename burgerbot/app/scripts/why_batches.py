@@ -23,32 +23,21 @@ from burgerbot import BurgerBotVectorEnv
 from burgerbot.experiments import random_actions
 
 BATCH, N, SEED = __BATCH__, __NUM_ENVS__, __SEED__
-STEP_CALLS = math.ceil(BATCH / N)  # each step() call returns N rows (env-steps)
+STEP_CALLS = math.ceil(BATCH / N)  # each step() call returns N rows
 
-# The buffer PPO stores: one row per step() call, one column per env.
-rewards = np.zeros((STEP_CALLS, N))
-dones = np.zeros((STEP_CALLS, N), dtype=bool)
+dones = np.zeros((STEP_CALLS, N), dtype=bool)  # the buffer: one row per call, one column per env
 envs = BurgerBotVectorEnv(N, autoreset_mode=AutoresetMode.__MODE__)
-try:
-    envs.reset(seed=SEED)
-    actions = np.concatenate(list(random_actions(SEED, N, STEP_CALLS)))  # a random agent
-    for t in range(STEP_CALLS):
-        obs, rewards[t], terminated, truncated, infos = envs.step(actions[t])
-        dones[t] = terminated | truncated
-finally:
-    envs.close()
+envs.reset(seed=SEED)
+actions = np.concatenate(list(random_actions(SEED, N, STEP_CALLS)))  # a random agent
+for t in range(STEP_CALLS):
+    obs, rewards, terminated, truncated, infos = envs.step(actions[t])
+    dones[t] = terminated | truncated
+envs.close()
 
-print("step() calls:", STEP_CALLS)
-print("buffer shape:", rewards.shape, "=", rewards.size, "rows (env-steps)")
-print("episodes ended:", int(dones.sum()))
-print("goals:", int((rewards == 50.0).sum()), "| hits:", int((rewards == -10.0).sum()))
+print("step() calls:", STEP_CALLS, "| buffer shape:", dones.shape)
 if envs.autoreset_mode == AutoresetMode.NEXT_STEP:
-    # The call after an episode ends resets that env: reward 0.0, its action is ignored.
-    # Those rows are no transitions: a learner masks them out.
-    resets = int(dones[:-1].sum())
-    print("reset rows:", resets, "| transitions:", rewards.size - resets)
-else:
-    print("transitions:", rewards.size, "(SAME_STEP: every row is one)")
+    resets = int(dones[:-1].sum())  # the call after an episode ends is a reset row
+    print("reset rows to mask out:", resets, "| transitions:", dones.size - resets)
 """
 
 
