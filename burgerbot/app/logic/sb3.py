@@ -80,10 +80,6 @@ SPECS = (
     IntSetting("n", "NUM_ENVS", default=4, low=1, high=16),
     IntSetting("steps", "step() calls", default=30, low=5, high=200),
     IntSetting("seed", "Seed of the random actions", default=0, low=0, high=9999),
-    IntSetting("ppo_envs", "n_envs for PPO", default=4, low=1, high=8),
-    IntSetting(
-        "ppo_steps", "Total env-steps for PPO", default=4096, low=512, high=CAPS.max_ppo_timesteps
-    ),
 )
 
 
