@@ -131,10 +131,8 @@ def show_lesson_calls(
 
     def vector_tab() -> None:
         st.markdown(
-            f"{never} PPO trains on SB3's own {term_link('vecenv', 'VecEnv')} classes and treats "
-            "any other env as *one* env: no release ever trained on a Gymnasium vector env as N "
-            "envs. Today's SB3 refuses it at once, with a message about the old OpenAI `gym` "
-            "package: misleading, but the fix is the same."
+            f"{never} No SB3 release trained on a Gymnasium vector env as N envs. Today's SB3 "
+            "refuses it with a misleading message about the old `gym` package."
         )
         _call_tab(
             snippets.gymnasium_vector_wrong(num_envs),
@@ -173,16 +171,11 @@ def show_lesson_calls(
 def how_sb3_vectorises() -> None:
     """make_vec_env, DummyVecEnv and SubprocVecEnv, with a short whole script."""
     st.markdown(
-        f"""
-- **`make_vec_env(burgerbot_factory(), n_envs=4)`** calls the thunk `burgerbot_factory()` returns
-  ({term_link("factory", "factory")}) 4 times and wraps each copy in a `Monitor` (it records
-  episode returns and lengths).
-- By default the copies go into a **`DummyVecEnv`**: one process, stepped one after another,
-  like Gymnasium's `SyncVectorEnv`: the usual choice for a cheap env like BurgerBot.
-- **`vec_env_cls=SubprocVecEnv`**: one worker process per copy, like `AsyncVectorEnv`. The
-  workers start by importing your script again (as with {term_link("spawn", "spawn")}), hence
-  `if __name__ == "__main__":`.
-- Even one env is wrapped in a `DummyVecEnv`: SB3's algorithms only ever see vector envs.
+        """
+- **`make_vec_env(burgerbot_factory(), n_envs=4)`** calls the factory 4 times and puts the
+  copies in a **`DummyVecEnv`**: one process, like Gymnasium's `SyncVectorEnv`.
+- **`vec_env_cls=SubprocVecEnv`**: one worker process per copy, like `AsyncVectorEnv` (so the
+  script needs `if __name__ == "__main__":`).
 """
     )
     with st.expander("Code: make_vec_env and PPO, as a whole script", icon="🐍"):
@@ -204,9 +197,8 @@ def show_around_first_end(
     end_step, end_env, tables = around
     shown = next(iter(tables.values()))["step"]
     st.markdown(
-        f"**Env {end_env}, steps {shown.min()} to {shown.max()}**: its episode ends at step "
-        f"{end_step}. *obs* is what `step()` returned for this env; *last obs* is the ended "
-        f"episode's {term_link('final-observation')}, where each library puts it."
+        f"**Env {end_env}, steps {shown.min()} to {shown.max()}** (its episode ends at step "
+        f"{end_step}). *last obs*: the ended episode's {term_link('final-observation')}."
     )
 
     def draw(library: str, table: pd.DataFrame) -> None:
@@ -242,8 +234,8 @@ frame = ui.PageFrame(
     SPECS,
     title="Stable-Baselines3 and vector environments",
     intro=(
-        "You will learn how Stable-Baselines3 (SB3) runs several environments at once, how to "
-        "give PPO several BurgerBots, and where SB3's vector API differs from Gymnasium's."
+        "You will learn how Stable-Baselines3 (SB3) gives PPO several envs at once, and where its "
+        "vector envs differ from Gymnasium's."
     ),
     topics=[
         "How Stable-Baselines3 uses vector envs: its own VecEnv wrapper",
@@ -260,10 +252,9 @@ have_sb3 = version is not None
 recording = sb3_recording.load()
 recorded = "" if have_sb3 else f"recorded on {recording.recorded_on}"
 st.markdown(
-    "SB3 is a library of ready-made algorithms such as PPO, which always trains on a "
-    f"{term_link('vector-env')}. The lesson's point: SB3 wraps environments in **its own** "
-    f"vector env, a {term_link('vecenv', 'VecEnv')}, and `make_vec_env` builds one from a "
-    "factory (lessons 12 and 13 use it)."
+    "SB3's algorithms, such as PPO, train only on SB3's own vector env, a "
+    f"{term_link('vecenv', 'VecEnv')} (SB3's vector-env class); `make_vec_env` builds one from a "
+    "factory."
 )
 how_sb3_vectorises()
 install_status(version, recording)
@@ -328,15 +319,11 @@ else:
     seed = int(st.session_state[KEY["seed"]])
     frame.settings_done()
 
-    runs = "SB3's `DummyVecEnv` and " if have_sb3 else ""
     st.markdown(
-        f"{runs}Gymnasium's `SyncVectorEnv` in two {term_link('autoreset', 'auto-reset')} "
-        f"modes: same random actions, {steps} calls, {counted(num_envs, 'BurgerBot')}.\n\n"
-        f"{VERDICTS['imprecise'].badge()} SB3's VecEnvs reset an ended env **on the same step**, "
-        'as the lesson describes, but keep the last observation in `infos[i]["terminal_'
-        'observation"]`, not `infos["final_observation"]`. '
-        f"{VERDICTS['changed'].badge()} Gymnasium's default since 1.0, NEXT_STEP, resets on the "
-        "*next* call instead."
+        f"Same random actions, {steps} calls, {counted(num_envs, 'BurgerBot')}. "
+        f"{VERDICTS['imprecise'].badge()} SB3 resets an ended env **on the same step**, as the "
+        'lesson says, but puts the last observation in `infos[i]["terminal_observation"]`. '
+        f"{VERDICTS['changed'].badge()} Gymnasium's default, NEXT_STEP, resets on the *next* call."
     )
     try:
         result = compared(num_envs, steps, seed, have_sb3)

@@ -677,10 +677,9 @@ def accepts_explanation(run: ScriptRun, version: str) -> str:
             "`model.n_envs` before you train, SB3 may have taken it as one env."
         )
     return (
-        f"stable-baselines3 {version} stopped with **{run.error.type}** (raised in "
-        f"`{run.error.location}`). SB3's algorithms take SB3's own `VecEnv` classes or a single "
-        "Gymnasium env; a Gymnasium vector env is neither. No SB3 release trained on one as N "
-        "envs, so the lesson's idea was never valid: it is not a change in the library."
+        f"stable-baselines3 {version} raised **{run.error.type}**: PPO takes an SB3 `VecEnv` or "
+        "one Gymnasium env, and no SB3 release took a Gymnasium vector env as N envs (never "
+        "valid, not a change in the library)."
     )
 
 
@@ -779,10 +778,7 @@ def takeaways(
             f"SB3 resets like Gymnasium's {like} ({same} of {pairs} pairs matched in the "
             f'recorded run), keeping the last observation in `infos[i]["terminal_observation"]`.'
         )
-    bullets.append(
-        "`SubprocVecEnv` starts worker processes that import your script again: put the "
-        'script\'s work under `if __name__ == "__main__":`.'
-    )
+    bullets.append("`vec_env_cls=SubprocVecEnv` gives each copy its own worker process.")
     return bullets[:5]
 
 
@@ -806,7 +802,6 @@ def agreement_sentence(result: SideBySide) -> str:
     if first is None:
         return text + ": no episode ended early enough to show a difference. Try more steps."
     return text + (
-        f": it first differs at step {first[0]} (env {first[1]}), where an episode ends. It "
-        "returns the episode's last observation there, SB3 the next start; its next call only "
-        "resets that env and ignores its action, so from then on that robot is one action behind."
+        f": it first differs at step {first[0]} (env {first[1]}), where an episode ends: it "
+        "returns the last observation there, SB3 the next start."
     )
