@@ -300,7 +300,7 @@ else:
     )
 
     # --- 2. The two APIs, side by side -----------------------------------------------------------
-    st.header("2. Two vector-env APIs, side by side")
+    st.header("2. SB3 and Gymnasium on the same actions")
     (n_spec, steps_spec, seed_spec) = SPECS
     c_n, c_steps, c_seed = st.columns(3)
     c_n.slider(
@@ -320,7 +320,7 @@ else:
     frame.settings_done()
 
     st.markdown(
-        f"Same random actions, {steps} calls, {counted(num_envs, 'BurgerBot')}. "
+        f"{steps} calls, {counted(num_envs, 'BurgerBot')}. "
         f"{VERDICTS['imprecise'].badge()} SB3 resets an ended env **on the same step**, as the "
         'lesson says, but puts the last observation in `infos[i]["terminal_observation"]`. '
         f"{VERDICTS['changed'].badge()} Gymnasium's default, NEXT_STEP, resets on the *next* call."

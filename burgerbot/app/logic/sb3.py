@@ -678,8 +678,7 @@ def accepts_explanation(run: ScriptRun, version: str) -> str:
         )
     return (
         f"stable-baselines3 {version} raised **{run.error.type}**: PPO takes an SB3 `VecEnv` or "
-        "one Gymnasium env, and no SB3 release took a Gymnasium vector env as N envs (never "
-        "valid, not a change in the library)."
+        "one env, never a Gymnasium vector env (never valid, in any release)."
     )
 
 
@@ -793,7 +792,7 @@ def agreement_sentence(result: SideBySide) -> str:
         f"{result.episodes_ended} episodes ended. **SAME_STEP matched SB3 on {same} of {pairs}** "
         "(step, env) pairs"
         + (
-            ": same observations, rewards and episode ends. "
+            ". "
             if same_first is None
             else f"; it first differs at step {same_first[0]}, env {same_first[1]}. "
         )
