@@ -21,7 +21,6 @@ from burgerbot.app.logic.sb3 import (
     SideBySide,
     accepts_explanation,
     accepts_truth,
-    agreement_sentence,
     around_first_end,
     invalid_calls,
     n_envs_sentence,
@@ -56,7 +55,6 @@ def lesson_calls(num_envs: int) -> dict[str, ScriptRun]:
 # --- What the page draws: SB3's status, the lesson's calls, PPO; then the page ---
 # Drawing blocks of the Stable-Baselines3 page (what the page shows; the page says when).
 
-_AGREE_HELP = "(step, env) pairs where observation, reward and done flag are the same as SB3's."
 
 _CAPTIONS = {
     SB3: "`dones[i]` is True and `obs[i]` is already the next start. The last "
@@ -180,11 +178,6 @@ def how_sb3_vectorises() -> None:
     )
     with st.expander("Code: make_vec_env and PPO, as a whole script", icon="🐍"):
         learning.script_block(snippets.make_vec_env_script(4), name="make_vec_env and PPO")
-
-
-def agreement(result: SideBySide) -> None:
-    """With SB3: how many (step, env) pairs each Gymnasium mode shares with SB3, and why."""
-    st.markdown(agreement_sentence(result), help=_AGREE_HELP)
 
 
 def show_around_first_end(
@@ -330,8 +323,6 @@ else:
     except Exception as error:
         st.error(f"Could not run the comparison: {type(error).__name__}: {error}")
     if result is not None:
-        if have_sb3:
-            agreement(result)
         show_around_first_end(around_first_end(result, after=1), have_sb3)
         if not have_sb3:
             recorded_comparison(recording)

@@ -50,7 +50,6 @@ __all__ = [
     "SideBySide",
     "accepts_explanation",
     "accepts_truth",
-    "agreement_sentence",
     "api_markdown",
     "api_rows",
     "around_first_end",
@@ -779,28 +778,3 @@ def takeaways(
         )
     bullets.append("`vec_env_cls=SubprocVecEnv` gives each copy its own worker process.")
     return bullets[:5]
-
-
-def agreement_sentence(result: SideBySide) -> str:
-    """How many (step, env) pairs each Gymnasium mode shared with SB3 in the side-by-side run,
-    and where NEXT_STEP first parted (with SB3 installed)."""
-    pairs = result.pairs
-    same, nxt = result.agree[GYM_SAME_STEP], result.agree[GYM_NEXT_STEP]
-    same_first = result.first_difference[GYM_SAME_STEP]
-    first = result.first_difference[GYM_NEXT_STEP]
-    text = (
-        f"{result.episodes_ended} episodes ended. **SAME_STEP matched SB3 on {same} of {pairs}** "
-        "(step, env) pairs"
-        + (
-            ". "
-            if same_first is None
-            else f"; it first differs at step {same_first[0]}, env {same_first[1]}. "
-        )
-        + f"**NEXT_STEP matched on {nxt} of {pairs}**"
-    )
-    if first is None:
-        return text + ": no episode ended early enough to show a difference. Try more steps."
-    return text + (
-        f": it first differs at step {first[0]} (env {first[1]}), where an episode ends: it "
-        "returns the last observation there, SB3 the next start."
-    )
