@@ -7,8 +7,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from burgerbot.app import learning, measured, sb3_recording, ui
-from burgerbot.app.caps import CAPS
+from burgerbot.app import learning, sb3_recording, ui
 from burgerbot.app.glossary import term_link
 from burgerbot.app.labels import VERDICTS, counted
 from burgerbot.app.logic.sb3 import (
@@ -16,23 +15,16 @@ from burgerbot.app.logic.sb3 import (
     GYM_NEXT_STEP,
     GYM_SAME_STEP,
     INSTALL_COMMAND,
-    PPO_N_STEPS,
-    RECORDED_PPO,
     RECORDED_SIDE,
     SB3,
     SPECS,
-    PPOResult,
     SideBySide,
     accepts_explanation,
     accepts_truth,
-    agreement_sentence,
-    api_markdown,
-    api_rows,
     around_first_end,
     invalid_calls,
     n_envs_sentence,
     n_steps_sentence,
-    ppo_episode_chart,
     printed,
     recorded_agreement,
     recorded_calls,
@@ -40,21 +32,14 @@ from burgerbot.app.logic.sb3 import (
     sb3_version,
     side_by_side,
     takeaways,
-    train_ppo,
 )
 from burgerbot.app.sb3_recording import Recording
 from burgerbot.app.script_runner import ScriptRun
 from burgerbot.app.scripts import sb3 as snippets
 
 PAGE = "sb3"
-STARTED = f"_{PAGE}_started_ppo"
 LESSON_ENVS = 4  # the lesson's PPO calls use 4 envs
 PREDICTION = f"{PAGE}_accepts_sync"
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def api_table(num_envs: int, live_sb3: bool) -> str:
-    return api_markdown(api_rows(num_envs, live_sb3=live_sb3))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -67,24 +52,17 @@ def lesson_calls(num_envs: int) -> dict[str, ScriptRun]:
     return invalid_calls(num_envs)
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
-def ppo_run(num_envs: int, total_timesteps: int, seed: int) -> PPOResult:
-    with measured.progress_bar() as report:
-        return train_ppo(num_envs, PPO_N_STEPS, total_timesteps, seed, report)
-
-
 # --- What the page draws: SB3's status, the lesson's calls, PPO; then the page ---
 # Drawing blocks of the Stable-Baselines3 page (what the page shows; the page says when).
 
-_AGREE_HELP = "(step, env) pairs where observation, reward and done flag are the same as SB3's."
 
 _CAPTIONS = {
     SB3: "`dones[i]` is True and `obs[i]` is already the next start. The last "
     'observation is in `infos[i]["terminal_observation"]`.',
-    GYM_SAME_STEP: "Same as SB3, but the flags are `terminated` / `truncated` and "
-    'the last observation is in `infos["final_obs"][i]`.',
-    GYM_NEXT_STEP: "Gymnasium's default since 1.0: the ending step returns the last "
-    "observation itself; the next call resets (reward 0, action ignored).",
+    GYM_SAME_STEP: "Same as SB3 (*done* here is `terminated or truncated`), but the last "
+    'observation is in `infos["final_obs"][i]`.',
+    GYM_NEXT_STEP: "Gymnasium's default since 1.0 (*done* is `terminated or truncated`): the "
+    "ending step returns the last observation itself; the next call resets.",
 }
 
 
@@ -151,15 +129,8 @@ def show_lesson_calls(
 
     def vector_tab() -> None:
         st.markdown(
-            f"{never} PPO trains on SB3's own {term_link('vecenv', 'VecEnv')} classes and treats "
-            "any other env as *one* env: no release ever trained on a Gymnasium vector env as N "
-            "envs. Today's SB3 refuses it at once, with a message about the old OpenAI `gym` "
-            "package: misleading, but the fix is the same."
-        )
-        st.caption(
-            "With the lesson's gymnasium 0.29, stable-baselines3 2.3.2 built a model on it as "
-            "one env with a (4, 4) observation, which crashed as soon as it trained (checked "
-            "once for this app, not live here)."
+            f"{never} No SB3 release trained on a Gymnasium vector env as N envs. Today's SB3 "
+            "refuses it with a misleading message about the old `gym` package."
         )
         _call_tab(
             snippets.gymnasium_vector_wrong(num_envs),
@@ -188,8 +159,8 @@ def show_lesson_calls(
     ui.lazy_tabs(
         "sb3_lesson_calls",
         [
-            (f"❌ PPO(n_envs={num_envs})", n_envs_tab),
             ("❌ PPO(SyncVectorEnv)", vector_tab),
+            (f"❌ PPO(n_envs={num_envs})", n_envs_tab),
             ("✅ make_vec_env", fixed_tab),
         ],
     )
@@ -198,25 +169,15 @@ def show_lesson_calls(
 def how_sb3_vectorises() -> None:
     """make_vec_env, DummyVecEnv and SubprocVecEnv, with a short whole script."""
     st.markdown(
-        f"""
-- **`make_vec_env(burgerbot_factory(), n_envs=4)`** calls the thunk `burgerbot_factory()` returns
-  ({term_link("factory", "factory")}) 4 times and wraps each copy in a `Monitor` (it records
-  episode returns and lengths).
-- By default the copies go into a **`DummyVecEnv`**: one process, stepped one after another,
-  like Gymnasium's `SyncVectorEnv`: the usual choice for a cheap env like BurgerBot.
-- **`vec_env_cls=SubprocVecEnv`**: one worker process per copy, like `AsyncVectorEnv`. The
-  workers start by importing your script again (as with {term_link("spawn", "spawn")}), hence
-  `if __name__ == "__main__":`.
-- Even one env is wrapped in a `DummyVecEnv`: SB3's algorithms only ever see vector envs.
+        """
+- **`make_vec_env(burgerbot_factory(), n_envs=4)`** calls the factory 4 times and puts the
+  copies in a **`DummyVecEnv`**: one process, like Gymnasium's `SyncVectorEnv`.
+- **`vec_env_cls=SubprocVecEnv`**: one worker process per copy, like `AsyncVectorEnv` (so the
+  script needs `if __name__ == "__main__":`).
 """
     )
     with st.expander("Code: make_vec_env and PPO, as a whole script", icon="🐍"):
         learning.script_block(snippets.make_vec_env_script(4), name="make_vec_env and PPO")
-
-
-def agreement(result: SideBySide) -> None:
-    """With SB3: how many (step, env) pairs each Gymnasium mode shares with SB3, and why."""
-    st.markdown(agreement_sentence(result), help=_AGREE_HELP)
 
 
 def show_around_first_end(
@@ -229,9 +190,8 @@ def show_around_first_end(
     end_step, end_env, tables = around
     shown = next(iter(tables.values()))["step"]
     st.markdown(
-        f"**Env {end_env}, steps {shown.min()} to {shown.max()}**: its episode ends at step "
-        f"{end_step}. *obs* is what `step()` returned for this env; *last obs* is the ended "
-        f"episode's {term_link('final-observation')}, where each library puts it."
+        f"**Env {end_env}, steps {shown.min()} to {shown.max()}** (its episode ends at step "
+        f"{end_step}). *last obs*: the ended episode's {term_link('final-observation')}."
     )
 
     def draw(library: str, table: pd.DataFrame) -> None:
@@ -262,66 +222,13 @@ def recorded_comparison(recording: Recording) -> None:
     st.code(output, language="text", wrap_lines=True)
 
 
-def recorded_ppo(recording: Recording) -> None:
-    """Without SB3: how to train live, and what the training script printed when recorded."""
-    st.info(f"Training needs stable-baselines3: `{INSTALL_COMMAND}`.", icon="📦")
-    output = recorded_output(recording, "sb3.ppo_training")
-    if output is not None:
-        n_envs, n_steps, total, seed = RECORDED_PPO
-        st.markdown(
-            f"The training script with {n_envs} envs, `n_steps={n_steps}`, {total:,} env-steps "
-            f"and seed {seed} printed ({recording.label()}):"
-        )
-        st.code(output, language="text", wrap_lines=True)
-
-
-def ppo_outcome(ppo: PPOResult) -> None:
-    """A finished PPO run: its numbers, its episodes' returns, and the greedy policy."""
-    r1, r2, r3, r4 = st.columns(4)
-    r1.metric("training time", f"{ppo.train_seconds:.1f} s")
-    r2.metric("updates", ppo.updates)
-    r3.metric("transitions per update", f"{ppo.transitions_per_update:,}")
-    r4.metric("episodes finished", len(ppo.episodes))
-    st.caption(
-        f"Plus {ppo.setup_seconds:.2f} s to build the network (and to import SB3 and torch, "
-        "the first time). "
-        f"stable-baselines3 {ppo.versions.get('stable-baselines3')}, torch "
-        f"{ppo.versions.get('torch')}, one CPU thread, on this server."
-    )
-    if len(ppo.episodes):
-        episodes = ppo.episodes["return"]
-        window = min(20, max(1, len(episodes) // 2))
-        goals = int(ppo.episodes["reached_goal"].sum())
-        first_mean, last_mean = episodes.head(window).mean(), episodes.tail(window).mean()
-        learning.chart_with_table(
-            learning.chart_spec(ppo_episode_chart, ppo.episodes),
-            ppo.episodes,
-            caption=f"Mean return of the first {window} episodes: {first_mean:.1f}; of the "
-            f"last {window}: {last_mean:.1f}. {goals} of {len(episodes)} training episodes "
-            "reached the goal.",
-        )
-    outcome = "reaches the goal" if ppo.greedy_reaches_goal else "does not reach the goal"
-    timed_out = not ppo.greedy_reaches_goal and ppo.greedy_steps >= 150
-    st.markdown(
-        f"Taking the trained policy's most likely action at every step from the start, the "
-        f"robot **{outcome}**: "
-        f"return {ppo.greedy_return:.1f} after {ppo.greedy_steps} steps."
-        + (
-            " The episode ran into the 150-step time limit: the policy avoids crashing, "
-            "but it does not find the goal either."
-            if timed_out
-            else ""
-        )
-    )
-
-
 frame = ui.PageFrame(
     PAGE,
     SPECS,
     title="Stable-Baselines3 and vector environments",
     intro=(
-        "You will learn how Stable-Baselines3 (SB3) runs several environments at once, how to "
-        "give PPO several BurgerBots, and where SB3's vector API differs from Gymnasium's."
+        "You will learn how Stable-Baselines3 (SB3) gives PPO several envs at once, and where its "
+        "vector envs differ from Gymnasium's."
     ),
     topics=[
         "How Stable-Baselines3 uses vector envs: its own VecEnv wrapper",
@@ -338,10 +245,9 @@ have_sb3 = version is not None
 recording = sb3_recording.load()
 recorded = "" if have_sb3 else f"recorded on {recording.recorded_on}"
 st.markdown(
-    "SB3 is a library of ready-made algorithms such as PPO, which always trains on a "
-    f"{term_link('vector-env')}. The lesson's point: SB3 wraps environments in **its own** "
-    f"vector env, a {term_link('vecenv', 'VecEnv')}, and `make_vec_env` builds one from a "
-    "factory (lessons 12 and 13 use it)."
+    "SB3's algorithms, such as PPO, train only on SB3's own vector env, a "
+    f"{term_link('vecenv', 'VecEnv')} (SB3's vector-env class); `make_vec_env` builds one from a "
+    "factory."
 )
 how_sb3_vectorises()
 install_status(version, recording)
@@ -387,8 +293,8 @@ else:
     )
 
     # --- 2. The two APIs, side by side -----------------------------------------------------------
-    st.header("2. Two vector-env APIs, side by side")
-    (n_spec, steps_spec, seed_spec, ppo_envs_spec, ppo_steps_spec) = SPECS
+    st.header("2. SB3 and Gymnasium on the same actions")
+    (n_spec, steps_spec, seed_spec) = SPECS
     c_n, c_steps, c_seed = st.columns(3)
     c_n.slider(
         n_spec.label, n_spec.low, n_spec.high, key=KEY["n"], help="Copies in each vector env."
@@ -406,35 +312,17 @@ else:
     seed = int(st.session_state[KEY["seed"]])
     frame.settings_done()
 
-    with st.expander("The two APIs, question by question (a table)", icon="📋"):
-        st.caption(
-            "Cells marked *✓ live* were read from a run of the installed libraries on "
-            f"{counted(num_envs, 'BurgerBot')} on this server; the others come from each library's "
-            "documentation."
-        )
-        with st.spinner("Importing stable-baselines3 and torch (slow the first time)…"):
-            try:
-                st.markdown(api_table(num_envs, have_sb3))
-            except Exception as error:  # the page keeps working; the message says what broke
-                st.error(f"Could not build the table: {type(error).__name__}: {error}")
-
-    runs = "SB3's `DummyVecEnv` and " if have_sb3 else ""
     st.markdown(
-        f"{runs}Gymnasium's `SyncVectorEnv` in two {term_link('autoreset', 'auto-reset')} "
-        f"modes: same random actions, {steps} calls, {counted(num_envs, 'BurgerBot')}.\n\n"
-        f"{VERDICTS['imprecise'].badge()} SB3's VecEnvs reset an ended env **on the same step**, "
-        'as the lesson describes, but keep the last observation in `infos[i]["terminal_'
-        'observation"]`, not `infos["final_observation"]`. '
-        f"{VERDICTS['changed'].badge()} Gymnasium's default since 1.0, NEXT_STEP, resets on the "
-        "*next* call instead."
+        f"{steps} calls, {counted(num_envs, 'BurgerBot')}. "
+        f"{VERDICTS['imprecise'].badge()} SB3 resets an ended env **on the same step**, as the "
+        'lesson says, but puts the last observation in `infos[i]["terminal_observation"]`. '
+        f"{VERDICTS['changed'].badge()} Gymnasium's default, NEXT_STEP, resets on the *next* call."
     )
     try:
         result = compared(num_envs, steps, seed, have_sb3)
     except Exception as error:
         st.error(f"Could not run the comparison: {type(error).__name__}: {error}")
     if result is not None:
-        if have_sb3:
-            agreement(result)
         show_around_first_end(around_first_end(result, after=1), have_sb3)
         if not have_sb3:
             recorded_comparison(recording)
@@ -449,51 +337,6 @@ else:
         with st.expander("Code: this comparison as a script you can run", icon="🐍"):
             comparison_script()
 
-    # --- 3. Train PPO ----------------------------------------------------------------------------
-    st.header("3. Train PPO on BurgerBot")
-    st.markdown(
-        f"A short PPO run on the CPU, `n_steps={PPO_N_STEPS}` per env: each update learns from "
-        f"`n_steps x n_envs` {term_link('transition', 'transitions')}. Far too short to master "
-        "BurgerBot."
-    )
-    p_envs, p_steps = st.columns(2)
-    p_envs.slider(ppo_envs_spec.label, ppo_envs_spec.low, ppo_envs_spec.high, key=KEY["ppo_envs"])
-    p_steps.number_input(
-        ppo_steps_spec.label,
-        min_value=ppo_steps_spec.low,
-        max_value=ppo_steps_spec.high,
-        step=512,
-        key=KEY["ppo_steps"],
-        help=(
-            f"At most {CAPS.max_ppo_timesteps:,} here: PPO steps about a thousand times slower "
-            "than the numpy examples on the other pages."
-        ),
-    )
-    ppo_envs = int(st.session_state[KEY["ppo_envs"]])
-    ppo_steps = int(st.session_state[KEY["ppo_steps"]])
-    if not have_sb3:
-        recorded_ppo(recording)
-    else:
-        st.caption(
-            f"{ppo_envs} env{'s' if ppo_envs > 1 else ''} x {PPO_N_STEPS} steps = "
-            f"{ppo_envs * PPO_N_STEPS:,} transitions per update; {ppo_steps:,} env-steps in all "
-            f"(seed {seed}, from section 2)."
-        )
-        settings = (ppo_envs, ppo_steps, seed)
-        started: set = st.session_state.setdefault(STARTED, set())
-        if st.button("Train PPO", key=f"{PAGE}_train", type="primary", icon="▶️"):
-            try:
-                ppo_run(*settings)
-                started.add(settings)
-            except Exception as error:  # the page keeps working; the message says what broke
-                st.error(f"Training failed: {type(error).__name__}: {error}")
-        if settings in started:
-            ppo_outcome(ppo_run(*settings))
-    with st.expander("Code: this training run as a script you can run", icon="🐍"):
-        learning.script_block(
-            snippets.ppo_training_script(ppo_envs, PPO_N_STEPS, ppo_steps, seed),
-            name="PPO on BurgerBot",
-        )
 
 side_output = None if have_sb3 else recorded_output(recording, "sb3.side_by_side")
 frame.takeaways(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from sentence_facts import bold, code_spans, numbers, quotes
+from sentence_facts import bold, code_spans, quotes
 from shown_scripts import assert_script_behaves
 
 from burgerbot.app.logic.sb3 import (
@@ -18,7 +18,6 @@ from burgerbot.app.logic.sb3 import (
     SideBySide,
     accepts_explanation,
     accepts_truth,
-    agreement_sentence,
     n_envs_sentence,
     n_steps_sentence,
     takeaways,
@@ -96,19 +95,6 @@ def side(
         agree={GYM_SAME_STEP: same, GYM_NEXT_STEP: nxt},
         first_difference={GYM_SAME_STEP: same_first, GYM_NEXT_STEP: first},
     )
-
-
-def test_the_agreement_sentence_follows_the_side_by_side_run():
-    usual = agreement_sentence(side(120, 90))
-    assert [numbers(b) for b in bold(usual)] == [[120, 120], [90, 120]]  # SAME_STEP, NEXT_STEP
-    assert numbers(usual)[0] == 3  # episodes ended
-    assert numbers(usual.split("NEXT_STEP")[-1])[2:4] == [3, 1]  # first differs: step 3, env 1
-    none_ended = agreement_sentence(side(120, 120, first=None))
-    assert [numbers(b) for b in bold(none_ended)] == [[120, 120], [120, 120]]
-    assert numbers(none_ended.split("**")[-1]) == []  # no step where NEXT_STEP parted
-    odd = agreement_sentence(side(100, 90, same_first=(5, 2)))
-    assert [numbers(b) for b in bold(odd)] == [[100, 120], [90, 120]]
-    assert quotes(odd.split("NEXT_STEP")[0], 5, 2)  # where SAME_STEP first parted from SB3
 
 
 def test_takeaways_follow_the_runs():

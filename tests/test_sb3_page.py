@@ -7,7 +7,6 @@ without SB3 is tested everywhere by hiding the package from the import system.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -30,10 +29,6 @@ from burgerbot.app.logic.sb3 import (
     GYM_NEXT_STEP,
     GYM_SAME_STEP,
     INSTALL_COMMAND,
-    PPO_N_STEPS,
-    agreement_sentence,
-    api_markdown,
-    api_rows,
     invalid_calls,
     recorded_agreement,
     recorded_calls,
@@ -45,7 +40,7 @@ from burgerbot.app.scripts import sb3 as snippets
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = "app_pages/sb3.py"
-KEY = {name: f"sb3_{name}" for name in ("n", "steps", "seed", "ppo_envs", "ppo_steps")}
+KEY = {name: f"sb3_{name}" for name in ("n", "steps", "seed")}
 TRAIN = "sb3_train"
 RECORDING = sb3_recording.load()
 
@@ -96,17 +91,13 @@ def test_without_sb3_the_page_explains_and_runs_the_gymnasium_side(without_sb3):
     assert app.title[0].value == "Stable-Baselines3 and vector environments"
     info = texts(app.info)
     assert INSTALL_COMMAND in info and RECORDING.label() in info  # when and with which versions
-    rows = api_rows(4, live_sb3=False)  # Gymnasium's rows live, SB3's from its docs
-    assert api_markdown(rows) in texts(app.markdown)
-    assert any(row.gymnasium_live for row in rows)
-    assert not any(row.sb3_live for row in rows)
     tables = list(first_end_tables(app).values())
     assert len(tables) == 2  # SAME_STEP and NEXT_STEP, no SB3 table
     assert "reset: action ignored" in tables[1]["note"].tolist()
     codes = tabs_text(app, "code")  # the lesson's calls, a tab each
     for script in (snippets.n_envs_wrong(4), snippets.ppo_fixed(4)):
         assert script.strip() in codes
-    assert TRAIN not in [button.key for button in app.button]
+    assert TRAIN not in [button.key for button in app.button]  # training is not on the path
     assert not app.metric
     # The SB3 runs, as recorded and labelled so: the lesson's calls, the comparison, PPO.
     recorded = f"(recorded on {RECORDING.recorded_on})"
@@ -115,18 +106,18 @@ def test_without_sb3_the_page_explains_and_runs_the_gymnasium_side(without_sb3):
         error = RECORDING.run(name).error
         assert f"**{error.type}** at `{error.location}` {recorded}" in errors
         assert error.headline in errors
-    assert [bold(e) for e in errors.split("\n") if e][:2] == [["TypeError"], ["ValueError"]]
+    # The prediction's subject first: its verdict sits right under its own error's tab.
+    assert [bold(e) for e in errors.split("\n") if e][:2] == [["ValueError"], ["TypeError"]]
     assert RECORDING.run("sb3.ppo_fixed").error is None and recorded in tabs_text(app, "success")
     assert RECORDING.run("sb3.ppo_fixed").output.strip() in codes
     shown = [code.value.strip() for code in app.code]
     assert RECORDING.run("sb3.side_by_side").output.strip() in shown
-    assert RECORDING.run("sb3.ppo_training").output.strip() in shown
+    assert RECORDING.run("sb3.ppo_training").output.strip() not in shown  # not on the path
 
 
 def test_without_sb3_every_control_still_works(without_sb3):
     app = open_page()
     app.slider(key=KEY["n"]).set_value(2).run()
-    assert api_markdown(api_rows(2, live_sb3=False)) in texts(app.markdown)
     assert snippets.side_by_side_script(2, 30, 0).strip() in texts(app.code)  # it follows
     app.slider(key=KEY["steps"]).set_value(60).run()
     app.number_input(key=KEY["seed"]).set_value(3).run()
@@ -134,16 +125,7 @@ def test_without_sb3_every_control_still_works(without_sb3):
     same = result.frame[result.frame["library"].str.contains("SAME_STEP")]
     first = same[same["done"]].iloc[0]
     assert f"**Env {first['env']}, steps" in texts(app.markdown)
-    app.slider(key=KEY["ppo_envs"]).set_value(8).run()
-    app.number_input(key=KEY["ppo_steps"]).set_value(1024).run()
-    assert snippets.ppo_training_script(8, PPO_N_STEPS, 1024, 3).strip() in texts(app.code)
-    assert dict(app.query_params) == {
-        "n": "2",
-        "steps": "60",
-        "seed": "3",
-        "ppo_envs": "8",
-        "ppo_steps": "1024",
-    }
+    assert dict(app.query_params) == {"n": "2", "steps": "60", "seed": "3"}
     assert not app.exception
 
 
@@ -152,8 +134,7 @@ def test_without_sb3_every_control_still_works(without_sb3):
     [
         ({"n": "abc"}, ["n=abc"], "n", 4),
         ({"steps": "1"}, ["steps=1"], "steps", 5),
-        ({"ppo_steps": "999999"}, ["ppo_steps=999999"], "ppo_steps", 20000),
-        ({"ppo_envs": "0"}, ["ppo_envs=0"], "ppo_envs", 1),
+        ({"seed": "-5"}, ["seed=-5"], "seed", 0),
     ],
 )
 def test_bad_query_params_show_a_note(without_sb3, query, note, key, used):
@@ -161,7 +142,7 @@ def test_bad_query_params_show_a_note(without_sb3, query, note, key, used):
     (said,) = setting_notes(app)  # said before the prediction, too
     assert code_spans(said) == note and numbers(said)[-1] == used
     app.button(key=f"{PREDICTION}_skip").click().run()
-    widget = app.number_input(key=KEY[key]) if key == "ppo_steps" else app.slider(key=KEY[key])
+    widget = app.number_input(key=KEY[key]) if key == "seed" else app.slider(key=KEY[key])
     assert widget.value == used
 
 
@@ -169,15 +150,13 @@ def test_bad_query_params_show_a_note(without_sb3, query, note, key, used):
 
 
 @pytest.mark.sb3
-def test_with_sb3_everything_runs_live_and_ppo_trains(sb3):
-    app = open_page({"ppo_envs": "2", "ppo_steps": "512"})
+def test_with_sb3_everything_runs_live(sb3):
+    app = open_page()
     assert any(bold(c) == [sb3.__version__] for c in app.caption.values)  # live, this release
-    markdown = texts(app.markdown)
-    assert api_markdown(api_rows(4, live_sb3=True)) in markdown
     result = side_by_side(4, 30, 0, with_sb3=True)
     assert result.agree[GYM_SAME_STEP] == result.pairs == 120  # SB3 resets like SAME_STEP
     assert result.agree[GYM_NEXT_STEP] < result.pairs
-    assert agreement_sentence(result) in markdown
+    assert f"{result.pairs} of {result.pairs} pairs matched here" in takeaway_bullets(app)
     tables = first_end_tables(app)
     assert len(tables) == 3 and len(tables["SB3 DummyVecEnv"]) > 0  # a tab per library
     errors, codes = tabs_text(app, "error"), tabs_text(app, "code")
@@ -185,22 +164,11 @@ def test_with_sb3_everything_runs_live_and_ppo_trains(sb3):
     assert calls["n_envs"].error.type == "TypeError" and calls["n_envs"].error.headline in errors
     assert printed(calls["fixed"].output)["transitions per update"] == "8192"
     assert "SyncVectorEnv" in codes and calls["fixed"].output.strip() in codes
-    assert "training time" not in metrics(app)  # PPO trains only when asked
-
-    app.button(key=TRAIN).click().run()
-    assert not app.exception, [e.value for e in app.exception]
-    shown = metrics(app)
-    assert shown["updates"] == "2" and shown["transitions per update"] == "256"
-    outcomes = {"reaches the goal", "does not reach the goal"}  # the greedy episode's verdict
-    assert any(outcomes & set(bold(m.value)) for m in app.markdown)
-    charts = [json.loads(chart.proto.spec) for chart in app.get("vega_lite_chart")]
-    assert charts and charts[0]["layer"][0]["encoding"]["y"]["field"] == "return"
+    assert TRAIN not in [button.key for button in app.button]  # training is not on the path
 
     app.slider(key=KEY["n"]).set_value(2).run()
-    assert agreement_sentence(side_by_side(2, 30, 0, with_sb3=True)) in texts(app.markdown)
-    assert api_markdown(api_rows(2, live_sb3=True)) in texts(app.markdown)
+    assert "SAME_STEP (60 of 60 pairs matched here)" in takeaway_bullets(app)  # it follows
     assert calls["fixed"].output.strip() in tabs_text(app, "code")  # the calls keep 4 envs
-    assert metrics(app)["updates"] == "2"  # the PPO run is kept for its own settings
 
 
 # --- The learner's path: prediction, exercise, takeaways ------------------------------------------

@@ -213,7 +213,7 @@ def learning_speed(view: AppView) -> float:
 
 def sb3(view: AppView) -> float:
     """Skip the prediction: the lesson's calls appear (live, or recorded and labelled so);
-    then one more NUM_ENVS for the side-by-side run; train PPO where SB3 is installed."""
+    then one more NUM_ENVS for the side-by-side run (PPO training is not on the path)."""
     assert "ValueError" not in view.main_text()  # the answer is not on screen yet
     seconds = view.click(
         "sb3_accepts_sync_skip", until=lambda: "1. The lesson's PPO calls" in view.main_text()
@@ -223,8 +223,7 @@ def sb3(view: AppView) -> float:
     target = start + 1 if start < 16 else start - 1
     seconds += view.set_slider("sb3_n", target)
     assert view.query().get("n") == [str(target)], view.page.url
-    if view.has_widget("sb3_train"):
-        seconds += view.click("sb3_train", until=lambda: "training time" in view.main_text())
+    assert not view.has_widget("sb3_train")
     return seconds
 
 

@@ -50,7 +50,6 @@ __all__ = [
     "SideBySide",
     "accepts_explanation",
     "accepts_truth",
-    "agreement_sentence",
     "api_markdown",
     "api_rows",
     "around_first_end",
@@ -80,10 +79,6 @@ SPECS = (
     IntSetting("n", "NUM_ENVS", default=4, low=1, high=16),
     IntSetting("steps", "step() calls", default=30, low=5, high=200),
     IntSetting("seed", "Seed of the random actions", default=0, low=0, high=9999),
-    IntSetting("ppo_envs", "n_envs for PPO", default=4, low=1, high=8),
-    IntSetting(
-        "ppo_steps", "Total env-steps for PPO", default=4096, low=512, high=CAPS.max_ppo_timesteps
-    ),
 )
 
 
@@ -681,10 +676,8 @@ def accepts_explanation(run: ScriptRun, version: str) -> str:
             "`model.n_envs` before you train, SB3 may have taken it as one env."
         )
     return (
-        f"stable-baselines3 {version} stopped with **{run.error.type}** (raised in "
-        f"`{run.error.location}`). SB3's algorithms take SB3's own `VecEnv` classes or a single "
-        "Gymnasium env; a Gymnasium vector env is neither. No SB3 release trained on one as N "
-        "envs, so the lesson's idea was never valid: it is not a change in the library."
+        f"stable-baselines3 {version} raised **{run.error.type}**: PPO takes an SB3 `VecEnv` or "
+        "one env, never a Gymnasium vector env (never valid, in any release)."
     )
 
 
@@ -783,34 +776,5 @@ def takeaways(
             f"SB3 resets like Gymnasium's {like} ({same} of {pairs} pairs matched in the "
             f'recorded run), keeping the last observation in `infos[i]["terminal_observation"]`.'
         )
-    bullets.append(
-        "`SubprocVecEnv` starts worker processes that import your script again: put the "
-        'script\'s work under `if __name__ == "__main__":`.'
-    )
+    bullets.append("`vec_env_cls=SubprocVecEnv` gives each copy its own worker process.")
     return bullets[:5]
-
-
-def agreement_sentence(result: SideBySide) -> str:
-    """How many (step, env) pairs each Gymnasium mode shared with SB3 in the side-by-side run,
-    and where NEXT_STEP first parted (with SB3 installed)."""
-    pairs = result.pairs
-    same, nxt = result.agree[GYM_SAME_STEP], result.agree[GYM_NEXT_STEP]
-    same_first = result.first_difference[GYM_SAME_STEP]
-    first = result.first_difference[GYM_NEXT_STEP]
-    text = (
-        f"{result.episodes_ended} episodes ended. **SAME_STEP matched SB3 on {same} of {pairs}** "
-        "(step, env) pairs"
-        + (
-            ": same observations, rewards and episode ends. "
-            if same_first is None
-            else f"; it first differs at step {same_first[0]}, env {same_first[1]}. "
-        )
-        + f"**NEXT_STEP matched on {nxt} of {pairs}**"
-    )
-    if first is None:
-        return text + ": no episode ended early enough to show a difference. Try more steps."
-    return text + (
-        f": it first differs at step {first[0]} (env {first[1]}), where an episode ends. It "
-        "returns the episode's last observation there, SB3 the next start; its next call only "
-        "resets that env and ignores its action, so from then on that robot is one action behind."
-    )
