@@ -12,13 +12,13 @@ from burgerbot.app.logic.disabled_mode import (
     COUNT_STEPS,
     OPTIONS,
     SPECS,
-    START_OBS,
     DisabledDemo,
     by_hand_sentence,
     disabled_demo,
     disabled_demo_table,
+    envs_text,
     finished_by_hand_and_same_step,
-    obs_text,
+    masked_reset_sentence,
     prediction_truth,
     resolve_settings,
     takeaway_bullets,
@@ -38,10 +38,6 @@ def by_hand_counts(num_envs: int, seed: int):
 @st.cache_data(max_entries=16, show_spinner="Running the DISABLED demo live…")
 def disabled_run(num_envs: int, seed: int) -> DisabledDemo:
     return disabled_demo(num_envs, seed)
-
-
-def _envs_text(envs: tuple[int, ...]) -> str:
-    return ("envs " if len(envs) > 1 else "env ") + ", ".join(str(i) for i in envs)
 
 
 frame = ui.PageFrame(
@@ -75,7 +71,7 @@ if learning.revealed(PREDICTION):
     if demo.end_step == 0:
         st.info("No episode ended within the steps this demo may take; try another seed.")
     else:
-        ended = _envs_text(demo.ended)
+        ended = envs_text(demo.ended)
         st.header("1. Stepping an ended robot again")
         st.markdown(
             f"A fresh `SyncVectorEnv` with `autoreset_mode=AutoresetMode.DISABLED`, "
@@ -104,7 +100,7 @@ if learning.revealed(PREDICTION):
             st.warning(
                 "**The failed call was not harmless.** SyncVectorEnv checks the envs one by "
                 f"one while it steps them, so before it raised, "
-                f"{_envs_text(demo.stepped_before_error)} had already taken "
+                f"{envs_text(demo.stepped_before_error)} had already taken "
                 f"{'their' if several else 'its'} step-{demo.end_step + 1} action (measured "
                 f"live: {'their step counters' if several else 'its step counter'} moved). "
                 "You never saw those results. "
@@ -121,10 +117,7 @@ if learning.revealed(PREDICTION):
         )
         learning.fragment_block(disabled_fix_fragment(), of="the DISABLED script below")
         st.dataframe(disabled_demo_table(demo), hide_index=True)
-        st.success(
-            f"After the masked reset, step {demo.end_step + 1} worked. Only {ended} went "
-            f"back to `{obs_text(START_OBS)}`; the others kept their place."
-        )
+        st.success(masked_reset_sentence(demo))
         st.markdown("**The DISABLED script** (same robots, seed and actions):")
         learning.script_block(
             disabled_fix_script(demo.num_envs, demo.seed), name="disabled reset with a mask"

@@ -258,7 +258,7 @@ def sweep_plan(settings: ScalingSettings) -> None:
         f"for {backend_label(settings.backend)}: {cap:,})."
     )
     expected = expectations(settings)
-    zero_runs = f"runs with 0 goals (of {settings.seeds})"
+    zero_runs = f"expected runs with 0 goals (of {settings.seeds})"  # an expectation, not a count
 
     def table() -> None:
         st.dataframe(

@@ -44,7 +44,7 @@ class StraightforwardBurgerBot(gym.Env[np.ndarray, int]):
     """
 
     observation_space: spaces.MultiDiscrete
-    action_space: spaces.Discrete
+    action_space: spaces.Discrete  # type: ignore[assignment]  # gymnasium types it Space[int]
     max_steps: int
     row: int
     col: int

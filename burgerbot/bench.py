@@ -622,15 +622,15 @@ def format_report(df: pd.DataFrame, goals: list[dict[str, Any]]) -> str:
         lines.append("")
     header = ("implementation", "N", "env-steps/s", "vs baseline", "vs plain loop", "vs sync")
     table = [header]
-    for row in df.itertuples(index=False):
+    for row in df.to_dict("records"):
         table.append(
             (
-                IMPLEMENTATIONS[row.impl],
-                f"{row.num_envs:,}",
-                f"{row.env_steps_per_s:,.0f}",
-                _format_ratio(row.vs_baseline),
-                _format_ratio(row.vs_plain_loop),
-                _format_ratio(row.vs_sync),
+                IMPLEMENTATIONS[str(row["impl"])],
+                f"{row['num_envs']:,}",
+                f"{row['env_steps_per_s']:,.0f}",
+                _format_ratio(float(row["vs_baseline"])),
+                _format_ratio(float(row["vs_plain_loop"])),
+                _format_ratio(float(row["vs_sync"])),
             )
         )
     widths = [max(len(cells[i]) for cells in table) for i in range(len(header))]

@@ -70,7 +70,9 @@ class BurgerBotEnv(gym.Env[np.ndarray, np.int64]):
         self._steps = 0
         return _OBSERVATION[self._state].copy(), {}
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step(
+        self, action: int | np.integer
+    ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Apply one action; see ``burgerbot.world.transition`` for the rules."""
         if not 0 <= action <= 3:
             raise ValueError(f"`action` must be 0, 1, 2 or 3, got {action!r}")

@@ -200,7 +200,7 @@ def rollout(
     if mode == AutoresetMode.NEXT_STEP:
         reset_step[1:] = ended[:-1]
     autoreset = ended.copy() if mode == AutoresetMode.SAME_STEP else reset_step
-    episode = np.cumsum(ended, axis=0) - ended
+    episode: np.ndarray = np.cumsum(ended, axis=0) - ended
     codes = np.select(
         [
             reset_step,
@@ -223,7 +223,7 @@ def rollout(
         "reward": rewards.ravel(),
         "terminated": terminated.ravel(),
         "truncated": truncated.ravel(),
-        "event": pd.Categorical.from_codes(codes.ravel(), categories=list(EVENTS)),
+        "event": pd.Categorical.from_codes(codes.ravel(), categories=pd.Index(list(EVENTS))),
         "episode": episode.ravel().astype(np.int64),
         "autoreset": autoreset.ravel(),
         "manual_reset": manual_reset.ravel(),
@@ -254,12 +254,12 @@ def _count_run(
         with watch:
             for actions in chunk:
                 _, rewards, terminated, truncated, _ = envs.step(actions)
-                goals += count(rewards == world.GOAL_REWARD)
+                goals += int(count(rewards == world.GOAL_REWARD))
                 # -10 is only ever given for a hit, which always terminates.
-                hits += count(rewards == world.HIT_REWARD)
-                terminations += count(terminated)
+                hits += int(count(rewards == world.HIT_REWARD))
+                terminations += int(count(terminated))
                 if truncated.any():  # rare: only when an episode reaches max_steps
-                    truncations += count(truncated & ~terminated)
+                    truncations += int(count(truncated & ~terminated))
                 if disabled:
                     _reset_ended(envs, terminated, truncated)
         done += len(chunk)

@@ -123,7 +123,7 @@ def episode_odds(mode: str = "NEXT_STEP", max_steps: int = DEFAULT_MAX_STEPS) ->
     ends = TABLES.terminated[keys].sum(axis=1) / NUM_ACTIONS
     goes_on = ~TABLES.terminated[keys]
     goal_at, ends_at = np.zeros(max_steps + 1), np.zeros(max_steps + 1)
-    alive = np.zeros(NUM_STATES)  # where the robot is, over episodes still going
+    alive: np.ndarray = np.zeros(NUM_STATES)  # where the robot is, over episodes still going
     alive[START_STATE] = 1.0
     for step in range(1, max_steps + 1):
         goal_at[step] = alive @ goal

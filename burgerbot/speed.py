@@ -129,16 +129,20 @@ def _plain_chunk(policy: MLPPolicy | None, rng: np.random.Generator) -> Callable
                 reset()
         return PLAIN_CHUNK
 
+    if policy is None:
+        return random_chunk
+    net = policy  # an MLPPolicy from here on (closures do not keep the narrowing)
+
     def policy_chunk() -> int:
         nonlocal obs
         for _ in range(PLAIN_CHUNK):
-            action = int(policy.act(obs[None])[0])  # a batch of one observation
+            action = int(net.act(obs[None])[0])  # a batch of one observation
             obs, _, terminated, truncated, _ = step(action)
             if terminated or truncated:
                 obs, _ = reset()
         return PLAIN_CHUNK
 
-    return random_chunk if policy is None else policy_chunk
+    return policy_chunk
 
 
 class Tally:
@@ -184,12 +188,16 @@ def _vector_chunk(
         _, _, terminated, truncated, _ = step(next(rows))
         return count(terminated, truncated)
 
+    if policy is None:
+        return random_call
+    net = policy  # an MLPPolicy from here on (closures do not keep the narrowing)
+
     def policy_call() -> int:
         nonlocal obs
-        obs, _, terminated, truncated, _ = step(policy.act(obs))  # auto-reset: no reset call
+        obs, _, terminated, truncated, _ = step(net.act(obs))  # auto-reset: no reset call
         return count(terminated, truncated)
 
-    return random_call if policy is None else policy_call
+    return policy_call
 
 
 def _check_budget(seconds: float, repeats: int) -> tuple[float, int]:

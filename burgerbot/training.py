@@ -224,7 +224,7 @@ def train_q_learning(
                 seconds += time.perf_counter() - start
                 if looking:
                     look(call)
-                if reporting:
+                if reporting and progress is not None:
                     progress(call / calls, f"NUM_ENVS={num_envs}: {call * num_envs:,} env-steps")
                 start = time.perf_counter()
     finally:
@@ -289,9 +289,10 @@ def summarise_runs(runs: Sequence[TrainingRun]) -> pd.DataFrame:
     """
     per_run = runs_frame(runs)
     rows = []
-    for n, group in per_run.groupby("num_envs", sort=False):
+    for _, group in per_run.groupby("num_envs", sort=False):
         reached = group[group["reached"]]
-        row: dict[str, Any] = {"num_envs": int(n), "seeds": len(group), "reached": len(reached)}
+        n = int(group["num_envs"].iloc[0])
+        row: dict[str, Any] = {"num_envs": n, "seeds": len(group), "reached": len(reached)}
         for column in ("env_steps", "step_calls", "episodes", "seconds"):
             row[column] = float(reached[column].median()) if len(reached) else None
         row["env_steps_per_s"] = float(group["env_steps_per_s"].median())

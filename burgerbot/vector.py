@@ -128,10 +128,9 @@ class BurgerBotVectorEnv(VectorEnv):
                 f"If seeds are passed as a list the length must match num_envs={self.num_envs} "
                 f"but got length={len(seed)}."
             )
+        mask: np.ndarray | slice = slice(None)
         if options is not None and "reset_mask" in options:
             mask = self._check_reset_mask(options["reset_mask"])
-        else:
-            mask = slice(None)
         self._keys[mask] = _START_KEY
         self._steps[mask] = 0
         self._ended[mask] = False

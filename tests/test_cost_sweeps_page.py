@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 
@@ -21,7 +22,7 @@ from burgerbot.app.logic.cost_sweeps import (
 )
 from burgerbot.app.scripts.cost_sweeps import snippet_for
 from burgerbot.app.slots import WORKER_BUDGET
-from burgerbot.app.timing import TimingSettings, usable_cores
+from burgerbot.app.timing import TimingSettings, plan, usable_cores
 
 PAGE_FILE = "app_pages/cost_sweeps.py"
 PAGE = "cost_sweeps"
@@ -216,3 +217,26 @@ def test_bad_query_params_give_notes_not_errors(query, note, key, used):
         "kind": app.radio,
     }[key](key=KEY[key])
     assert widget.value == used
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        TimingSettings((1, 4, 8), 100, 1_000, "sleep"),  # the page's defaults
+        TimingSettings((1,), 1, 0, "busy"),
+        TimingSettings((CAPS.max_envs,), 1, 0, "busy"),  # past Async's cap: Async runs none
+        TimingSettings((CAPS.max_envs,), 1, 1, "busy"),  # with a cost: no run at all
+        TimingSettings((), 1, 0, "busy"),
+    ],
+)
+def test_the_script_parses_whatever_the_sweep_runs(settings):
+    """At its defaults it once printed `RUNS = [`, a blank line and `,`: a SyntaxError."""
+    code = snippet_for(settings)
+    tree = ast.parse(code)
+    (runs,) = [
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and node.targets[0].id == "RUNS"
+    ]
+    planned = {backend: list(sizes) for backend, sizes in plan(settings)[0].items()}
+    assert dict(ast.literal_eval(runs)) == planned

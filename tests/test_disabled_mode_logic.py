@@ -6,16 +6,21 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from gymnasium.vector import AutoresetMode
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from sentence_facts import quotes
 
 from burgerbot.app.logic.disabled_mode import (
     OPTIONS,
     RAISES,
+    SPECS,
     START_OBS,
     by_hand_sentence,
     disabled_demo,
     disabled_demo_table,
+    envs_text,
     finished_by_hand_and_same_step,
+    masked_reset_sentence,
     prediction_truth,
     resolve_settings,
     takeaway_bullets,
@@ -97,3 +102,29 @@ def test_the_by_hand_sentence_follows_the_counts_both_ways():
     other = same.assign(SAME_STEP=[2, 4])
     text = by_hand_sentence(other)
     assert text != matched and text.index("5") < text.index("6")  # DISABLED's 5, SAME_STEP's 6
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    num_envs=st.integers(SPECS[0].low, SPECS[0].high),
+    seed=st.integers(SPECS[1].low, SPECS[1].high),
+)
+@example(num_envs=1, seed=0)  # issue 37: "the others kept their place" with no others
+@example(num_envs=SPECS[0].high, seed=SPECS[1].high)
+def test_the_masked_reset_sentence_speaks_of_others_only_when_there_are_some(num_envs, seed):
+    demo = disabled_demo(num_envs, seed)
+    sentence = masked_reset_sentence(demo)
+    if demo.obs_after_reset is None:
+        assert sentence == ""
+        return
+    after, before = np.asarray(demo.obs_after_reset), np.asarray(demo.obs_at_end)
+    reset = [i for i in range(num_envs) if (after[i] == START).all()]
+    assert set(demo.ended) <= set(reset)
+    assert envs_text(tuple(reset)) in sentence.lower()
+    others = [i for i in range(num_envs) if i not in demo.ended]
+    assert ("other" in sentence) == bool(others), (num_envs, demo.ended, sentence)
+    assert sentence.startswith(f"After the masked reset, step {demo.end_step + 1} worked.")
+    if others:
+        kept = all((after[i] == before[i]).all() for i in others)
+        assert ("kept" in sentence) == kept
+        assert ("others" in sentence) == (len(others) > 1 or not kept)

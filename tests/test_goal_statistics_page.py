@@ -317,3 +317,12 @@ def test_a_sweep_without_goals_says_how_likely_that_was():
     expected = sum(goal_odds(50, n).expected_goals for n in (1, 2))
     assert quotes(texts(app.warning), round(expected, 2))  # how likely no goal was
     assert "on this server (" in texts(app.caption)  # when and where the rate was measured
+
+
+def test_the_expected_table_heads_each_expectation_as_one_not_as_a_count():
+    """Issue 37: 6.087301 stood under 'runs with 0 goals (of 10)', a count's header."""
+    app = open_page({"n": "1,16", "seeds": "10"})
+    (table,) = [d.value for d in app.dataframe if "expected goals" in d.value.columns]
+    zero = [column for column in table.columns if "0 goals (of" in column]
+    assert zero == ["expected runs with 0 goals (of 10)"]
+    assert (table[zero[0]] % 1 != 0).any()  # a fraction of a run: an expectation

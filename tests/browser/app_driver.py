@@ -286,11 +286,31 @@ class AppView:
             closed = self.page.locator('[data-testid="stMain"] details:not([open]) > summary')
             if not closed.count():
                 break
-            closed.first.click()
-            time.sleep(0.3)
-            self.page.wait_for_function(SETTLED_JS, arg=None, timeout=RUN_TIMEOUT_S * 1000)
+            self._click_and_settle(closed.first)
             opened += 1
         return opened
+
+    def other_tabs_text(self) -> str:
+        """The text of every tab panel of the main area that is not the one shown, each tab
+        clicked in turn (the first tab of each set is left selected again)."""
+        texts = []
+        sets = self.page.locator('[data-testid="stMain"] [data-testid="stTabs"]')
+        for index in range(sets.count()):
+            tabs = sets.nth(index).locator('[role="tab"]')
+            for number in range(1, tabs.count()):
+                self._click_and_settle(tabs.nth(number))
+                panel = sets.nth(index).locator('[role="tabpanel"]:visible')
+                texts.append("\n".join(panel.all_inner_texts()))
+            if tabs.count() > 1:
+                self._click_and_settle(tabs.first)
+        return "\n".join(texts)
+
+    def _click_and_settle(self, element: Any) -> None:
+        """Click what may or may not rerun the app (a tab, an expander drawn on demand), then
+        wait for the app to be idle."""
+        element.click()
+        time.sleep(0.3)
+        self.page.wait_for_function(SETTLED_JS, arg=None, timeout=RUN_TIMEOUT_S * 1000)
 
     def reveal(self) -> int:
         """Click every "Skip, show me" button on the page (each prediction's), one at a time;

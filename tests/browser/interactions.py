@@ -119,7 +119,7 @@ def batch_shapes(view: AppView) -> float:
 
 
 def autoreset(view: AppView) -> float:
-    """Skip the prediction (nothing of the run is shown before), step through the run (three
+    """Answer the prediction (nothing of the run is shown before), step through the run (three
     steps and one back, each answered in the page without a script run); a rerun of the page
     keeps the call reached; then switch the auto-reset mode: the timeline's reading guide and
     the URL follow, and the stepper starts again from the reset."""
@@ -128,13 +128,15 @@ def autoreset(view: AppView) -> float:
         return lambda: f"Latest call: step {step} since the reset" in view.main_text()
 
     assert "Latest call" not in view.main_text(), "the run is shown before the prediction"
-    seconds = view.click(
-        "autoreset_next_step_skip", until=lambda: "Latest call: reset" in view.main_text()
+    seconds = view.choose("autoreset_next_step_choice", ENDS_AS_IN_NEXT_STEP)
+    assert "Latest call" not in view.main_text(), "the run is shown before the lock-in"
+    seconds += view.click(
+        "autoreset_next_step_lock", until=lambda: "Latest call: reset" in view.main_text()
     )
     for step in (1, 2, 3):
         seconds += view.press("autoreset_stepper", "step", until=shows(step))
     seconds += view.press("autoreset_stepper", "back", until=shows(2))
-    seconds += view.choose("autoreset_next_step_choice", ENDS_AS_IN_NEXT_STEP)
+    seconds += view.click("autoreset_next_step_lock")  # "Change it": a rerun of the page
     assert shows(2)(), "a rerun of the page lost the stepper's call"
     seconds += view.choose(
         "autoreset_mode", "SAME_STEP", until=lambda: "black bar" in view.main_text()

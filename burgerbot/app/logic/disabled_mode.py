@@ -29,7 +29,9 @@ __all__ = [
     "by_hand_sentence",
     "disabled_demo",
     "disabled_demo_table",
+    "envs_text",
     "finished_by_hand_and_same_step",
+    "masked_reset_sentence",
     "obs_text",
     "prediction_truth",
     "resolve_settings",
@@ -53,6 +55,34 @@ def resolve_settings(values: Mapping[str, Any]) -> tuple[dict[str, int], list[st
         {'n': 16, 'seed': 3}
     """
     return parse_values(SPECS, values)
+
+
+def envs_text(envs: tuple[int, ...]) -> str:
+    """'env 0', 'envs 0, 2'.
+
+    >>> envs_text((0,)), envs_text((0, 2))
+    ('env 0', 'envs 0, 2')
+    """
+    return ("envs " if len(envs) > 1 else "env ") + ", ".join(str(i) for i in envs)
+
+
+def masked_reset_sentence(demo: DisabledDemo) -> str:
+    """What the masked reset did, from the observations before and after it: which envs went
+    back to the start, and whether the others (when there are any) kept their place."""
+    if demo.obs_after_reset is None:
+        return ""
+    after, before = np.asarray(demo.obs_after_reset), np.asarray(demo.obs_at_end)
+    back = tuple(i for i in range(demo.num_envs) if np.array_equal(after[i], START_OBS))
+    others = tuple(i for i in range(demo.num_envs) if i not in demo.ended)
+    kept = all(np.array_equal(after[i], before[i]) for i in others)
+    start = f"`{obs_text(START_OBS)}`"
+    text = f"After the masked reset, step {demo.end_step + 1} worked. "
+    if not others:  # one env, or every env ended on the same step
+        return text + f"{envs_text(back).capitalize()} went back to {start}."
+    text += f"Only {envs_text(back)} went back to {start}; "
+    if not kept:
+        return text + "some of the others moved too."
+    return text + ("the other kept its place." if len(others) == 1 else "the others kept theirs.")
 
 
 def obs_text(values: Any) -> str:

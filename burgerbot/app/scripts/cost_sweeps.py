@@ -14,8 +14,8 @@ def snippet_for(settings: TimingSettings) -> str:
     numbers differ from run to run (and from the page): they are timings.
     """
     runs, _ = plan(settings)
-    runs_text = ",\n".join(
-        f'    ("{backend}", [{", ".join(str(n) for n in sizes)}])'
+    runs_text = "".join(
+        f'    ("{backend}", [{", ".join(str(n) for n in sizes)}]),\n'
         for backend, sizes in runs.items()
     )
     cost = ""
@@ -38,8 +38,7 @@ from burgerbot.factories import burgerbot_factory
 
 STEPS = {settings.steps}  # step() calls per run
 {cost}RUNS = [  # (backend, NUM_ENVS values)
-{runs_text},
-]
+{runs_text}]
 
 
 def build(backend, num_envs):
