@@ -45,8 +45,8 @@ frame = ui.PageFrame(
     PAGE,
     title="🔍 What changed since the lesson",
     intro=(
-        "You will learn which of the lesson's claims (written for gymnasium 0.29) still hold "
-        "today, and what kind of difference each other one is."
+        "You will learn which lesson claims (gymnasium 0.29) still hold today, and what kind "
+        "of difference the others are."
     ),
     topics=["Auto-reset", "Vectorised BurgerBot", "Stable-Baselines3"],
     links=["Auto-reset modes", "Stable-Baselines3 vectorised envs"],
@@ -74,7 +74,9 @@ if learning.revealed(PREDICTION):
         PREDICTION, truth, explanation, run="these checks" if recorded else "the live run"
     )
     st.markdown(markdown_table(table_rows(CLAIMS, outcomes)))
-    versions = ", ".join(f"{p} {record.version(p) or 'not installed'}" for p in PACKAGES[:3])
+    versions = ", ".join(
+        f"{p} {record.version(p) or 'not installed'}" for p in ("gymnasium", "stable-baselines3")
+    )
     st.caption(f"Checked live with {versions}.", help=record.detail())
     learning.lazy_expander(
         "The scripts that checked each row", lambda: scripts(outcomes), key=f"{PAGE}_scripts"

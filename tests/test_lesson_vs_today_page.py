@@ -36,7 +36,7 @@ def table_kinds(app: AppTest) -> list[str]:
     (table,) = [m.value for m in app.markdown if m.value.startswith("| The lesson |")]
     rows = table.splitlines()[2:]
     badges = {v.badge(): kind for kind, v in ALL_VERDICTS.items()}
-    return [badges[row.split(" | ")[1]] for row in rows]
+    return [badges[row.split(" | ")[1].split("] ", 1)[0] + "]"] for row in rows]
 
 
 def expected_option(kinds: list[str]) -> str | None:

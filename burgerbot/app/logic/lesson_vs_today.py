@@ -310,8 +310,6 @@ def takeaways(claims: Sequence[Claim], outcomes: Sequence[Outcome]) -> list[str]
         for kind in ("changed", "never_valid", "not_visible")
         if kind in groups
     ]
-    if "holds" in groups:
-        bullets.append(f"**{verdict('holds').label}**: {', '.join(groups['holds'])}.")
     return bullets
 
 
@@ -327,7 +325,7 @@ PAGE_NAMES = {
 
 
 def markdown_table(rows: Sequence[Mapping[str, str]]) -> str:
-    """Rows (same keys) as one Markdown table, a ``|`` inside a cell escaped.
+    """Rows (same keys) as one Markdown table, a ``|`` inside a cell escaped, code spans plain.
 
     >>> print(markdown_table([{"a": "x|y", "b": "z"}]))
     | a | b |
@@ -335,7 +333,8 @@ def markdown_table(rows: Sequence[Mapping[str, str]]) -> str:
     | x\\|y | z |
     """
     head = list(rows[0])
-    cells = [[str(row[key]).replace("|", "\\|") for key in head] for row in rows]
+    # Code spans do not wrap: on a phone a long one would push the table past the screen.
+    cells = [[str(row[key]).replace("|", "\\|").replace("`", "") for key in head] for row in rows]
     lines = [head, ["---"] * len(head), *cells]
     return "\n".join("| " + " | ".join(line) + " |" for line in lines)
 
@@ -346,14 +345,12 @@ def _url(page: str) -> str:
 
 
 def table_rows(claims: Sequence[Claim], outcomes: Sequence[Outcome]) -> list[dict[str, str]]:
-    """One row per claim: the lesson's claim, its kind (a badge), what is true here, today
-    (the live check's sentence), and the page that shows it (a Markdown link)."""
+    """One row per claim: the lesson's claim with the page that shows it (a Markdown link),
+    and today: its kind (a badge) and the live check's sentence. Two columns fit a phone."""
     return [
         {
-            "The lesson": claim.lesson_says,
-            "Kind": verdict(outcome.kind).badge(),
-            "Today": outcome.summary,
-            "Shown on": f"[{PAGE_NAMES[claim.page]}]({_url(claim.page)})",
+            "The lesson": f"{claim.lesson_says} ([{PAGE_NAMES[claim.page]}]({_url(claim.page)}))",
+            "Today": f"{verdict(outcome.kind).badge()} {outcome.summary}",
         }
         for claim, outcome in zip(claims, outcomes, strict=True)
     ]
@@ -364,8 +361,7 @@ CLAIMS = [
         "factory_pattern",
         "The factory pattern and batch shapes",
         "the factory pattern and batch shapes",
-        "4 CartPoles built from factories give observations (4, 4), actions (4,), 4 rewards "
-        "and 4 flags.",
+        "4 CartPoles from factories: observations (4, 4), actions (4,), 4 rewards, 4 flags.",
         judge_factory_pattern,
         "batch_shapes.py",
     ),
@@ -381,7 +377,7 @@ CLAIMS = [
         "final_observation_key",
         "Where is the last observation of an episode?",
         '`infos["final_observation"]`',
-        'The ended episode\'s last observation is in `infos["final_observation"]`.',
+        'The ended episode\'s last observation is kept in infos, under "final_observation".',
         judge_final_observation_key,
         "autoreset.py",
     ),
@@ -416,7 +412,7 @@ CLAIMS = [
         "sb3_gymnasium_vector",
         "Giving PPO a Gymnasium vector env",
         "a `SyncVectorEnv` given to PPO",
-        "SB3 is built on vector envs, so a vector env of N copies can go to PPO.",
+        "A vector env of N copies can go straight to PPO.",
         judge_sb3_gymnasium_vector,
         "sb3.py",
         ("stable-baselines3", "gymnasium"),
