@@ -45,7 +45,7 @@ frame = ui.PageFrame(
     PAGE,
     title="🔍 What changed since the lesson",
     intro=(
-        "You will learn which lesson claims (gymnasium 0.29) still hold today, and what kind "
+        "You will learn which lesson claims (gymnasium 0.29) still hold, and what kind "
         "of difference the others are."
     ),
     topics=["Auto-reset", "Vectorised BurgerBot", "Stable-Baselines3"],
@@ -61,7 +61,7 @@ learning.prediction(
 )
 outcomes = None
 if learning.revealed(PREDICTION):
-    if st.button("Run every check again", key="lesson_rerun"):
+    if st.button("Check again", key="lesson_rerun"):
         run_all.clear()
     with st.spinner("Running the checks…"):
         outcomes, record = run_all(visit.visitor)
@@ -77,7 +77,7 @@ if learning.revealed(PREDICTION):
     versions = ", ".join(
         f"{p} {record.version(p) or 'not installed'}" for p in ("gymnasium", "stable-baselines3")
     )
-    st.caption(f"Checked live with {versions}.", help=record.detail())
+    st.caption(f"Checked live: {versions}.", help=record.detail())
     learning.lazy_expander(
         "The scripts that checked each row", lambda: scripts(outcomes), key=f"{PAGE}_scripts"
     )

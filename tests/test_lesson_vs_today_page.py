@@ -140,7 +140,7 @@ def test_without_sb3_the_sb3_claims_are_judged_from_the_recording(monkeypatch):
 
 def test_checks_are_shared_between_visitors_and_name_the_versions():
     def checked(app: AppTest) -> tuple[str, str]:
-        (caption,) = [c for c in app.caption if c.value.startswith("Checked live with")]
+        (caption,) = [c for c in app.caption if c.value.startswith("Checked live: ")]
         return caption.value, caption.proto.help
 
     text, first = checked(open_page())

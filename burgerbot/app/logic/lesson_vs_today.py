@@ -94,7 +94,7 @@ def judge_goal_counts(v: Mapping[str, str]) -> Judgement:
         return "not_confirmed", f"{exact}; this run's ratio ({low:.2f} to {high:.2f}) missed 2."
     if zero4 > 0.5 and zero8 > 0.5:
         return "not_visible", (
-            f"{exact}, but one run shows none {four.chance_of_none:.1%} / "
+            f"{exact}; one run shows none {four.chance_of_none:.1%} / "
             f"{eight.chance_of_none:.1%} of the time."
         )
     return "holds", f"{exact}: one run often shows it."
