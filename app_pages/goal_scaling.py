@@ -49,17 +49,14 @@ def repeated_runs(runs: int, seed: int) -> RepeatedRuns:
 frame = ui.PageFrame(
     PAGE,
     SPECS,
-    title="Goal scaling: do 8 envs reach the goal twice as often as 4?",
+    title="Goal scaling: twice the envs, twice the goals?",
     intro=(
-        "The lesson's last point: step 4 BurgerBots 500 times with random actions, count the "
-        "env-steps collected and the goals reached; then exercise 1 asks whether 8 envs "
-        "roughly double the goals. You will learn to count goals in a batch, and why one "
-        "short run cannot answer that while many runs can."
+        "You will learn to count goals in a batch, and to answer the lesson's exercise 1: do "
+        "8 random BurgerBots reach twice the goals of 4 in 500 steps?"
     ),
     topics=[
         "Counting goals: a reward of exactly 50",
         "Exercise 1: NUM_ENVS = 8, do goals double?",
-        "Why one short run can't answer it",
     ],
     links=["Gymnasium vector API"],
 )
@@ -68,14 +65,13 @@ settings = frame.resolve(resolve_settings, lambda s: s)
 PID = f"{PAGE}_goals"
 learning.prediction(
     PID,
-    f"The lesson's experiment: a random agent steps **4 BurgerBots 500 times** in a "
-    f"{term_link('sync')}: that is 4 × 500 = {4 * LESSON_STEPS:,} "
-    f"{term_link('env-step', 'env-steps')} (rows of the batch). How many times does a robot "
-    "reach the goal (a reward of exactly 50.0)?",
+    f"A random agent steps **4 BurgerBots 500 times** ({4 * LESSON_STEPS:,} "
+    f"{term_link('env-step', 'env-steps')}) in a {term_link('sync')}. How many goals (rewards "
+    "of exactly 50.0) do they reach?",
     GOAL_OPTIONS,
 )
 st.columns([1, 2])[0].number_input(
-    "Seed of the random actions (a new seed runs again)",
+    "Seed",
     0,
     9999,
     key=frame.key["seed"],
@@ -85,17 +81,11 @@ lesson = lesson_run(settings["seed"])
 doubled: bool | None = None
 if learning.revealed(PID):
     for column, n in zip(st.columns(2), LESSON_NUM_ENVS, strict=True):
-        column.metric(
-            f"{n} envs × {LESSON_STEPS} steps ({n * LESSON_STEPS:,} env-steps): goals",
-            lesson.goals[n],
-            f"{lesson.episodes[n]:,} episodes finished",
-            delta_color="off",
-            delta_arrow="off",
-        )
+        column.metric(f"{n} envs × {LESSON_STEPS} steps: goals", lesson.goals[n])
     learning.check(PID, goal_bucket(lesson.goals[4]), check_explanation(lesson))
     ui.code_expander(
         lesson_run_script(settings["seed"]),
-        "Code: this run as a script you can run",
+        "Code: this run as a script",
         name="the lesson's goal count",
     )
     kind, why = lesson_verdict()
@@ -103,18 +93,9 @@ if learning.revealed(PID):
         f"**The lesson: 8 envs give roughly double the goals.** {VERDICTS[kind].badge()} {why}"
     )
 
-    st.subheader("Exercise 1, answered: the lesson's run, thousands of times")
-    st.write(
-        "One run cannot show it, so repeat the run and compare the average goals per run, each "
-        f"with its {term_link('interval', '95% interval')}: a range that holds the true "
-        "average in 95 of 100 repeats of the whole experiment, so two averages whose intervals "
-        "lie apart differ by more than chance. The robots never affect each other, so one "
-        "fast native vector env "
-        f"(`BurgerBotVectorEnv`, this project's class) of {settings['runs']:,} × 4 robots, "
-        f"grouped 4 by 4, is {settings['runs']:,} runs of 4 envs; the same with 8."
-    )
+    st.subheader("Exercise 1: the run, many times")
     st.select_slider(
-        "Runs of each (changing it runs them again, a second or two)",
+        "Runs of each",
         options=sorted({*RUN_CHOICES, settings["runs"]}),
         key=frame.key["runs"],
         format_func=lambda runs: f"{runs:,}",
@@ -145,8 +126,9 @@ if learning.revealed(PID):
             hide_index=True,
         )
         right.caption(
-            "Diamond and black bar: mean goals per run and its 95% interval. Blue tick: the "
-            f"exact expectation. {result.env_steps:,} env-steps in {result.seconds:.1f} s."
+            "Diamond: mean goals per run; bar: its "
+            f"{term_link('interval', '95% interval')} (it holds the true mean 95 times in "
+            f"100); blue tick: exact. {result.env_steps:,} env-steps in {result.seconds:.1f} s."
         )
         st.markdown(verdict)
     st.page_link(
@@ -156,7 +138,7 @@ if learning.revealed(PID):
     )
     learning.exercise(
         f"{PAGE}_exercise_1",
-        "the lesson's exercise 1 as a script",
+        "exercise 1 as a script",
         "Set NUM_ENVS to 8 and run 500 steps: do goal reaches roughly double compared with 4 "
         "envs? Write a script that answers it, and say why one run of 500 steps cannot.",
         exercise_answer_script(settings["runs"], settings["seed"]),

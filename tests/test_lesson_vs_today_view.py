@@ -63,7 +63,7 @@ def test_each_sb3_claim_script_runs_from_a_file_and_the_page_judges_it_the_same(
     claim = BY_NAME[name]
     kind, _ = claim.judge(printed(assert_script_behaves(claim.script, tmp_path)))
     outcome = run_claim(claim)
-    assert outcome.kind == kind == {"sb3_n_steps": "imprecise"}.get(name, "never_valid")
+    assert outcome.kind == kind == {"sb3_n_steps": "holds"}.get(name, "never_valid")
 
 
 # --- Live verdicts with the installed gymnasium --------------------------------------------------
@@ -75,7 +75,7 @@ def test_autoreset_timing_reports_the_installed_next_step_behaviour():
     assert values["ending call, env 0 obs"] == "[0, 0, 0, 0]"
     assert values["next call, env 0 obs"] == "[0, 0, 1, 1]"
     assert values["next call, env 0 reward"] == "0.0"
-    assert outcome.kind == "changed" and "ignored its action" in outcome.summary
+    assert outcome.kind == "changed" and "[0, 0, 0, 0]" in outcome.summary
 
 
 def test_final_observation_key_is_gone_and_final_obs_is_there():
@@ -121,7 +121,7 @@ def test_without_sb3_the_claims_are_judged_from_the_recorded_runs(name, monkeypa
     recording = sb3_recording.load()
     outcome = run_claim(BY_NAME[name])
     assert outcome.recorded and outcome.output == recording.run(f"lesson_vs_today.{name}").output
-    assert outcome.kind == {"sb3_n_steps": "imprecise"}.get(name, "never_valid")
+    assert outcome.kind == {"sb3_n_steps": "holds"}.get(name, "never_valid")
     # Without a recorded run of this very script: not run, and how to install SB3.
     empty = sb3_recording.Recording(recording.recorded_on, recording.versions, {})
     outcome = run_claim(BY_NAME[name], empty)
@@ -172,11 +172,12 @@ def goal_lines(zero: float, low: float, high: float, ratio: float = 2.0) -> str:
 
 def test_goal_judge_follows_the_ratio_and_the_zeros():
     kind, sentence = judge("goal_counts", goal_lines(0.95, 1.7, 2.3))
-    assert kind == "not_visible" and "doubling fits" in sentence and "95% of learners" in sentence
+    # Decided by the live run; its figures are the library's exact ones, as on Goal scaling.
+    assert kind == "not_visible" and quotes(sentence, 0.0453, 0.0906, 95.6, 91.3)
     kind, sentence = judge("goal_counts", goal_lines(0.2, 1.7, 2.3))
     assert kind == "holds" and "often shows it" in sentence
     kind, sentence = judge("goal_counts", goal_lines(0.95, 1.1, 1.4, ratio=1.25))
-    assert kind == "not_confirmed" and "doubling does not fit" in sentence
+    assert kind == "not_confirmed" and "missed 2" in sentence
 
 
 def speed_lines(plain: float) -> str:
@@ -201,10 +202,10 @@ def test_speed_judge_labels_by_the_real_rate():
     ("rounds", "kind", "words"),
     [
         ("820000 860000 900000 910000 940000", "holds", "About a million"),
-        ("300000 320000 350000 380000 410000", "depends", "of the lesson's million"),
+        ("300000 320000 350000 380000 410000", "depends", "of a million"),
         # the same median, but a noisy round on either side of the line: no verdict either way
-        ("600000 860000 900000 910000 940000", "depends", "too close to call"),
-        ("620000 640000 650000 670000 820000", "depends", "too close to call"),
+        ("600000 860000 900000 910000 940000", "depends", "Too close to call"),
+        ("620000 640000 650000 670000 820000", "depends", "Too close to call"),
     ],
 )
 def test_speed_judge_follows_the_rounds_spread(rounds, kind, words):
@@ -212,7 +213,7 @@ def test_speed_judge_follows_the_rounds_spread(rounds, kind, words):
     lines = speed_lines(median) + f"straightforward BurgerBot, steps/s in each round: {rounds}\n"
     got, sentence = judge("speed", lines)
     assert got == kind and words in sentence
-    assert "medians of 5 rounds" in sentence
+    assert "over 5 rounds" in sentence
 
 
 def test_sb3_judges_both_ways():
@@ -225,10 +226,9 @@ def test_sb3_judges_both_ways():
     )
     refused = judge("sb3_gymnasium_vector", vector + "ValueError: not a Gymnasium env\n")[1]
     # Refused today; older releases took it for one env: never "treats it as one env" today.
-    assert "ValueError" in code_spans(refused) and "older ones took it" in refused
-    assert "in every release" not in refused
+    assert "ValueError" in code_spans(refused) and "make_vec_env" in refused
     kind, sentence = judge("sb3_gymnasium_vector", vector + "accepted as n_envs = 1\n")
-    assert kind == "never_valid" and "as 1 env, not 4" in sentence
+    assert kind == "never_valid" and "1 env, not 4" in sentence
     assert judge("sb3_gymnasium_vector", vector + "accepted as n_envs = 4\n")[0] == "holds"
 
 
@@ -242,9 +242,13 @@ def n_steps_lines(default: int) -> str:
 
 
 def test_n_steps_judge_both_ways():
+    # The lesson's example holds (n_steps=512 fills 2,048 in 512 calls); beside it, the default.
     kind, sentence = judge("sb3_n_steps", n_steps_lines(2048))
-    assert kind == "imprecise" and quotes(sentence, 8_192, 2_048)  # transitions, from n_steps
-    assert judge("sb3_n_steps", n_steps_lines(512))[0] == "holds"
+    assert kind == "holds" and quotes(sentence, 2_048, 8_192)  # the default's calls, transitions
+    broken = n_steps_lines(2048).replace(
+        "transitions per update: 2048", "transitions per update: 512"
+    )
+    assert judge("sb3_n_steps", broken)[0] == "not_confirmed"
 
 
 # --- The prediction and the takeaways follow the verdicts ----------------------------------------
@@ -255,8 +259,11 @@ def outcomes(*kinds: str) -> list[Outcome]:
 
 
 def test_the_count_truth_and_explanation_follow_the_verdicts():
-    none = outcomes("changed", "changed", "never_valid", "never_valid", "imprecise", "depends")
+    none = outcomes("changed", "changed", "never_valid", "never_valid", "not_visible")
     assert count_truth(none) == "none"
+    # A claim the machine decides (speed) may change the answer: then it is not scored.
+    assert count_truth(outcomes("holds", "holds", "depends")) is None
+    assert count_truth(outcomes("holds", "depends")) == "1 or 2"
     assert count_truth(outcomes("holds", "holds", "holds", "changed")) == "3 or 4"
     assert count_truth(outcomes(*["holds"] * 8)) == "5 or more"
     assert set(COUNT_OPTIONS) >= {count_truth(outcomes(*["holds"] * n)) for n in range(9)}
@@ -267,22 +274,22 @@ def test_the_count_truth_and_explanation_follow_the_verdicts():
     assert count_truth(outcomes("holds", "changed", "not_run")) == "1 or 2"  # 1 or 2 either way
     assert count_truth(outcomes(*["holds"] * 5, "not_run")) == "5 or more"
     kinds = ["holds", "changed", "changed", "not_visible", "depends", "never_valid"]
-    kinds += ["never_valid", "imprecise"]
+    kinds += ["never_valid", "holds"]
     text = count_explanation(CLAIMS, outcomes(*kinds))
-    assert text.startswith("1 of 8 hold as written here (the factory pattern and batch shapes)")
-    assert "2 changed since" in text and "2 never valid" in text and "1 imprecise" in text
+    assert text == "2 of 8 hold here; 1 could go either way."
 
 
 def test_takeaways_follow_the_verdicts():
     kinds = ["holds", "changed", "changed", "not_visible", "holds", "never_valid"]
-    bullets = takeaways(CLAIMS, outcomes(*kinds, "never_valid", "imprecise"))
+    bullets = takeaways(CLAIMS, outcomes(*kinds, "never_valid", "holds"))
     assert 3 <= len(bullets) <= 5
-    assert bullets[0].startswith("**Changed since**: auto-reset timing")
-    assert "**Still true**: the factory pattern and batch shapes, a million steps a second." in (
-        bullets
-    )
+    assert bullets[0].startswith("**Changed since**")
+    assert [b.split("**")[1] for b in bullets] == [
+        "Changed since",
+        "Never valid",
+        "True, not visible as set up",
+    ]
     other = takeaways(CLAIMS, outcomes(*["holds"] * 4, "depends", *["not_run"] * 3))
-    assert other[-1].startswith("Not settled by this run: a million steps a second")
     assert not any("Changed since" in bullet for bullet in other)
 
 

@@ -341,17 +341,18 @@ def more_mistakes(view: AppView) -> float:
 
 
 def lesson_vs_today(view: AppView) -> float:
-    """Skip the prediction: the errata and every claim's verdict appear; run every check
-    again: the same checks come back, each with a verdict."""
-    assert "today:" not in view.main_text()  # no verdict before the prediction
+    """Skip the prediction: the one table of claims appears, each row with its kind; run every
+    check again: the same rows come back."""
+    table = '[data-testid="stMain"] table'
+    assert view.page.locator(table).count() == 0  # no verdict before the prediction
     seconds = view.click(
         "lesson_vs_today_how_many_hold_skip",
-        until=lambda: "Before you copy the lesson's code" in view.main_text(),
+        until=lambda: view.page.locator(table).count() == 1,
     )
-    headings = view.page.locator('[data-testid="stMain"] h3').all_inner_texts()
-    assert len(headings) > 3
+    rows = view.page.locator(f"{table} tbody tr").count()
+    assert rows == 8, rows
     seconds += view.click("lesson_rerun")
-    assert view.page.locator('[data-testid="stMain"] h3').all_inner_texts() == headings
+    assert view.page.locator(f"{table} tbody tr").count() == rows
     return seconds
 
 

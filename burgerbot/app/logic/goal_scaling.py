@@ -20,7 +20,7 @@ from burgerbot.app.caps import CAPS, Caps
 from burgerbot.app.palette import OKABE_ITO
 from burgerbot.app.settings import IntSetting
 from burgerbot.experiments import goal_scaling
-from burgerbot.random_agent import GoalOdds, goal_odds, long_run_goal_rate
+from burgerbot.random_agent import GoalOdds, episode_odds, goal_odds, long_run_goal_rate
 from burgerbot.statistics import poisson_interval
 from burgerbot.vector import BurgerBotVectorEnv
 
@@ -35,6 +35,7 @@ __all__ = [
     "LessonRun",
     "RepeatedRuns",
     "check_explanation",
+    "fewest_steps_to_goal",
     "goal_bucket",
     "goals_per_robot",
     "lesson_expectations",
@@ -146,19 +147,20 @@ def lesson_odds() -> tuple[GoalOdds, GoalOdds]:
 
 
 def check_explanation(run: LessonRun) -> str:
-    """Why the live run gave what it gave, with what the world's rules predict (exactly)."""
-    four, eight = LESSON_NUM_ENVS
-    text = (
-        f"With seed {run.seed}, {four} envs x {LESSON_STEPS} steps ({four * LESSON_STEPS:,} "
-        f"env-steps) finished {run.episodes[four]:,} episodes and reached the goal "
-        f"{run.goals[four]} time{'s' * (run.goals[four] != 1)}; {eight} envs reached it "
-        f"{run.goals[eight]} time{'s' * (run.goals[eight] != 1)}."
+    """Why the live run gave what it gave: how rare a goal is (exact, from the world's rules)."""
+    return (
+        f"A random robot reaches the goal about once per {1 / long_run_goal_rate():,.0f} "
+        "env-steps (exact)."
     )
-    odds, _ = lesson_odds()
-    return text + (
-        f" Worked out exactly from the world's rules, {four} envs x {LESSON_STEPS} steps give "
-        f"{odds.describe()}."
-    )
+
+
+def fewest_steps_to_goal() -> int:
+    """The fewest steps an episode takes to reach the goal (14), from the world's rules.
+
+    >>> fewest_steps_to_goal()
+    14
+    """
+    return int(np.flatnonzero(episode_odds().goal_at)[0])
 
 
 def lesson_verdict(odds: tuple[GoalOdds, GoalOdds] | None = None) -> tuple[str, str]:
@@ -174,51 +176,39 @@ def lesson_verdict(odds: tuple[GoalOdds, GoalOdds] | None = None) -> tuple[str, 
     """
     four_odds, eight_odds = odds or lesson_odds()
     four, eight = four_odds.expected_goals, eight_odds.expected_goals
-    both_zero = four_odds.chance_of_none * eight_odds.chance_of_none
     average = (
-        f"On average it holds: worked out exactly, {LESSON_NUM_ENVS[1]} envs expect "
-        f"{eight:.4f} goals, twice the {four:.4f} of {LESSON_NUM_ENVS[0]} envs."
+        f"True on average (exact: {LESSON_NUM_ENVS[0]} envs expect {four:.4f} goals, "
+        f"{LESSON_NUM_ENVS[1]} envs {eight:.4f})"
     )
     if four < VISIBLE_GOALS:
         return "not_visible", (
-            f"{average} But counts that small are mostly noise: a run shows no goal at all "
-            f"{four_odds.chance_of_none:.1%} of the time with {LESSON_NUM_ENVS[0]} envs and "
-            f"{eight_odds.chance_of_none:.1%} with {LESSON_NUM_ENVS[1]}, and both runs show 0 "
-            f"{both_zero:.1%} of the time, so one run of each cannot show the doubling."
+            f"{average}, but one run shows none {four_odds.chance_of_none:.1%} of the time "
+            f"with {LESSON_NUM_ENVS[0]} envs, {eight_odds.chance_of_none:.1%} with "
+            f"{LESSON_NUM_ENVS[1]}."
         )
     noise = math.sqrt(four + eight)
     return "holds", (
-        f"{average} Counts this large differ by about {eight - four:.3g}, against noise of "
+        f"{average}. Counts this large differ by about {eight - four:.3g}, against noise of "
         f"about ±{noise:.2g}: one run each shows the doubling."
     )
 
 
 def takeaways(run: LessonRun, doubled: bool | None = None) -> list[str]:
-    """The page's key takeaways (exact expected figures, the live run and, if run, whether
-    the repeated runs showed the doubling)."""
+    """The page's key takeaways: counting goals, where "goals follow the env-steps" holds, and
+    what the repeated runs showed (if they ran)."""
     four, eight = LESSON_NUM_ENVS
-    odds, _ = lesson_odds()
-    bullets = [
-        "A goal is a reward of exactly 50.0: count them with `rewards == 50.0` on the "
-        "batch; each `step()` call of N envs collects N env-steps.",
-        f"A random robot reaches the goal about once per {1 / long_run_goal_rate():,.0f} "
-        f"env-steps in the long run (exact, from the world's rules); {four} envs x "
-        f"{LESSON_STEPS} steps give {odds.describe()}. Your run with seed {run.seed} gave "
-        f"{run.goals[four]}.",
-        f"{eight} envs do reach about twice the goals of {four} on average: goals follow the "
-        "env-steps collected, not the number of envs.",
+    one_run = f"One run of {LESSON_STEPS} steps mostly shows 0 goals, with {four} envs or {eight}"
+    last = {
+        None: f"{one_run}.",
+        True: f"{one_run}: averages over many runs show the doubling.",
+        False: f"{one_run}: your repeated runs could not tell them apart either; more runs would.",
+    }[doubled]
+    return [
+        "Count goals with `rewards == 50.0`: one `step()` of N envs gives N env-steps.",
+        f"Goals follow the env-steps collected, not the number of envs, while each env runs "
+        f"far longer than the {fewest_steps_to_goal()} steps a goal takes at the least.",
+        last,
     ]
-    if doubled is True:
-        bullets.append(
-            "Repeating the run thousands of times showed the doubling: to see a rare count "
-            "change, average many runs (or collect far more env-steps), never one short run."
-        )
-    elif doubled is False:
-        bullets.append(
-            "Your repeated runs could not tell 4 from 8 envs: more runs would. One short run "
-            "says almost nothing about a rare count."
-        )
-    return bullets
 
 
 def lesson_expectations() -> pd.DataFrame:
@@ -347,21 +337,16 @@ def repeat_verdict(summary: pd.DataFrame) -> tuple[bool, str]:
     four, eight = (rows.loc[n] for n in LESSON_NUM_ENVS)
     runs = int(four["runs"])
     exact = eight["expected_goals"] / four["expected_goals"]
-    zeros = (
-        f"Yet {four['zero_runs'] / runs:.1%} of single runs with 4 envs and "
-        f"{eight['zero_runs'] / runs:.1%} with 8 saw no goal at all"
-    )
     if four["high"] < eight["low"]:
         ratio = eight["mean_goals"] / four["mean_goals"]
         return True, (
             f"**Yes, roughly double, on average.** Over {runs:,} runs each, 8 envs reached "
-            f"**{ratio:.2f}×** the goals of 4 envs (worked out exactly: {exact:.2f}×), and the "
-            f"95% intervals lie apart. {zeros}: one run of 500 steps mostly compares 0 with 0."
+            f"**{ratio:.2f}×** the goals of 4 (exact: {exact:.2f}×); the intervals lie apart: "
+            "more than chance."
         )
     return False, (
-        f"**These {runs:,} run(s) cannot tell.** The 95% intervals of 4 and 8 envs overlap "
-        f"(worked out exactly, 8 envs expect {exact:.2f}× the goals of 4). {zeros}. Pick "
-        "more runs."
+        f"**These {runs:,} run(s) cannot tell:** the intervals of 4 and 8 envs overlap (exact: "
+        f"{exact:.2f}×). Pick more runs."
     )
 
 
@@ -370,7 +355,7 @@ def repeat_chart(summary: pd.DataFrame) -> alt.LayerChart:
     as a blue tick. No legend: the caption under it names the marks."""
     data = summary.assign(label=[f"{n} envs" for n in summary["num_envs"]])
     y = alt.Y("label:N", title=None, sort=None, axis=alt.Axis(labelFontSize=13))
-    x_title = "goals per run of 500 steps (mean, 95% interval)"
+    x_title = "goals per run (mean, 95% interval)"
     tooltip = [
         alt.Tooltip("label:N", title="NUM_ENVS"),
         alt.Tooltip("mean_goals:Q", title="mean", format=".4f"),
@@ -380,7 +365,8 @@ def repeat_chart(summary: pd.DataFrame) -> alt.LayerChart:
     ]
     base = alt.Chart(data).encode(y=y, tooltip=tooltip)
     interval = base.mark_rule(strokeWidth=3, color=OKABE_ITO[7]).encode(
-        x=alt.X("low:Q", title=x_title, scale=alt.Scale(zero=True)), x2="high:Q"
+        x=alt.X("low:Q", title=x_title, scale=alt.Scale(zero=True), axis=alt.Axis(tickCount=4)),
+        x2="high:Q",
     )
     mean = base.mark_point(size=120, filled=True, shape="diamond", color=OKABE_ITO[7]).encode(
         x="mean_goals:Q"
