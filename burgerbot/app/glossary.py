@@ -114,7 +114,7 @@ TERMS: dict[str, Term] = {
         "A vector env written for the batch from the start: `BurgerBotVectorEnv`, this "
         "project's own class (not part of Gymnasium), moves all N robots with a few numpy "
         "operations per call instead of N Python `step()` calls.",
-        taught="home",
+        taught="batch_shapes",
         forms=(r"\b[Nn]ative\b", r"BurgerBotVectorEnv"),
     ),
     "spawn": Term(

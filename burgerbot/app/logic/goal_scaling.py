@@ -20,7 +20,12 @@ from burgerbot.app.caps import CAPS, Caps
 from burgerbot.app.palette import OKABE_ITO
 from burgerbot.app.settings import IntSetting
 from burgerbot.experiments import goal_scaling
-from burgerbot.random_agent import GoalOdds, episode_odds, goal_odds, long_run_goal_rate
+from burgerbot.random_agent import (
+    GoalOdds,
+    fewest_steps_to_goal,
+    goal_odds,
+    long_run_goal_rate,
+)
 from burgerbot.statistics import poisson_interval
 from burgerbot.vector import BurgerBotVectorEnv
 
@@ -152,15 +157,6 @@ def check_explanation(run: LessonRun) -> str:
         f"A random robot reaches the goal about once per {1 / long_run_goal_rate():,.0f} "
         "env-steps (exact)."
     )
-
-
-def fewest_steps_to_goal() -> int:
-    """The fewest steps an episode takes to reach the goal (14), from the world's rules.
-
-    >>> fewest_steps_to_goal()
-    14
-    """
-    return int(np.flatnonzero(episode_odds().goal_at)[0])
 
 
 def lesson_verdict(odds: tuple[GoalOdds, GoalOdds] | None = None) -> tuple[str, str]:
