@@ -9,13 +9,12 @@ import streamlit as st
 
 from burgerbot.app import learning, sb3_recording, ui
 from burgerbot.app.glossary import term_link
-from burgerbot.app.labels import VERDICTS, counted
+from burgerbot.app.labels import VERDICTS
 from burgerbot.app.logic.sb3 import (
     ACCEPTS_OPTIONS,
     GYM_NEXT_STEP,
     GYM_SAME_STEP,
     INSTALL_COMMAND,
-    RECORDED_SIDE,
     SB3,
     SPECS,
     SideBySide,
@@ -75,9 +74,8 @@ def install_status(version: str | None, recording: Recording) -> None:
         )
     else:
         st.info(
-            "**stable-baselines3 is not installed here**, so what SB3 printed on this page is a "
-            f"**recording**, {recording.label()}. The Gymnasium parts run live. To run it all "
-            f"live: `{INSTALL_COMMAND}` (CPU-only torch, about 190 MB) and restart the app.",
+            "**stable-baselines3 is not installed here**: what SB3 printed is a **recording**, "
+            f"{recording.label()}. To run it live: `{INSTALL_COMMAND}`, then restart the app.",
             icon="📼",
         )
 
@@ -129,8 +127,7 @@ def show_lesson_calls(
 
     def vector_tab() -> None:
         st.markdown(
-            f"{never} No SB3 release trained on a Gymnasium vector env as N envs. Today's SB3 "
-            "refuses it with a misleading message about the old `gym` package."
+            f"{never} SB3 refuses it, with a misleading message about the old `gym` package."
         )
         _call_tab(
             snippets.gymnasium_vector_wrong(num_envs),
@@ -167,7 +164,7 @@ def show_lesson_calls(
 
 
 def how_sb3_vectorises() -> None:
-    """make_vec_env, DummyVecEnv and SubprocVecEnv, with a short whole script."""
+    """make_vec_env, DummyVecEnv and SubprocVecEnv."""
     st.markdown(
         """
 - **`make_vec_env(burgerbot_factory(), n_envs=4)`** calls the factory 4 times and puts the
@@ -176,8 +173,6 @@ def how_sb3_vectorises() -> None:
   script needs `if __name__ == "__main__":`).
 """
     )
-    with st.expander("Code: make_vec_env and PPO, as a whole script", icon="🐍"):
-        learning.script_block(snippets.make_vec_env_script(4), name="make_vec_env and PPO")
 
 
 def show_around_first_end(
@@ -201,25 +196,6 @@ def show_around_first_end(
         st.table(table.set_index(table.columns[0]))
 
     ui.tabs([(library, partial(draw, library, table)) for library, table in tables.items()])
-    if not have_sb3:
-        st.caption(
-            "With stable-baselines3 installed, a third tab shows SB3's `DummyVecEnv` "
-            "on the same actions."
-        )
-
-
-def recorded_comparison(recording: Recording) -> None:
-    """Without SB3: what the side-by-side script printed when recorded, labelled so."""
-    output = recorded_output(recording, "sb3.side_by_side")
-    if output is None:
-        return
-    n, steps, seed = RECORDED_SIDE
-    st.markdown(
-        f"With SB3 in the comparison ({recording.label()}; {counted(n, 'BurgerBot')}, "
-        f"{steps} calls, "
-        f"seed {seed}), the script below printed:"
-    )
-    st.code(output, language="text", wrap_lines=True)
 
 
 frame = ui.PageFrame(
@@ -246,8 +222,7 @@ recording = sb3_recording.load()
 recorded = "" if have_sb3 else f"recorded on {recording.recorded_on}"
 st.markdown(
     "SB3's algorithms, such as PPO, train only on SB3's own vector env, a "
-    f"{term_link('vecenv', 'VecEnv')} (SB3's vector-env class); `make_vec_env` builds one from a "
-    "factory."
+    f"{term_link('vecenv', 'VecEnv')} (SB3's vector-env class):"
 )
 how_sb3_vectorises()
 install_status(version, recording)
@@ -276,21 +251,9 @@ else:
         vector_run = calls["gymnasium_vector"]
         explanation = accepts_explanation(vector_run, version or recording.sb3_version)
         if recorded:
-            explanation += f" (The run was {recording.label()}.)"
+            explanation += f" ({recorded}.)"
         source = "the recorded run" if recorded else "the live run"
         learning.check(PREDICTION, accepts_truth(vector_run), explanation, run=source)
-    learning.exercise(
-        f"{PAGE}_rewrite_ppo",
-        "rewrite the lesson's PPO call",
-        "The lesson wants each PPO update to learn from **2,048 transitions**, collected by **4** "
-        'BurgerBots in **512** `step()` calls, and writes `PPO("MlpPolicy", env, n_envs=4)`. '
-        "Write a whole script that builds the 4 envs with `make_vec_env`, sets `n_steps` so "
-        "that one update holds 2,048 transitions, trains for exactly one update, and prints the "
-        "rollout buffer's shape and how many `step()` calls it took (an SB3 `BaseCallback`'s "
-        "`_on_step` runs once per call).",
-        snippets.exercise_answer(LESSON_ENVS, 2048),
-        answer_name="the lesson's PPO call rewritten",
-    )
 
     # --- 2. The two APIs, side by side -----------------------------------------------------------
     st.header("2. SB3 and Gymnasium on the same actions")
@@ -313,7 +276,6 @@ else:
     frame.settings_done()
 
     st.markdown(
-        f"{steps} calls, {counted(num_envs, 'BurgerBot')}. "
         f"{VERDICTS['imprecise'].badge()} SB3 resets an ended env **on the same step**, as the "
         'lesson says, but puts the last observation in `infos[i]["terminal_observation"]`. '
         f"{VERDICTS['changed'].badge()} Gymnasium's default, NEXT_STEP, resets on the *next* call."
@@ -324,8 +286,6 @@ else:
         st.error(f"Could not run the comparison: {type(error).__name__}: {error}")
     if result is not None:
         show_around_first_end(around_first_end(result, after=1), have_sb3)
-        if not have_sb3:
-            recorded_comparison(recording)
 
         def comparison_script() -> None:
             st.caption("Needs stable-baselines3, gymnasium and this project's `burgerbot` library.")

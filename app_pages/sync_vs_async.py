@@ -18,7 +18,7 @@ from burgerbot.app.logic.sync_vs_async import (
     speed_verdict,
     takeaways,
 )
-from burgerbot.app.scripts.sync_vs_async import COMPARISON, EXERCISE_ANSWER
+from burgerbot.app.scripts.sync_vs_async import EXERCISE_ANSWER
 from burgerbot.app.slots import HEAVY_RUNS, WORKER_BUDGET, BudgetExceeded
 from burgerbot.app.timing import (
     TIMING_COLUMNS,
@@ -142,9 +142,6 @@ if learning.revealed(FASTER):
         lesson_panel(lesson["frame"], lesson["bookkeeping"], lesson["messages"], lesson["caption"])
         learning.check(FASTER, *speed_verdict(lesson["frame"]))
 lesson = results.get("lesson")
-ui.code_expander(
-    COMPARISON, label="Code: the lesson's comparison as a script you can run", name="comparison"
-)
 learning.exercise(
     f"{PAGE}_swap",
     "the lesson's exercise 2, Sync against Async",

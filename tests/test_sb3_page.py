@@ -110,9 +110,6 @@ def test_without_sb3_the_page_explains_and_runs_the_gymnasium_side(without_sb3):
     assert [bold(e) for e in errors.split("\n") if e][:2] == [["ValueError"], ["TypeError"]]
     assert RECORDING.run("sb3.ppo_fixed").error is None and recorded in tabs_text(app, "success")
     assert RECORDING.run("sb3.ppo_fixed").output.strip() in codes
-    shown = [code.value.strip() for code in app.code]
-    assert RECORDING.run("sb3.side_by_side").output.strip() in shown
-    assert RECORDING.run("sb3.ppo_training").output.strip() not in shown  # not on the path
 
 
 def test_without_sb3_every_control_still_works(without_sb3):
@@ -215,7 +212,7 @@ def test_without_sb3_the_prediction_is_checked_against_the_recording(without_sb3
     verdict = app.success if right else app.warning  # the branch: right or wrong
     assert len(verdict) == 1 and not (app.warning if right else app.success)
     assert truth in verdict[0].value and choice in verdict[0].value  # both named when wrong
-    assert RECORDING.label() in verdict[0].value
+    assert f"recorded on {RECORDING.recorded_on}" in verdict[0].value
     expected = takeaways(
         recorded_calls(RECORDING),
         None,
@@ -225,14 +222,6 @@ def test_without_sb3_the_prediction_is_checked_against_the_recording(without_sb3
     )
     assert takeaway_bullets(app) == "\n".join(f"- {bullet}" for bullet in expected)
     assert recorded_agreement(RECORDING.run("sb3.side_by_side").output)["SAME_STEP"] == (120, 120)
-
-
-def test_the_exercise_answer_is_hidden_until_asked_for(without_sb3):
-    app = open_page()
-    answer = snippets.exercise_answer(4, 2048).strip()  # st.code drops the last newline
-    assert answer not in [code.value.strip() for code in app.code]
-    app.toggle(key="sb3_rewrite_ppo_answer").set_value(True).run()
-    assert answer in [code.value.strip() for code in app.code]
 
 
 def ppo_accepts_a_sync_vector_env() -> bool:

@@ -262,13 +262,3 @@ def test_train_ppo_reports_progress_and_episodes(sb3):
     )
     with pytest.raises(ValueError, match="total_timesteps"):
         train_ppo(total_timesteps=10**9)
-
-
-@pytest.mark.sb3
-def test_ppo_training_script_runs(sb3, tmp_path):
-    code = snippets.ppo_training_script(num_envs=2, n_steps=64, total_timesteps=256)
-    out = assert_script_behaves(code, tmp_path)
-    assert re.search(r"trained 256 env-steps in [0-9.]+ s", out)
-    assert re.search(
-        r"trained policy: return -?[0-9.]+ in \d+ steps, reached goal: (True|False)", out
-    )

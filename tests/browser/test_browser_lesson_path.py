@@ -10,6 +10,7 @@ printed, so a closing note can quote them.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from app_driver import AppView, planned_pages
@@ -26,18 +27,19 @@ PATH = [page for page in PAGES if page.section == "The lesson"]
 # once its predictions are answered and its main action done (`interactions`), and with every
 # expander and tab open too. About 30 minutes of reading and trying at a beginner's pace.
 BUDGETS: dict[str, tuple[int, int]] = {
-    "home": (380, 550),
-    "batch_shapes": (450, 700),
-    "mistakes": (400, 600),
-    "autoreset": (480, 750),
-    "counting_episodes": (280, 420),
-    "why_batches": (330, 500),
-    "sync_vs_async": (380, 550),
-    "sb3": (480, 650),
-    "goal_scaling": (330, 500),
-    "lesson_vs_today": (380, 580),
+    "home": (340, 560),
+    "batch_shapes": (460, 640),
+    "mistakes": (410, 550),
+    "autoreset": (490, 680),
+    "counting_episodes": (270, 430),
+    "why_batches": (310, 460),
+    "sync_vs_async": (450, 490),
+    "sb3": (530, 1200),
+    "goal_scaling": (340, 500),
+    "lesson_vs_today": (400, 480),
 }
 WORDS_ONCE_REVEALED = 4_000
+TEXTS = Path("test-artifacts") / "lesson-path"  # the counted text of each page, to read
 WORDS_ALL_OPEN = 6_000
 TALLEST_PAGE_PX = 1_800  # about two screens at 1280 x 900, before the learner opens anything
 # What would answer a later page's prediction if an earlier page of the path showed it: Goal
@@ -84,6 +86,7 @@ def test_the_lesson_path_is_short_and_teaches_each_term_before_using_it(view: Ap
     and the text the terms check reads)."""
     view.page.set_viewport_size({"width": 1280, "height": 900})
     heights, revealed, all_open, texts = {}, {}, {}, []
+    TEXTS.mkdir(parents=True, exist_ok=True)
     for page in PATH:
         view.goto(page.url_path)
         view.assert_no_exception()
@@ -93,13 +96,16 @@ def test_the_lesson_path_is_short_and_teaches_each_term_before_using_it(view: Ap
         MAIN_INTERACTIONS[page.file](view)
         view.reveal()  # whatever prediction the interaction left unanswered
         view.assert_no_exception()
-        revealed[page.stem] = words(view.main_text())
+        shown = view.main_text()
+        revealed[page.stem] = words(shown)
         view.screenshot(f"path-{page.stem}-revealed")  # for a closing note's before and after
         view.open_expanders()
         opened = view.main_text() + "\n" + view.other_tabs_text()
         view.assert_no_exception()
         all_open[page.stem] = words(opened)
         texts.append((page.stem, opened))
+        for kind, text in (("revealed", shown), ("all-open", opened)):  # what was counted
+            (TEXTS / f"{page.stem}-{kind}.txt").write_text(text, encoding="utf-8")
     print(f"{'page':18s} {'revealed':>9s} {'all open':>9s} {'budget':>13s} {'px':>6s}")
     for stem, (most, most_open) in BUDGETS.items():
         print(

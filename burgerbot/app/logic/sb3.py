@@ -109,7 +109,6 @@ RECORDED_ENVS = 4
 """NUM_ENVS of the recorded runs (the lesson's 4)."""
 RECORDED_SIDE = (RECORDED_ENVS, 30, 0)
 """NUM_ENVS, step() calls and seed of the recorded side-by-side run (the page's defaults)."""
-RECORDED_PPO = (RECORDED_ENVS, PPO_N_STEPS, 4096, 0)
 """n_envs, n_steps, total env-steps and seed of the recorded PPO run (the page's defaults)."""
 _CALLS = {
     "n_envs": "sb3.n_envs_wrong",
@@ -127,8 +126,6 @@ def recorded_scripts() -> dict[str, str]:
         _CALLS["fixed"]: snippets.ppo_fixed(RECORDED_ENVS),
         "sb3.make_vec_env": snippets.make_vec_env_script(RECORDED_ENVS),
         "sb3.side_by_side": snippets.side_by_side_script(*RECORDED_SIDE),
-        "sb3.exercise_answer": snippets.exercise_answer(RECORDED_ENVS, 2048),
-        "sb3.ppo_training": snippets.ppo_training_script(*RECORDED_PPO),
     }
 
 
@@ -706,11 +703,9 @@ def n_steps_sentence(values: Mapping[str, str], lesson_transitions: int = 2048) 
             f"{transitions:,} transitions: the lesson's numbers, as written."
         )
     return (
-        f"With PPO's default `n_steps={n_steps}` and {n_envs} envs an update holds "
-        f"{transitions:,} transitions (rollout buffer {values['rollout buffer']}), collected in "
-        f"{n_steps:,} `step()` calls. `n_steps` counts calls *per env*, as it always has in "
-        f"SB3: for the lesson's {lesson_transitions:,} transitions in {per_env:,} calls, pass "
-        f"`n_steps={per_env}`."
+        f"`n_steps` counts `step()` calls *per env*: PPO's default `n_steps={n_steps}` with "
+        f"{n_envs} envs holds {transitions:,} transitions per update. For the lesson's "
+        f"{lesson_transitions:,} in {per_env:,} calls, pass `n_steps={per_env}`."
     )
 
 
@@ -776,5 +771,4 @@ def takeaways(
             f"SB3 resets like Gymnasium's {like} ({same} of {pairs} pairs matched in the "
             f'recorded run), keeping the last observation in `infos[i]["terminal_observation"]`.'
         )
-    bullets.append("`vec_env_cls=SubprocVecEnv` gives each copy its own worker process.")
-    return bullets[:5]
+    return bullets

@@ -13,12 +13,10 @@ from burgerbot.app.scripts import fails_header
 
 __all__ = [
     "GYMNASIUM_VECTOR_ERROR",
-    "exercise_answer",
     "gymnasium_vector_wrong",
     "make_vec_env_script",
     "n_envs_wrong",
     "ppo_fixed",
-    "ppo_training_script",
     "side_by_side_script",
 ]
 
@@ -120,49 +118,6 @@ def make_vec_env_script(num_envs: int = 4, subprocess: bool = False) -> str:
     return code.replace("__SUBPROC__", "" if subprocess else "# ")
 
 
-_EXERCISE_ANSWER = """
-from stable_baselines3 import PPO
-from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.env_util import make_vec_env
-
-from burgerbot.factories import burgerbot_factory
-
-NUM_ENVS = __NUM_ENVS__
-TRANSITIONS_PER_UPDATE = __TRANSITIONS__
-N_STEPS = TRANSITIONS_PER_UPDATE // NUM_ENVS  # n_steps counts step() calls PER ENV
-
-
-class CountCalls(BaseCallback):
-    # SB3 calls _on_step once per step() call of the vector env.
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls = 0
-
-    def _on_step(self) -> bool:
-        self.calls += 1
-        return True
-
-
-vec_env = make_vec_env(burgerbot_factory(), n_envs=NUM_ENVS, seed=0)
-try:
-    model = PPO("MlpPolicy", vec_env, n_steps=N_STEPS, seed=0, device="cpu")
-    print("n_steps:", model.n_steps)
-    # (steps, envs, observation); training flattens it, so look before learn().
-    print("rollout buffer:", model.rollout_buffer.observations.shape)
-    counter = CountCalls()
-    model.learn(total_timesteps=TRANSITIONS_PER_UPDATE, callback=counter)  # one update
-finally:
-    vec_env.close()
-print("env-steps collected:", model.num_timesteps)
-print("step() calls:", counter.calls)
-"""
-
-
-def exercise_answer(num_envs: int = 4, transitions: int = 2048) -> str:
-    """The exercise's answer: the lesson's PPO call rewritten with make_vec_env and n_steps."""
-    return _fill(_EXERCISE_ANSWER, num_envs=int(num_envs), transitions=int(transitions))
-
-
 _SIDE_BY_SIDE = """
 import numpy as np
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
@@ -218,50 +173,3 @@ for mode in modes:
 def side_by_side_script(num_envs: int = 4, steps: int = 30, seed: int = 0) -> str:
     """SB3's DummyVecEnv next to SyncVectorEnv (SAME_STEP and NEXT_STEP) on the same actions."""
     return _fill(_SIDE_BY_SIDE, num_envs=int(num_envs), steps=int(steps), seed=int(seed))
-
-
-_PPO_TRAINING = """
-import time
-
-import torch
-from stable_baselines3 import PPO
-from stable_baselines3.common.env_util import make_vec_env
-
-from burgerbot.env import BurgerBotEnv
-from burgerbot.factories import burgerbot_factory
-
-torch.set_num_threads(1)  # small networks: one CPU thread is the fastest and the fairest
-vec_env = make_vec_env(burgerbot_factory(), n_envs=__NUM_ENVS__, seed=__SEED__)
-try:
-    model = PPO("MlpPolicy", vec_env, n_steps=__N_STEPS__, seed=__SEED__, device="cpu")
-    start = time.perf_counter()
-    model.learn(total_timesteps=__TOTAL_TIMESTEPS__)
-    print(f"trained {model.num_timesteps} env-steps in {time.perf_counter() - start:.1f} s")
-finally:
-    vec_env.close()
-
-# The trained policy from the start, taking its most likely action (deterministic=True).
-env = BurgerBotEnv()
-obs, _ = env.reset(seed=0)
-total, steps, reward = 0.0, 0, 0.0
-for steps in range(1, env.max_steps + 1):
-    action, _ = model.predict(obs, deterministic=True)
-    obs, reward, terminated, truncated, _ = env.step(int(action))
-    total += reward
-    if terminated or truncated:
-        break
-print(f"trained policy: return {total:.1f} in {steps} steps, reached goal: {reward == 50.0}")
-"""
-
-
-def ppo_training_script(
-    num_envs: int = 4, n_steps: int = 128, total_timesteps: int = 4096, seed: int = 0
-) -> str:
-    """Train PPO on BurgerBot with ``make_vec_env``; then follow its most likely actions once."""
-    return _fill(
-        _PPO_TRAINING,
-        num_envs=int(num_envs),
-        n_steps=int(n_steps),
-        total_timesteps=int(total_timesteps),
-        seed=int(seed),
-    )

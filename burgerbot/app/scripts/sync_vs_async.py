@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["COMPARISON", "EXERCISE_ANSWER"]
+__all__ = ["EXERCISE_ANSWER"]
 
 EXERCISE_ANSWER = '''"""Exercise 2: time 4 BurgerBots x 1,000 step() calls, Sync against Async."""
 
@@ -70,66 +70,3 @@ if __name__ == "__main__":
     main()
 '''
 """The answer to the lesson's exercise 2, a whole script (the page hides it behind a toggle)."""
-
-COMPARISON = '''"""The lesson's comparison: Sync, Async, native; 4 BurgerBots x 1,000 calls."""
-
-import time
-
-import gymnasium as gym
-import numpy as np
-
-from burgerbot import BurgerBotVectorEnv
-from burgerbot.env import BurgerBotEnv
-
-NUM_ENVS = 4
-STEPS = 1_000  # step() calls per run
-
-
-def make_env(seed):
-    """The lesson's factory: returns a zero-argument function that builds one BurgerBot."""
-
-    def thunk():
-        env = BurgerBotEnv()
-        env.reset(seed=seed)
-        return env
-
-    return thunk
-
-
-def build(backend):
-    if backend == "native":  # all robots in numpy arrays
-        return BurgerBotVectorEnv(NUM_ENVS)
-    env_fns = [make_env(i) for i in range(NUM_ENVS)]
-    if backend == "sync":
-        return gym.vector.SyncVectorEnv(env_fns)
-    return gym.vector.AsyncVectorEnv(env_fns, context="spawn")  # a fresh worker per env
-
-
-def time_steps(backend):
-    """Seconds per step() call of STEPS calls with random actions."""
-    actions = np.random.default_rng(0).integers(0, 4, size=(STEPS, NUM_ENVS))
-    envs = build(backend)
-    try:
-        envs.reset(seed=0)
-        start = time.perf_counter()
-        for step_actions in actions:
-            envs.step(step_actions)
-        return (time.perf_counter() - start) / STEPS
-    finally:
-        envs.close()  # always: Async's workers must not outlive the run
-
-
-def main():
-    per_call = {backend: time_steps(backend) for backend in ("sync", "async", "native")}
-    for backend, seconds in per_call.items():
-        rate = NUM_ENVS / seconds
-        print(f"{backend:7} {seconds * 1e6:9,.1f} us per call {rate:12,.0f} env-steps/s")
-    extra = per_call["async"] - per_call["sync"]
-    per_env = extra / NUM_ENVS
-    print(f"Async's extra time per call: {extra * 1e6:,.1f} us ({per_env * 1e6:,.1f} per env)")
-
-
-if __name__ == "__main__":  # needed by "spawn": each worker imports this file again
-    main()
-'''
-"""The lesson's comparison as a whole script, timed once (the page times it in 3 rounds)."""
