@@ -13,7 +13,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 from shown_scripts import assert_script_behaves
 
@@ -24,16 +23,11 @@ from burgerbot.app.logic.sb3 import (
     INSTALL_COMMAND,
     SB3,
     SB3Missing,
-    api_markdown,
-    api_rows,
     around_first_end,
-    describe,
     invalid_calls,
     load_sb3,
-    ppo_episode_chart,
     recorded_agreement,
     side_by_side,
-    train_ppo,
 )
 from burgerbot.app.script_runner import printed
 from burgerbot.app.scripts import sb3 as snippets
@@ -75,8 +69,6 @@ def test_without_sb3_it_says_how_to_install_it(without_sb3):
         load_sb3()
     with pytest.raises(SB3Missing):
         invalid_calls(4)
-    with pytest.raises(SB3Missing):
-        train_ppo(total_timesteps=256)
     assert issubclass(SB3Missing, ImportError)
 
 
@@ -85,14 +77,6 @@ def test_without_sb3_the_gymnasium_side_still_runs(without_sb3):
     assert not result.with_sb3 and result.agree == {} and result.first_difference == {}
     assert set(result.frame["library"]) == {GYM_SAME_STEP, GYM_NEXT_STEP}
     assert len(result.frame) == 2 * 3 * 20
-    rows = api_rows(3)
-    assert not any(row.sb3_live for row in rows)
-    assert all(row.gymnasium_live for row in rows if "returns" in row.what)
-    # The reset row, measured: what a SyncVectorEnv of 3 BurgerBots returns, as describe says it
-    (reset,) = [row for row in rows if row.what == "`reset()` returns"]
-    returned = (np.zeros((3, 4), np.int64), {})
-    assert reset.gymnasium == describe(returned, ["obs", "infos"])
-    assert reset.gymnasium in api_markdown(rows) and reset.sb3 in api_markdown(rows)
 
 
 def test_gymnasium_modes_put_the_last_observation_in_different_places(without_sb3):
@@ -126,15 +110,6 @@ def test_around_first_end_shows_the_same_env_in_every_library(without_sb3):
     assert tables[GYM_SAME_STEP]["step"].tolist() == list(range(max(1, step - 1), step + 3))
     assert "reset: action ignored" in tables[GYM_NEXT_STEP]["note"].tolist()
     assert tables[GYM_SAME_STEP]["done"].sum() >= 1
-
-
-def test_describe_names_what_a_call_returns():
-    obs = np.zeros((2, 4), dtype=np.int64)
-    assert (
-        describe((obs, {}), ["obs", "infos"]) == "2 values: obs array (2, 4) int64, infos dict {}"
-    )
-    assert describe([{}, {}]) == "list of 2 dict"
-    assert describe({"final_obs": 1}) == "dict {'final_obs'}"
 
 
 def world_start() -> tuple[int, ...]:
@@ -219,46 +194,3 @@ def test_the_lessons_invalid_calls_raise_and_the_fix_works(sb3):
     }
     values = printed(fixed.output)
     assert {key: values.get(key) for key in expected} == expected
-
-
-@pytest.mark.sb3
-def test_api_table_is_measured_on_sb3(sb3):
-    rows = {row.what: row for row in api_rows(2, live_sb3=True)}
-    step = rows["`step(actions)` returns"]
-    assert step.sb3_live and step.gymnasium_live
-    assert step.sb3.startswith("4 values: obs array (2, 4) int64, rewards array (2,) float32")
-    assert "infos list of 2 dict" in step.sb3
-    assert step.gymnasium.startswith("5 values:")
-    assert rows["`reset()` returns"].sb3 == "only obs: array (2, 4) int64"
-
-
-@pytest.mark.sb3
-def test_train_ppo_reports_progress_and_episodes(sb3):
-    calls = []
-    result = train_ppo(
-        num_envs=2,
-        n_steps=64,
-        total_timesteps=512,
-        seed=0,
-        progress=lambda fraction, message: calls.append(fraction),
-    )
-    assert (result.num_envs, result.n_steps, result.transitions_per_update) == (2, 64, 128)
-    assert result.total_timesteps == 512 and result.updates == 4
-    assert calls == sorted(calls) and calls[-1] == 1.0 and len(calls) > 2
-    assert list(result.episodes.columns) == [
-        "env_steps",
-        "episode",
-        "return",
-        "length",
-        "reached_goal",
-    ]
-    assert len(result.episodes) > 0 and result.episodes["env_steps"].max() <= 512
-    assert result.train_seconds > 0 and 1 <= result.greedy_steps <= 150
-    assert result.versions["stable-baselines3"] == sb3.__version__
-    spec = ppo_episode_chart(result.episodes).to_dict()
-    dots, line = spec["layer"]
-    assert (
-        dots["encoding"]["y"]["field"] == "return" and line["encoding"]["y"]["field"] == "average"
-    )
-    with pytest.raises(ValueError, match="total_timesteps"):
-        train_ppo(total_timesteps=10**9)

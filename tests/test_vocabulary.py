@@ -86,7 +86,6 @@ def test_the_phrase_checks_catch_rows_counted_as_transitions(sentence):
         "those 512 calls held {calls * num_envs - resets:,} transitions",
         "those calls held {rows - resets:,} transitions",
         # SB3's updates are counted in transitions rightly (its VecEnvs leave no reset rows)
-        "{ppo_envs * PPO_N_STEPS:,} transitions per update; {ppo_steps:,} env-steps in all",
         "n_steps=2048 with 4 envs gives 8,192 transitions",
     ],
 )

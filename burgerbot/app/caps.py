@@ -82,9 +82,6 @@ class Caps:
     max_train_env_steps: int = 400_000
     """Env-steps one training run may take."""
 
-    max_ppo_timesteps: int = 20_000
-    """Env-steps one PPO training run on the Stable-Baselines3 page may take."""
-
 
 def load_caps(environ: Mapping[str, str] | None = None) -> tuple[Caps, list[str]]:
     """Read overrides such as ``BURGERBOT_MAX_ENVS``; return the caps and notes on bad values."""

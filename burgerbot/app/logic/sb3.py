@@ -3,8 +3,7 @@
 ``stable_baselines3`` (and with it torch) is imported only inside the functions that need
 it, through `load_sb3`, so the rest of ``burgerbot`` works without the optional extra
 (``pip install -r requirements-sb3.txt``). Everything that needs only gymnasium (the
-Gymnasium side of the comparisons) runs either way. The API table, the side-by-side run and
-the PPO run follow, each in its own section below.
+Gymnasium side of the comparison) runs either way.
 """
 
 from __future__ import annotations
@@ -12,27 +11,22 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import re
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-import altair as alt
 import numpy as np
 import pandas as pd
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 from burgerbot import world
-from burgerbot.app.caps import CAPS
-from burgerbot.app.palette import OKABE_ITO
 from burgerbot.app.sb3_recording import Recording
 from burgerbot.app.script_runner import ScriptRun, printed, run_script
 from burgerbot.app.scripts import sb3 as snippets
 from burgerbot.app.settings import IntSetting
 from burgerbot.app.versions import SB3_MODULE, installed_version, sb3_available
-from burgerbot.env import BurgerBotEnv
-from burgerbot.experiments import Progress, random_actions
+from burgerbot.experiments import random_actions
 from burgerbot.factories import burgerbot_factory
 
 __all__ = [
@@ -41,24 +35,17 @@ __all__ = [
     "GYM_SAME_STEP",
     "INSTALL_COMMAND",
     "LIBRARIES",
-    "PPO_N_STEPS",
     "SB3",
     "SPECS",
-    "ApiRow",
-    "PPOResult",
     "SB3Missing",
     "SideBySide",
     "accepts_explanation",
     "accepts_truth",
-    "api_markdown",
-    "api_rows",
     "around_first_end",
-    "describe",
     "invalid_calls",
     "load_sb3",
     "n_envs_sentence",
     "n_steps_sentence",
-    "ppo_episode_chart",
     "recorded_agreement",
     "recorded_calls",
     "recorded_output",
@@ -66,14 +53,10 @@ __all__ = [
     "sb3_version",
     "side_by_side",
     "takeaways",
-    "train_ppo",
 ]
 
 SB3_DISTRIBUTION = "stable-baselines3"
 INSTALL_COMMAND = "pip install -r requirements-sb3.txt"
-
-PPO_N_STEPS = 128
-"""``n_steps`` of the page's PPO run: ``step()`` calls per env between two updates."""
 
 SPECS = (
     IntSetting("n", "NUM_ENVS", default=4, low=1, high=16),
@@ -109,7 +92,6 @@ RECORDED_ENVS = 4
 """NUM_ENVS of the recorded runs (the lesson's 4)."""
 RECORDED_SIDE = (RECORDED_ENVS, 30, 0)
 """NUM_ENVS, step() calls and seed of the recorded side-by-side run (the page's defaults)."""
-"""n_envs, n_steps, total env-steps and seed of the recorded PPO run (the page's defaults)."""
 _CALLS = {
     "n_envs": "sb3.n_envs_wrong",
     "gymnasium_vector": "sb3.gymnasium_vector_wrong",
@@ -157,169 +139,6 @@ def invalid_calls(num_envs: int = 4) -> dict[str, ScriptRun]:
         "gymnasium_vector": run_script(snippets.gymnasium_vector_wrong(num_envs)),
         "fixed": run_script(snippets.ppo_fixed(num_envs)),
     }
-
-
-# --- The two vector-env APIs, measured live ---
-# The two vector-env APIs side by side: Gymnasium's and SB3's answers, measured live.
-
-
-def describe(value: Any, names: Sequence[str] = ()) -> str:
-    """A short, beginner-readable description of a returned value.
-
-    ``names`` label the items of a returned tuple.
-
-    Example:
-        >>> describe((np.zeros((4, 4), dtype=np.int64), {}))
-        '2 values: array (4, 4) int64, dict {}'
-        >>> describe((np.zeros((4, 4), dtype=np.int64), {}), names=["obs", "infos"])
-        '2 values: obs array (4, 4) int64, infos dict {}'
-    """
-    if isinstance(value, np.ndarray):
-        return f"array {value.shape} {value.dtype}"
-    if isinstance(value, tuple):
-        labels = [*names, *[""] * (len(value) - len(names))][: len(value)]
-        parts = [
-            f"{label} {describe(item)}".strip() for label, item in zip(labels, value, strict=True)
-        ]
-        return f"{len(value)} values: " + ", ".join(parts)
-    if isinstance(value, dict):
-        keys = ", ".join(repr(key) for key in value)
-        return f"dict {{{keys}}}" if keys else "dict {}"
-    if isinstance(value, list):
-        kinds = sorted({type(item).__name__ for item in value})
-        return f"list of {len(value)} {'/'.join(kinds)}"
-    return type(value).__name__
-
-
-@dataclass(frozen=True)
-class ApiRow:
-    """One line of the API comparison: what, Gymnasium's answer, SB3's, and which are live."""
-
-    what: str
-    gymnasium: str
-    sb3: str
-    gymnasium_live: bool = False
-    sb3_live: bool = False
-
-
-def _gymnasium_facts(num_envs: int, seed: int) -> dict[str, str]:
-    envs = SyncVectorEnv([burgerbot_factory() for _ in range(num_envs)])
-    try:
-        reset = envs.reset(seed=seed)
-        actions = np.zeros(num_envs, dtype=np.int64)  # forward: a move, no episode ends
-        stepped = envs.step(actions)
-    finally:
-        envs.close()
-    return {
-        "reset": describe(reset, ["obs", "infos"]),
-        "step": describe(stepped, ["obs", "rewards", "terminated", "truncated", "infos"]),
-    }
-
-
-def _sb3_facts(num_envs: int, seed: int) -> dict[str, str]:
-    load_sb3()
-    from stable_baselines3.common.env_util import make_vec_env
-
-    vec_env = make_vec_env(burgerbot_factory(), n_envs=num_envs, seed=seed)
-    try:
-        reset = vec_env.reset()
-        stepped = vec_env.step(np.zeros(num_envs, dtype=np.int64))
-        class_name = type(vec_env).__name__
-    finally:
-        vec_env.close()
-    return {
-        "reset": f"only obs: {describe(reset)}",
-        "step": describe(stepped, ["obs", "rewards", "dones", "infos"]),
-        "class": class_name,
-    }
-
-
-def api_rows(num_envs: int = 4, seed: int = 0, live_sb3: bool | None = None) -> list[ApiRow]:
-    """The comparison table; return types are measured live (SB3's only when it is installed).
-
-    ``live_sb3=None`` means "when installed".
-    """
-    live_sb3 = sb3_available() if live_sb3 is None else live_sb3
-    gym_facts = _gymnasium_facts(num_envs, seed)
-    sb3_facts = _sb3_facts(num_envs, seed) if live_sb3 else None
-    n = num_envs
-    sb3_reset = "only obs: array (N, 4)" if sb3_facts is None else sb3_facts["reset"]
-    sb3_step = (
-        "4 values: obs array (N, 4), rewards array (N,) float32, dones array (N,) bool, "
-        "infos list of N dict"
-        if sb3_facts is None
-        else sb3_facts["step"]
-    )
-    return [
-        ApiRow(
-            "Build N copies",
-            f"`SyncVectorEnv([burgerbot_factory() for _ in range({n})])`",
-            f"`make_vec_env(burgerbot_factory(), n_envs={n})` (gives a "
-            f"`{'DummyVecEnv' if sb3_facts is None else sb3_facts['class']}`)",
-            sb3_live=sb3_facts is not None,
-        ),
-        ApiRow(
-            "Copies in worker processes",
-            "`AsyncVectorEnv` (one process per copy)",
-            "`SubprocVecEnv`, or `make_vec_env(..., vec_env_cls=SubprocVecEnv)`",
-        ),
-        ApiRow(
-            "Seeding",
-            "`envs.reset(seed=0)`",
-            "`make_vec_env(..., seed=0)` or `vec_env.seed(0)` before `vec_env.reset()`",
-        ),
-        ApiRow("`reset()` returns", gym_facts["reset"], sb3_reset, True, sb3_facts is not None),
-        ApiRow(
-            "`step(actions)` returns",
-            gym_facts["step"],
-            sb3_step,
-            True,
-            sb3_facts is not None,
-        ),
-        ApiRow(
-            "How an episode's end shows",
-            "`terminated` and `truncated`, two boolean arrays",
-            '`dones` (either one); `infos[i]["TimeLimit.truncated"]` says it was the time limit',
-        ),
-        ApiRow(
-            "`infos`",
-            "one dict; each key holds an array with one entry per copy (and a `_key` mask)",
-            "a list with one dict per copy",
-        ),
-        ApiRow(
-            "When an ended copy resets",
-            "`NEXT_STEP` (the default since gymnasium 1.0): on the *next* `step()` call, which "
-            "ignores that copy's action; `SAME_STEP` and `DISABLED` on request",
-            "always on the same `step()` call that ended the episode",
-        ),
-        ApiRow(
-            "The episode's last observation",
-            "`NEXT_STEP`: the `obs` returned on the ending step; "
-            '`SAME_STEP`: `infos["final_obs"][i]`',
-            '`infos[i]["terminal_observation"]` (the returned `obs[i]` is already the new start)',
-        ),
-        ApiRow(
-            "Can SB3's PPO use it?",
-            "no: SB3 refuses it (section 1)",
-            "yes: this is the vector env SB3's algorithms are built on",
-        ),
-    ]
-
-
-def api_markdown(rows: Sequence[ApiRow]) -> str:
-    """The comparison as a Markdown table; cells measured live get a ✓ live mark."""
-
-    def cell(text: str, live: bool) -> str:
-        text = text.replace("|", "\\|")
-        return f"{text} ✓ *live*" if live else text
-
-    lines = ["| | Gymnasium vector API | Stable-Baselines3 `VecEnv` |", "|---|---|---|"]
-    for row in rows:
-        lines.append(
-            f"| **{row.what}** | {cell(row.gymnasium, row.gymnasium_live)} | "
-            f"{cell(row.sb3, row.sb3_live)} |"
-        )
-    return "\n".join(lines)
 
 
 # --- The same random actions through SB3 and Gymnasium ---
@@ -497,164 +316,7 @@ def around_first_end(
     return step, env, tables
 
 
-# --- A short PPO run on BurgerBot ---
-# A short PPO run of Stable-Baselines3 on BurgerBot, with progress and its episodes.
-
-
-@dataclass
-class PPOResult:
-    """A short PPO run on BurgerBot.
-
-    ``episodes``: one row per finished training episode (``env_steps`` when it ended,
-    ``episode``, ``return``, ``length``, ``reached_goal``). ``greedy_*``: the trained
-    policy followed deterministically once from the start.
-    """
-
-    num_envs: int
-    n_steps: int
-    total_timesteps: int
-    transitions_per_update: int
-    updates: int
-    setup_seconds: float
-    train_seconds: float
-    episodes: pd.DataFrame
-    greedy_return: float
-    greedy_reaches_goal: bool
-    greedy_steps: int
-    versions: dict[str, str] = field(default_factory=dict)
-
-
-def _greedy_episode(model: Any, max_steps: int = 150) -> tuple[float, bool, int]:
-    env = BurgerBotEnv(max_steps=max_steps)
-    obs, _ = env.reset(seed=0)
-    total, reward, steps = 0.0, 0.0, 0
-    for steps in range(1, max_steps + 1):  # noqa: B007 (steps is read after the loop)
-        action, _ = model.predict(obs, deterministic=True)
-        obs, reward, terminated, truncated, _ = env.step(int(action))
-        total += float(reward)
-        if terminated or truncated:
-            break
-    return total, reward == world.GOAL_REWARD, steps
-
-
-def train_ppo(
-    num_envs: int = 4,
-    n_steps: int = PPO_N_STEPS,
-    total_timesteps: int = 4096,
-    seed: int = 0,
-    progress: Progress | None = None,
-) -> PPOResult:
-    """Train SB3's PPO on ``make_vec_env(burgerbot_factory(), n_envs=num_envs)`` on the CPU.
-
-    ``progress(fraction, message)`` is called from an SB3 callback every few steps
-    (raising from it stops training; the vector env is closed either way). torch is
-    limited to one thread: the network is tiny and the machine may be shared.
-    """
-    if not 1 <= total_timesteps <= CAPS.max_ppo_timesteps:
-        raise ValueError(
-            f"`total_timesteps` must be in 1..{CAPS.max_ppo_timesteps:,}, got {total_timesteps!r}"
-        )
-    start = time.perf_counter()
-    sb3 = load_sb3()
-    import torch
-    from stable_baselines3 import PPO
-    from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.env_util import make_vec_env
-
-    torch.set_num_threads(1)
-    episodes: list[dict[str, Any]] = []
-
-    class ProgressCallback(BaseCallback):
-        """Reports progress and records each finished episode (from SB3's Monitor infos)."""
-
-        def _on_step(self) -> bool:
-            for info in self.locals["infos"]:
-                episode = info.get("episode")
-                if episode is not None:
-                    last = info["terminal_observation"]
-                    episodes.append(
-                        {
-                            "env_steps": self.num_timesteps,
-                            "episode": len(episodes) + 1,
-                            "return": float(episode["r"]),
-                            "length": int(episode["l"]),
-                            "reached_goal": (int(last[0]), int(last[1])) == world.GOAL,
-                        }
-                    )
-            if progress is not None and self.n_calls % 8 == 0:
-                done = min(1.0, self.num_timesteps / total_timesteps)
-                progress(done, f"PPO: {self.num_timesteps:,} of {total_timesteps:,} env-steps")
-            return True
-
-    vec_env = make_vec_env(burgerbot_factory(), n_envs=num_envs, seed=seed)
-    try:
-        model = PPO("MlpPolicy", vec_env, n_steps=n_steps, seed=seed, device="cpu", verbose=0)
-        setup_seconds = time.perf_counter() - start
-        start = time.perf_counter()
-        model.learn(total_timesteps=total_timesteps, callback=ProgressCallback())
-        train_seconds = time.perf_counter() - start
-    finally:
-        vec_env.close()
-    if progress is not None:
-        progress(1.0, "PPO: done")
-    greedy_return, greedy_reaches_goal, greedy_steps = _greedy_episode(model)
-    transitions = model.n_steps * model.n_envs
-    columns = ["env_steps", "episode", "return", "length", "reached_goal"]
-    return PPOResult(
-        num_envs=model.n_envs,
-        n_steps=model.n_steps,
-        total_timesteps=int(model.num_timesteps),
-        transitions_per_update=transitions,
-        updates=int(model.num_timesteps // transitions),
-        setup_seconds=setup_seconds,
-        train_seconds=train_seconds,
-        episodes=pd.DataFrame(episodes, columns=columns),
-        greedy_return=greedy_return,
-        greedy_reaches_goal=bool(greedy_reaches_goal),
-        greedy_steps=greedy_steps,
-        versions={"stable-baselines3": sb3.__version__, "torch": torch.__version__},
-    )
-
-
-# --- The chart of a PPO run's episodes (the only one this page draws) ---
-
-_ORANGE, _SKY, _GREEN, _BLUE, _VERMILLION, _PURPLE, _YELLOW, _BLACK = OKABE_ITO
-
-
-def ppo_episode_chart(episodes: pd.DataFrame, window: int = 20) -> alt.LayerChart:
-    """PPO's training episodes: each episode's return (dots) and a moving average (line).
-
-    ``episodes`` has columns ``env_steps``, ``episode``, ``return``, ``reached_goal``
-    (`PPOResult.episodes`).
-    """
-    data = episodes.copy()
-    data["average"] = data["return"].rolling(window, min_periods=1).mean()
-    data["outcome"] = data["reached_goal"].map({True: "reached the goal", False: "did not"})
-    base = alt.Chart(data).encode(
-        x=alt.X("env_steps:Q", title="env-steps collected when the episode ended")
-    )
-    outcomes = ["did not", "reached the goal"]
-    dots = base.mark_point(size=24, opacity=0.6, filled=True).encode(
-        y=alt.Y("return:Q", title="episode return"),
-        # Colour and shape both tell the outcomes apart.
-        color=alt.Color(
-            "outcome:N", title="Episode", scale=alt.Scale(domain=outcomes, range=[_SKY, _ORANGE])
-        ),
-        shape=alt.Shape(
-            "outcome:N",
-            title="Episode",
-            scale=alt.Scale(domain=outcomes, range=["circle", "triangle-up"]),
-        ),
-        tooltip=["episode:Q", "env_steps:Q", "return:Q", "length:Q", "outcome:N"],
-    )
-    line = base.mark_line(color=_BLACK, strokeWidth=2).encode(
-        y="average:Q", tooltip=[alt.Tooltip("average:Q", title=f"mean of last {window}")]
-    )
-    return alt.layer(dots, line).properties(height=280)
-
-
-# --- The prediction, the verdicts and the takeaways ---
-# The SB3 page's prediction, its verdict sentences and its takeaways, computed from its runs.
+# --- The prediction, verdicts and takeaways ---
 
 ACCEPTS_OPTIONS = ("Yes: PPO builds a model on it", "No: PPO stops with an error")
 """The answers to "Does PPO accept a Gymnasium SyncVectorEnv?"."""
