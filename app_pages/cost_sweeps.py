@@ -11,8 +11,8 @@ from burgerbot.app import learning, measured, ui
 from burgerbot.app.caps import CAPS
 from burgerbot.app.logic.cost_sweeps import (
     PREDICTION,
-    SAME,
     SPECS,
+    WINS_OPTIONS,
     above_ceiling,
     async_wins,
     check_budget,
@@ -302,7 +302,7 @@ learning.prediction(
     WINS,
     f"Every env-step now also sleeps {PREDICTION.work_us:,} µs, like a robot waiting for its "
     f"motors. With {wins_at} envs, which collects env-steps faster here?",
-    ("SyncVectorEnv", "AsyncVectorEnv", SAME),
+    WINS_OPTIONS,
     help="This page's default sweep answers it.",
 )
 

@@ -35,7 +35,7 @@ from burgerbot.app.logic.speed_breakdown import (
     speed_takeaways,
 )
 from burgerbot.app.palette import OKABE_ITO, SHAPES
-from burgerbot.app.rates import Rate, Speeds, compare, metric_delta
+from burgerbot.app.rates import Rate, Speeds, compare
 
 
 def make_speeds(rates, forward_us=(10.0, 12.0, 15.0, 30.0), spread=0.9, sizes=SIZES) -> Speeds:
@@ -309,21 +309,6 @@ def test_forward_story_follows_the_cost_growth():
     proportional = make_speeds(like_this_server, forward_us=(10, 40, 160, 640)).forwards
     text = forward_story(proportional)
     assert bold(text) == [] and "not clearly" in text and quotes(text, 640, 64, 10, 1)
-
-
-def test_metric_delta_points_the_way_the_numbers_go():
-    assert metric_delta(Rate((50, 45)), Rate((200, 190))) == (
-        "0.24x the plain loop",
-        "down",
-        "orange",
-    )
-    assert metric_delta(Rate((900, 850)), Rate((200, 190))) == ("4.5x the plain loop", "up", "blue")
-    # overlapping repeats: no ratio at all (it flipped from 4x to 0.99x between runs)
-    assert metric_delta(Rate((800, 150)), Rate((200, 160))) == (
-        "about the same as the plain loop",
-        "off",
-        "gray",
-    )
 
 
 def test_takeaways_carry_the_measured_ratios():

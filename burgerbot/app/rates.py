@@ -27,9 +27,7 @@ __all__ = [
     "capital",
     "compare",
     "figure",
-    "metric_delta",
     "nearest_choice",
-    "phrase",
     "ratio",
     "times",
     "us",
@@ -161,41 +159,3 @@ def us(seconds: float) -> str:
 
 def capital(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-
-def phrase(a_name: str, a: Rate, b_name: str, b: Rate) -> str:
-    """Who was faster, in words, with both figures; "about as fast" when the repeats overlap.
-
-    A factor is given only when every repeat of one beat every repeat of the other.
-    """
-    kind = compare(a, b)
-    if kind == "similar":
-        return (
-            f"{a_name} and {b_name} were about as fast, their repeats overlapping: "
-            f"{a.quoted()} against {b.quoted('')}"
-        )
-    fast_name, fast, slow_name, slow = (
-        (a_name, a, b_name, b) if kind == "faster" else (b_name, b, a_name, a)
-    )
-    return (
-        f"{fast_name} was **{times(ratio(fast, slow))} faster** than {slow_name} in every "
-        f"repeat: {fast.quoted()} against {slow.quoted('')}"
-    )
-
-
-def metric_delta(rate: Rate, plain: Rate) -> tuple[str, str, str]:
-    """The metric's delta text, arrow and colour against the plain loop (Okabe-Ito blue/orange).
-
-    A ratio only when the repeats do not overlap.
-
-    >>> metric_delta(Rate((50, 45)), Rate((200, 150)))
-    ('0.27x the plain loop', 'down', 'orange')
-    >>> metric_delta(Rate((50, 45)), Rate((60, 40)))
-    ('about the same as the plain loop', 'off', 'gray')
-    """
-    kind = compare(rate, plain)
-    if kind == "similar":
-        return "about the same as the plain loop", "off", "gray"
-    arrow = {"faster": "up", "slower": "down"}[kind]
-    colour = {"faster": "blue", "slower": "orange"}[kind]
-    return f"{times(ratio(rate, plain))} the plain loop", arrow, colour

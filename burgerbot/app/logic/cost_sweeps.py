@@ -33,8 +33,8 @@ __all__ = [
     "BACKEND_SHAPES",
     "NATIVE_LABEL",
     "PREDICTION",
-    "SAME",
     "SPECS",
+    "WINS_OPTIONS",
     "above_ceiling",
     "async_wins",
     "check_budget",
@@ -344,17 +344,16 @@ def speedup_chart(speedups: pd.DataFrame, kind: str) -> alt.LayerChart:
 
 # --- The prediction and the takeaways --------------------------------------------------------
 
-SAME = "About the same here"
-"""The prediction's answer when Sync's and Async's rounds overlap."""
+WINS_OPTIONS = ("SyncVectorEnv", "AsyncVectorEnv")
+"""The prediction's options: which collects env-steps faster at `PREDICTION`'s cost."""
 
 PREDICTION = TimingSettings((8,), work_us=1_000, work_kind="sleep")
 """What the page's prediction asks about: 1,000 µs of sleep per env-step, at NUM_ENVS 8."""
 
-_CLASS_NAMES = {"faster": "AsyncVectorEnv", "slower": "SyncVectorEnv", "similar": SAME}
 
-
-def prediction_truth(sweep: pd.DataFrame, swept: TimingSettings) -> tuple[str, str] | None:
-    """The prediction's answer from a sweep, and why; None when the sweep does not answer it.
+def prediction_truth(sweep: pd.DataFrame, swept: TimingSettings) -> tuple[str | None, str] | None:
+    """The prediction's answer from a sweep (one of `WINS_OPTIONS`, or ``None`` when the
+    rounds overlap and the run cannot decide), and why; None when the sweep does not answer it.
 
     It answers when it ran the prediction's cost (kind and µs) with Sync and Async at
     ``PREDICTION``'s NUM_ENVS: the verdict reads their rounds (`compare_backends`).
@@ -368,15 +367,20 @@ def prediction_truth(sweep: pd.DataFrame, swept: TimingSettings) -> tuple[str, s
     verdict, ratio, figures = result
     head = f"At NUM_ENVS {n}, Async {figures} for Sync. "
     if verdict == "similar":
-        return SAME, head + "Their rounds overlap: too close to call here. Measure again."
-    if verdict == "faster":
-        return _CLASS_NAMES[verdict], head + (
-            f"Async was {ratio:,.1f}× as fast in every round: sleeping needs no core, so its "
-            f"{n} workers waited at the same time, while Sync waited for each env in turn."
+        return None, head + (
+            "Their rounds overlap: Sync and Async could not be told apart on this server, so "
+            "this run does not decide the question. Measure again."
         )
-    return _CLASS_NAMES[verdict], head + (
-        f"Sync was {1 / ratio:,.1f}× as fast in every round: something on this machine slowed "
-        "Async's workers more than the waiting they overlapped. Measure again."
+    if verdict == "faster":
+        return "AsyncVectorEnv", head + (
+            f"Async was faster in every round, {ratio:,.1f}× Sync's speed (ratio of medians): "
+            f"sleeping needs no core, so its {n} workers waited at the same time, while Sync "
+            "waited for each env in turn."
+        )
+    return "SyncVectorEnv", head + (
+        f"Sync was faster in every round, {1 / ratio:,.1f}× Async's speed (ratio of medians): "
+        "something on this machine slowed Async's workers more than the waiting they "
+        "overlapped. Measure again."
     )
 
 
