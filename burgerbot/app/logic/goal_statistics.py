@@ -1031,7 +1031,7 @@ def speed_reading(sync: pd.DataFrame, native: pd.DataFrame, *, interleaved: bool
 
     Per NUM_ENVS, the seeds' runs are the repeats (Sync's and native's taken with the same
     actions): a factor only where every native run beat every Sync run
-    (`burgerbot.bench.compare_timings`), else "about the same"; with one seed no verdict.
+    (`burgerbot.bench.compare_timings`), else "could not be told apart"; one seed, no verdict.
     Runs not taken in turns (``interleaved=False``: two sweeps run at different moments) get
     no factor at all: a busy moment may have slowed every run of one backend.
 
@@ -1039,7 +1039,7 @@ def speed_reading(sync: pd.DataFrame, native: pd.DataFrame, *, interleaved: bool
         >>> runs = pd.DataFrame({"num_envs": [4, 4, 4], "seed": [0, 1, 2],
         ...                      "env_steps": [400] * 3, "seconds": [0.5, 0.6, 0.55]})
         >>> speed_reading(runs, runs.assign(seconds=[0.01, 0.015, 0.011]))
-        'native was faster in every run, at every NUM_ENVS: NUM_ENVS 4: **50.0×** (runs 40.0× to 50.0×).'
+        'native was faster in every run, at every NUM_ENVS: NUM_ENVS 4: **50.0×**, ratio of medians (runs 40.0× to 50.0×).'
     """  # noqa: E501
     keys = ["num_envs", "seed"]
     pairs = sync[[*keys, "env_steps", "seconds"]].merge(
@@ -1062,11 +1062,12 @@ def speed_reading(sync: pd.DataFrame, native: pd.DataFrame, *, interleaved: bool
             continue
         result = compare_timings(1 / group["seconds_native"], 1 / group["seconds_sync"])
         verdicts.append(result.verdict)
-        words = {"faster": "", "slower": " (native slower)", "similar": " (runs overlap)"}
-        parts.append(
-            f"NUM_ENVS {n}: **{result.ratio:,.1f}×**{words[result.verdict]} (runs "
-            f"{ratios.min():,.1f}× to {ratios.max():,.1f}×)"
-        )
+        spread = f"(runs {ratios.min():,.1f}× to {ratios.max():,.1f}×)"
+        if result.verdict == "similar":
+            parts.append(f"NUM_ENVS {n}: could not be told apart on this server {spread}")
+            continue
+        slower = " (native slower)" if result.verdict == "slower" else ""
+        parts.append(f"NUM_ENVS {n}: **{result.ratio:,.1f}×**{slower}, ratio of medians {spread}")
     listed = "; ".join(parts) + "."
     if all(v == "faster" for v in verdicts):
         return f"native was faster in every run, at every NUM_ENVS: {listed}"
@@ -1075,7 +1076,7 @@ def speed_reading(sync: pd.DataFrame, native: pd.DataFrame, *, interleaved: bool
             f"Sync's time over native's, run by run: {listed} With one seed per NUM_ENVS "
             "there is no spread to compare: run more seeds for a verdict."
         )
-    return f"Sync's time over native's, run by run: {listed} Where the runs overlap, no factor."
+    return f"Sync's time over native's, run by run: {listed}"
 
 
 def compare_backends(sync: pd.DataFrame, native: pd.DataFrame) -> pd.DataFrame:

@@ -31,7 +31,6 @@ __all__ = [
     "NO",
     "PLAIN",
     "PREDICTION_N",
-    "SAME",
     "SETUPS",
     "SIZES",
     "SPECS",
@@ -55,8 +54,6 @@ SIZES = (1, 4, 16, 64)
 """Numbers of envs always measured (the learner's NUM_ENVS joins them)."""
 PREDICTION_N = 16
 YES, NO = "Yes, Sync is faster", "No, the plain loop is faster"
-SAME = "About the same here"
-"""The live run's answer when the repeats of Sync and the plain loop overlap."""
 SECONDS, REPEATS = 0.02, 5
 """Timing budget per repeat and repeats per row, taken in turns: about two seconds in all.
 Each repeat makes hundreds of `step()` calls; the verdicts read the five repeats' spread."""
