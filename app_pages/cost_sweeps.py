@@ -306,7 +306,7 @@ learning.prediction(
     help="This page's default sweep answers it.",
 )
 
-st.subheader("Sweep over NUM_ENVS, with an optional cost per step")
+st.header("Sweep over NUM_ENVS, with an optional cost per step")
 st.write(
     "Time every backend for several NUM_ENVS. To model a heavier environment, add an extra "
     "cost to every env-step: **busy** burns CPU (like physics), **sleep** just waits (like "

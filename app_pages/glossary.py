@@ -35,6 +35,7 @@ if learning.revealed(PID):
         start_method_here() + ' Pass `context="spawn"` to `AsyncVectorEnv` to choose one.',
     )
 
+st.header("Terms", anchor="terms")
 columns = st.columns(2, gap="large")
 for index, (slug, term) in enumerate(TERMS.items()):
     with columns[index * 2 // len(TERMS)]:  # the first half on the left, the rest on the right
@@ -45,7 +46,7 @@ for index, (slug, term) in enumerate(TERMS.items()):
         else:
             st.page_link(f"app_pages/{term.taught}.py", label=None, icon="📍")
 
-st.subheader("How the app judges the lesson's claims", anchor="verdicts")
+st.header("How the app judges the lesson's claims", anchor="verdicts")
 st.markdown("\n".join(f"- {v.badge()}: {v.meaning}" for v in ALL_VERDICTS.values()))
 
 frame.takeaways(

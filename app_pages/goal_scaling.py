@@ -93,7 +93,7 @@ if learning.revealed(PID):
         f"**The lesson: 8 envs give roughly double the goals.** {VERDICTS[kind].badge()} {why}"
     )
 
-    st.subheader("Exercise 1: the run, many times")
+    st.header("Exercise 1: the run, many times")
     st.select_slider(
         "Runs of each",
         options=sorted({*RUN_CHOICES, settings["runs"]}),

@@ -106,7 +106,7 @@ def results_panel(results: Mapping[str, Any], measured_caption: str) -> None:
     ``plain_us``, a plain env's microseconds per step measured just before training.
     """
     summary, per_run, curves = results["summary"], results["per_run"], results["curves"]
-    st.subheader("When did each NUM_ENVS learn the task?")
+    st.header("When did each NUM_ENVS learn the task?")
     whole = st.column_config.NumberColumn(format="%.0f")
     st.dataframe(
         summary_table(summary),

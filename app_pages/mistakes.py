@@ -39,7 +39,7 @@ def show_run(run: ScriptRun, *, name: str) -> None:
 
 def issue(runs: dict[str, ScriptRun], key: str, title: str, wrong: str, fixed: str) -> None:
     """Common issue ``key``: its ❌ script and its ✅ fix, as tabs."""
-    st.subheader(title)
+    st.header(title)
     ui.tabs(
         [
             (f"❌ {wrong}", lambda: show_run(runs["wrong"], name=f"{key} mistake")),

@@ -96,10 +96,10 @@ if shown:
     )
     learning.check(PID, prediction_truth(speeds), prediction_explanation(speeds))
 
-    st.subheader("Stepping alone: the cost of a call")
+    st.header("Stepping alone: the cost of a call")
     st.markdown(env_story(speeds, num_envs))
 
-    st.subheader("Where batching pays: one forward pass for the whole batch")
+    st.header("Where batching pays: one forward pass for the whole batch")
     left, right = st.columns([3, 2])
     with left:
         learning.chart_with_table(forward_spec, forward_frame(speeds.forwards))

@@ -124,7 +124,7 @@ def latest_step(texts: list[str]) -> int | None:
     with its heading, "Latest call: ...").
     """
     for text in texts:
-        text = text.removeprefix("### ")
+        text = text.removeprefix("## ")
         if text.startswith("Latest call: reset"):
             return 0
         match = re.match(r"Latest call: step (\d+)", text)

@@ -387,7 +387,7 @@ def live_view_html(app: AppTest, key: str = "batch_shapes_live") -> str:
 
 def live_heading(app: AppTest, key: str = "batch_shapes_live") -> str:
     """The heading of a live view ("Latest call: ...")."""
-    match = re.search(r"<h3>(.*?)</h3>", live_view_html(app, key))
+    match = re.search(r"<h2>(.*?)</h2>", live_view_html(app, key))
     if match is None:
         raise AssertionError("no live view heading on the page")
     return html_text(match.group(1))

@@ -107,7 +107,7 @@ def test_page_renders_every_section_with_the_defaults():
     assert app.number_input(key=KEY["steps"]).value == 30
     assert app.number_input(key=KEY["seed"]).value == 2
     assert app.selectbox(key=KEY["backend"]).value == "sync"
-    assert len(app.header) == 2
+    assert len(app.header) == 3  # two sections and the takeaways
     pd.testing.assert_frame_equal(events_table(app), expected_events(app))
     assert len(app.get("vega_lite_chart")) == 1
     # The timeline has its data one click away: its cells.
@@ -226,14 +226,14 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     app = open_page(SMALL, reveal=False)
     # The deciding fact: the call after an end returns the start with reward 0.0. Neither the
     # timeline, the stepper, the episode ends, the verdict nor the takeaways are drawn yet.
-    assert not app.get("vega_lite_chart") and not app.dataframe and not app.header
-    assert "Key takeaways" in [s.value for s in app.subheader]
+    assert not app.get("vega_lite_chart") and not app.dataframe
+    assert [h.value for h in app.header] == ["Key takeaways"]  # no section yet, its heading
     shown = texts(app.markdown) + texts(app.caption)
     assert "reward 0.0" not in shown  # (the options say it, as every option's guess)
     assert "Changed since" not in shown and "Latest call" not in shown
     app.button(key=f"{PREDICTION}_skip").click().run()
     assert not app.exception, [e.value for e in app.exception]
-    assert len(app.get("vega_lite_chart")) == 1 and len(app.header) == 2
+    assert len(app.get("vega_lite_chart")) == 1 and len(app.header) == 3
     assert "Changed since" in texts(app.markdown)
     takeaways = texts(app.markdown)
     assert "the next call only resets (obs [0, 0, 1, 1], reward 0.0)" in takeaways

@@ -186,7 +186,7 @@ def test_the_final_observations_script_is_the_pages_run_and_runs_from_a_file(tmp
 
 def test_the_page_ends_with_takeaways_from_the_live_run():
     app = skipped(open_app_page(PAGE, None, timeout=300))
-    assert app.subheader[-1].value == "Key takeaways"
+    assert app.header[-1].value == "Key takeaways"
     takeaways = app.main.markdown[-1].value  # the page's last call
     lines = takeaways.splitlines()
     assert 3 <= len(lines) <= 5 and all(line.startswith("- ") for line in lines)

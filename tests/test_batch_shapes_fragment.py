@@ -86,7 +86,7 @@ def test_requests_redraw_the_live_view_and_nothing_else(app, calls):
     # The run sent only the live view: the browser keeps the rest of the page as it was.
     assert not app.title and not app.number_input and not app.radio  # settings, predictions
     assert "Spaces: one env vs the batch" not in texts(app.markdown)
-    assert "Key takeaways" not in texts(app.subheader)
+    assert "Key takeaways" not in texts(app.header)
     assert [t.key for t in app.toggle] == ["batch_shapes_history"]  # recent calls: on demand
     assert not app.button  # the steps are the stepper's own buttons, not Streamlit's
     data = component_data(app, KEY)

@@ -392,7 +392,7 @@ def test_takeaways_follow_the_env_and_num_envs(app):
     def bullets() -> str:
         return next(m.value for m in app.markdown if m.value.startswith("- Axis 0"))
 
-    assert [h.value for h in app.subheader][-1] == "Key takeaways"
+    assert [h.value for h in app.header][-1] == "Key takeaways"
     assert quotes(bullets(), 4) and "(4, 4)" in code_spans(bullets())
     # A scalar's (N,) would answer FrozenLake's question before it is asked.
     assert "(N,)" not in code_spans(bullets()) and "(N, 1)" not in code_spans(bullets())
@@ -554,7 +554,7 @@ def test_nothing_gives_the_shape_or_dtype_away_before_both_answers(env):
             assert dtype not in text, text
             assert not has_live_view(app) and not app.dataframe
             assert not app.success and not app.warning
-            assert "Key takeaways" in [s.value for s in app.subheader]
+            assert "Key takeaways" in [s.value for s in app.header]
             assert not [m for m in app.markdown if m.value.startswith("- Axis 0")]
         app.radio(key=f"{dtype_id}_choice").set_value(dtype).run()
         app.button(key=f"{dtype_id}_lock").click().run()

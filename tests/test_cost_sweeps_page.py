@@ -91,7 +91,7 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     assert not timing_tables(app) and not app.get("vega_lite_chart")
     text = texts(app.markdown) + texts(app.caption)
     assert "speed-up" not in text and "beat Sync in every round" not in text
-    assert "Key takeaways" in [h.value for h in app.subheader] and not takeaways_shown(app)
+    assert "Key takeaways" in [h.value for h in app.header] and not takeaways_shown(app)
     click(app, f"{WINS}_skip")
     assert app.button(key=f"{PAGE}_run_again").disabled
     assert takeaway_bullets(app) == takeaways(None, None, usable_cores())  # invites a sweep

@@ -258,7 +258,7 @@ def test_nothing_gives_the_answer_away_then_the_run_checks_the_prediction():
     assert app.title[0].value == "Counting finished episodes"
     assert not app.get("vega_lite_chart") and not app.dataframe
     shown = texts(app.markdown)
-    assert "Key takeaways" in [s.value for s in app.subheader]
+    assert "Key takeaways" in [s.value for s in app.header]
     assert "`terminated | truncated` per env" not in shown  # the takeaways wait
     expected = count_finished_by_mode(BACKEND, 3, 90, 4)
     truth = prediction_truth(expected)

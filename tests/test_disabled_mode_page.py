@@ -30,7 +30,7 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     app.button(key=f"{PID}_skip").click().run()
     assert not app.exception, [e.value for e in app.exception]
     assert "AssertionError" in texts(app.code) and app.dataframe
-    assert "Key takeaways" in [s.value for s in app.subheader]
+    assert "Key takeaways" in [s.value for s in app.header]
     # Section 3: the counts per env, by hand and in SAME_STEP, as the library counts them.
     counts = next(d.value for d in app.dataframe if "SAME_STEP" in d.value)
     pd.testing.assert_frame_equal(counts, finished_by_hand_and_same_step(4, 0))

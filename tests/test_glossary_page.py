@@ -16,7 +16,12 @@ def test_every_term_is_a_heading_with_the_anchor_the_pages_link_to():
     app = open_app_page("app_pages/glossary.py", None, timeout=60)
     anchors = {h.proto.anchor for h in app.subheader}
     assert set(TERMS) <= anchors
-    assert "Key takeaways" in texts(app.subheader)
+    # The terms are h3s under an h2 of their own, never right under the page's h1.
+    assert [h.value for h in app.header] == [
+        "Terms",
+        "How the app judges the lesson's claims",
+        "Key takeaways",
+    ]
     assert term_link("spawn").endswith("(glossary#spawn)")
 
 
@@ -25,9 +30,7 @@ def test_the_prediction_is_checked_against_this_machines_start_method(right):
     truth = multiprocessing.get_all_start_methods()[0]
     choice = truth if right else next(m for m in ("fork", "spawn", "forkserver") if m != truth)
     app = open_app_page("app_pages/glossary.py", None, timeout=60)
-    assert "Key takeaways" in texts(app.subheader) and f"'{truth}' on this" not in texts(
-        app.markdown
-    )
+    assert "Key takeaways" in texts(app.header) and f"'{truth}' on this" not in texts(app.markdown)
     app.radio(key=f"{PID}_choice").set_value(choice).run()
     app.button(key=f"{PID}_lock").click().run()
     assert not app.exception

@@ -245,7 +245,7 @@ def test_nothing_gives_the_agreement_away_before_lock_in_then_the_check_runs():
     assert side["identical"].all() and side["NUM_ENVS"].tolist() == [1, 1, 4, 4]
     markdown = texts(app.markdown)
     assert "**Sync** took" in markdown and "**native** took" in markdown
-    assert app.subheader[-1].value == "Key takeaways"
+    assert app.header[-1].value == "Key takeaways"
     assert takeaways()[-1].split("`")[0] in markdown  # now stated
 
 

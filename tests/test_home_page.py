@@ -66,7 +66,7 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     assert not app.table and RUN not in app.session_state  # nothing measured yet
     assert "ratio of medians" not in before and "could not be told apart" not in before
     assert VERDICTS["not_visible"].label not in before
-    assert "Key takeaways" in [s.value for s in app.subheader]
+    assert "Key takeaways" in [s.value for s in app.header]
     assert "not faster" not in before  # the takeaways wait too
     assert app.radio(key=f"{PID}_choice").options == list(OPTIONS)
     skip(app)
@@ -164,7 +164,7 @@ def test_the_lessons_claim_is_labelled_and_the_page_teaches_no_later_words(shown
 def test_the_page_links_on_and_ends_with_three_takeaways(shown):
     links = [Path(link.proto.page).stem for link in shown.main.get("page_link")]
     assert links == ["speed_breakdown", "lesson_vs_today"]
-    assert shown.main.subheader[-1].value == "Key takeaways"
+    assert shown.main.header[-1].value == "Key takeaways"
     bullets = shown.main.markdown[-1].value.splitlines()
     assert len(bullets) == 3 and all(b.startswith("- ") for b in bullets)
 

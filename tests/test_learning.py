@@ -43,7 +43,7 @@ def test_a_right_prediction_is_checked_and_counted_in_the_score():
     assert prediction_checks(app) == [("4", "4")] and not app.warning
     assert "Two and two make four." in app.success[0].value  # with why
     assert prediction_score(app) == (1, 1, 1)
-    assert app.subheader[0].value == "Key takeaways"
+    assert app.header[0].value == "Key takeaways"
     assert "Addition adds." in app.markdown[-1].value
 
 

@@ -50,8 +50,8 @@ def asks_to_train(app: AppTest) -> bool:
     return app.button(key=TRAIN).label in texts(app.info)
 
 
-def subheaders(app: AppTest) -> list[str]:
-    return [s.value for s in app.subheader]
+def headers(app: AppTest) -> list[str]:
+    return [h.value for h in app.header]
 
 
 def test_the_page_says_what_it_assumes_first():
@@ -64,8 +64,8 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     app = open_page({"ns": "1,16", "steps": "2000", "seeds": "2"})
     # Nothing trains, nothing is measured, no takeaway is stated before the answer.
     assert TRAIN not in [button.key for button in app.button]
-    assert RESULTS not in subheaders(app) and not chart_specs(app) and not app.dataframe
-    assert "Key takeaways" in subheaders(app)
+    assert RESULTS not in headers(app) and not chart_specs(app) and not app.dataframe
+    assert "Key takeaways" in headers(app)
     assert takeaways()[1] not in texts(app.markdown)
     # The scripts are there from the start: they state no result.
     assert any("compare_num_envs" in c.value for c in app.code)
@@ -76,7 +76,7 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     runs = runs_frame(compare_num_envs([1, 16], seeds=[0, 1], config=QLearningConfig(2_000)))
     deciding = sample_text(needed_env_steps(runs, 1), needed_env_steps(runs, 16), 1, 16)
     assert deciding in texts(app.markdown)
-    assert RESULTS in subheaders(app) and prediction_checks(app) == []  # skipped: no check
+    assert RESULTS in headers(app) and prediction_checks(app) == []  # skipped: no check
 
 
 def test_training_runs_on_click_and_shows_curves_and_numbers():

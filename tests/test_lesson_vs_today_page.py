@@ -90,7 +90,7 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     shown = texts(app.markdown)
     assert not any(v.badge() in shown for v in ALL_VERDICTS.values())
     assert "| The lesson |" not in shown
-    assert [h.value for h in app.subheader] == ["Key takeaways"]  # its heading, no bullets
+    assert [h.value for h in app.header] == ["Key takeaways"]  # its heading, no bullets
     assert not [m for m in app.markdown if m.value.startswith("- ")]
     app.button(key=f"{PREDICTION}_skip").click().run()
     assert len(table_kinds(app)) == len(CLAIMS)
@@ -114,7 +114,7 @@ def test_a_prediction_is_checked_against_the_live_checks_or_not_scored():
 
 def test_takeaways_end_the_page_and_follow_the_verdicts():
     app = open_page()
-    assert app.subheader[-1].value == "Key takeaways"
+    assert app.header[-1].value == "Key takeaways"
     bullets = [m.value for m in app.markdown if m.value.startswith("- ")][-1]
     assert 3 <= bullets.count("\n- ") + 1 <= 5
     assert "**Changed since**" in bullets and "**Never valid**" in bullets

@@ -81,7 +81,7 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     text = shown_text(app)
     assert "TypeError" not in text and "missing 1 required" not in text
     assert "(4,)" not in text and not app.code and not app.error
-    assert [s.value for s in app.subheader] == ["Key takeaways"]
+    assert [s.value for s in app.header] == ["Key takeaways"]
     assert [r.key for r in app.radio] == [f"{PREDICTION}_choice"]  # one question, this one
     app.radio(key=f"{PREDICTION}_choice").set_value(truth).run()
     app.button(key=f"{PREDICTION}_lock").click().run()
@@ -96,8 +96,8 @@ def test_the_page_shows_the_lesson_issues_only_each_with_its_real_error(page):
     assert page.title[0].value == "Common mistakes with vector envs"
     assert page.slider(key=N_KEY).value == 4
     assert dict(page.query_params) == {"n": "4"}
-    subheaders = [s.value for s in page.subheader]
-    assert subheaders == ["1 · The factory itself", "2 · A scalar observation", "Key takeaways"]
+    headers = [h.value for h in page.header]
+    assert headers == ["1 · The factory itself", "2 · A scalar observation", "Key takeaways"]
     errors = texts(page.error)  # the ❌ tabs are open
     for error_type, phrase in EXPECTED_ERRORS.values():
         assert f"{error_type}: {phrase}" in errors, (error_type, errors)
@@ -143,7 +143,7 @@ def test_skip_shows_the_mistakes_without_a_verdict():
 
 
 def test_takeaways_end_the_page_and_follow_the_run(page):
-    assert page.subheader[-1].value == "Key takeaways"
+    assert page.header[-1].value == "Key takeaways"
     bullets = page.main.markdown[-1].value
     assert 3 <= bullets.count("\n- ") + 1 <= 5
     assert bullets == "\n".join(f"- {b}" for b in takeaways(lesson_runs(4)))

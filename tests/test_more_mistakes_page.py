@@ -108,7 +108,7 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     text = shown_text(app)
     assert "TypeError" not in text and "0-dimensional" not in text
     assert not app.code and not app.error and not app.segmented_control
-    assert [s.value for s in app.subheader] == ["Key takeaways"]
+    assert not app.subheader and app.header[-1].value == "Key takeaways"
     assert [r.key for r in app.radio] == [f"{PREDICTION}_choice"]  # one question, this one
     app.radio(key=f"{PREDICTION}_choice").set_value(truth).run()
     app.button(key=f"{PREDICTION}_lock").click().run()
@@ -126,8 +126,8 @@ def test_the_page_says_what_it_assumes_and_offers_every_mistake(page):
     assert page.segmented_control(key=PICK_KEY).value == "actions"
     assert page.segmented_control(key=PICK_KEY).options == list(MISTAKES.values())
     assert dict(page.query_params) == {"n": "4", "mistake": "actions"}
-    subheaders = [s.value for s in page.subheader]
-    assert subheaders == [MISTAKES["actions"], "Key takeaways"]
+    assert [s.value for s in page.subheader] == [MISTAKES["actions"]]
+    assert page.header[-1].value == "Key takeaways"
     errors = tabs_text(page, "error")
     for error_type, phrase in EXPECTED_ERRORS["actions"]:
         assert f"**{error_type}**" in errors and phrase in errors
@@ -171,8 +171,8 @@ def test_the_reward_sentence_follows_the_live_dtypes(page):
 @pytest.mark.parametrize("mistake", ["final_obs", "defaults"])
 def test_each_sync_mistake_opens_on_demand(mistake):
     app = choose(open_page(), mistake)
-    subheaders = [s.value for s in app.subheader]
-    assert subheaders == [MISTAKES[mistake], "Key takeaways"]
+    assert [s.value for s in app.subheader] == [MISTAKES[mistake]]
+    assert app.header[-1].value == "Key takeaways"
     assert app.query_params["mistake"] == mistake
     errors = tabs_text(app, "error")  # each script is in a tab, drawn once opened
     for error_type, phrase in EXPECTED_ERRORS[mistake]:
@@ -263,7 +263,7 @@ def test_the_exercise_answer_is_hidden_until_asked_and_runs_from_a_file(page, tm
 
 
 def test_takeaways_end_the_page_and_follow_the_run(page):
-    assert page.subheader[-1].value == "Key takeaways"
+    assert page.header[-1].value == "Key takeaways"
     bullets = page.main.markdown[-1].value
     assert 3 <= bullets.count("\n- ") + 1 <= 5
     assert bullets == "\n".join(f"- {b}" for b in takeaways(action_shape_mistake(4).runs["wrong"]))

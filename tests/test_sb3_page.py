@@ -180,7 +180,7 @@ def predict(app: AppTest, choice: str) -> AppTest:
 
 def takeaway_bullets(app: AppTest) -> str:
     """The page's last markdown block, under its last heading "Key takeaways"."""
-    assert app.subheader[-1].value == "Key takeaways"
+    assert app.header[-1].value == "Key takeaways"
     (bullets,) = [m.value for m in app.markdown if m.value.startswith("- ")][-1:]
     return bullets
 
@@ -196,7 +196,7 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip(without_sb3):
     for fact in facts:  # nowhere: not in the sidebar's topics either
         assert fact not in shown, fact
     assert not app.error and not app.success and not app.warning
-    assert "Key takeaways" in [s.value for s in app.subheader]  # the heading, no bullets yet
+    assert "Key takeaways" in [s.value for s in app.header]  # the heading, no bullets yet
     assert not [m for m in app.markdown if m.value.startswith("- SB3 trains")]
     app.button(key=f"{PREDICTION}_skip").click().run()
     error = RECORDING.run("sb3.gymnasium_vector_wrong").error

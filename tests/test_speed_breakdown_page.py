@@ -52,7 +52,7 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     after = skip(app)
     text = texts(after.main.markdown)
     assert "With the policy choosing every action" in text and "transitions/s" in text
-    assert "Key takeaways" in [s.value for s in after.subheader]
+    assert "Key takeaways" in [s.value for s in after.header]
     assert after.main.markdown[-1].value.count("\n- ") == 2  # three bullets
 
 

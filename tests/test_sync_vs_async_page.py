@@ -68,7 +68,7 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     text = texts(app.markdown) + texts(app.caption)
     assert "ratio of medians" not in text and "more per call" not in text
     assert "faster in every" not in text
-    assert "Key takeaways" in [h.value for h in app.subheader] and not takeaways_shown(app)
+    assert "Key takeaways" in [h.value for h in app.header] and not takeaways_shown(app)
     # Skipping shows the run button and the takeaways; the run then states which was faster.
     click(app, f"{FASTER}_skip")
     assert takeaways_shown(app)
@@ -124,7 +124,7 @@ def test_the_lessons_comparison_explains_asyncs_overhead(no_leftover_workers):
 
 
 def takeaway_bullets(app: AppTest) -> list[str]:
-    assert [h.value for h in app.subheader][-1] == "Key takeaways"
+    assert [h.value for h in app.header][-1] == "Key takeaways"
     text = next(m.value for m in app.markdown if m.value.startswith("- `SyncVectorEnv` steps"))
     return [line[2:] for line in text.splitlines()]
 

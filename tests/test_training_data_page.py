@@ -46,7 +46,7 @@ def test_nothing_gives_the_rows_answer_away_before_lock_in_or_skip():
     assert [tab.label for tab in app.tabs] == []
     shown = " ".join(m.value for m in [*app.markdown, *app.caption])
     assert "not a transition" not in shown and not app.dataframe
-    assert "Key takeaways" in [h.value for h in app.subheader]
+    assert "Key takeaways" in [h.value for h in app.header]
     predict(app, ROWS_OPTIONS[1])
     assert [tab.label for tab in app.tabs][:4] == LABELS
     assert prediction_checks(app)
@@ -137,7 +137,7 @@ def test_same_step_mode_makes_every_row_a_transition():
 
 
 def test_the_takeaways_end_the_page_and_count_this_runs_reset_rows(page):
-    assert page.subheader[-1].value == "Key takeaways"
+    assert page.header[-1].value == "Key takeaways"
     buffer = collect_buffer(3, 10, "NEXT_STEP", 0, 5)
     resets = int((~transition_mask(buffer.terminated, buffer.truncated, "NEXT_STEP")).sum())
     bullets = page.main.markdown[-1].value

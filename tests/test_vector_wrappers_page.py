@@ -65,7 +65,7 @@ def test_skipping_reveals_the_results_and_the_takeaways_without_a_check():
     assert len(app.dataframe) == (1 if end.after.empty else 2)
     said_empty = any("`infos` is `{}`" in m.value for m in app.markdown)
     assert said_empty == end.after.empty
-    assert "Key takeaways" in [s.value for s in app.subheader]
+    assert "Key takeaways" in [s.value for s in app.header]
     assert not app.success and not [w for w in app.warning if "You predicted" in w.value]
 
 

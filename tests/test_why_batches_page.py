@@ -69,7 +69,7 @@ def shows_the_buffer(app: AppTest, batch: int, n: int, seed: int, mode: str) -> 
 
 def shown_text(app: AppTest) -> str:
     """Everything the page states in words, but the prediction's own options."""
-    parts = [app.markdown, app.caption, app.info, app.success, app.warning, app.subheader]
+    parts = [app.markdown, app.caption, app.info, app.success, app.warning, app.header]
     return "\n".join(texts(p) for p in parts) + "\n" + texts(app.metric)
 
 
@@ -81,7 +81,7 @@ def test_nothing_gives_the_answer_away_before_lock_in_or_skip():
     assert not re.search(rf"(?<![\d,]){calls}(?![\d,])", before), before
     assert not app.metric and not chart_specs(app)
     assert not texts(app.sidebar.markdown).count(calls)  # the sidebar's topics neither
-    assert "Key takeaways" in [s.value for s in app.subheader]  # the heading, no bullets
+    assert "Key takeaways" in [s.value for s in app.header]  # the heading, no bullets
     assert takeaways(2048, 4, 512, None)[1] not in before
 
     app.button(key=f"{pid(2048, 4)}_skip").click().run()
@@ -200,7 +200,7 @@ def test_the_calls_prediction_is_checked_right_and_wrong(batch, n):
 
 def test_the_key_takeaways_end_the_page_and_follow_the_batch():
     app = open_page({"n": "16", "mode": "SAME_STEP"}, skip=True)
-    assert app.subheader[-1].value == "Key takeaways"
+    assert app.header[-1].value == "Key takeaways"
     bullets = texts(app.markdown)
     calls = buffer_layout(2048, 16).step_calls
     # SAME_STEP: no reset rows to count

@@ -178,7 +178,7 @@ def takeaways(bullets: Sequence[str], after: str | None = None) -> None:
     ``after`` names the page's prediction: until it is locked in or skipped the bullets stay
     hidden (they state the results).
     """
-    st.subheader("Key takeaways", anchor="key-takeaways")
+    st.header("Key takeaways", anchor="key-takeaways")
     if after is not None and not is_revealed(after):
         st.caption("🔮 They appear once you answer the prediction above, or skip it.")
         return

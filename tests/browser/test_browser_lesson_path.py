@@ -9,6 +9,7 @@ printed, so a closing note can quote them.
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -147,19 +148,57 @@ def test_an_earlier_page_showing_a_goal_count_gives_goal_scaling_away():
     assert given_away_earlier([("why_batches", "a goal pays +50"), ("goal_scaling", "")]) == []
 
 
+# The main area's headings in document order, each as [level, text] (h1 -> 1).
+_HEADINGS_JS = """() => Array.from(
+    document.querySelectorAll('[data-testid="stMain"] :is(h1, h2, h3, h4, h5, h6)'),
+    h => [Number(h.tagName[1]), h.innerText.trim()])"""
+
+
+def skipped_heading_levels(headings: list[tuple[int, str]]) -> list[str]:
+    """Each place the headings do not go in order (axe's heading-order): the first is not
+    an h1, or a heading goes more than one level below the one before it."""
+    found = []
+    if headings and headings[0][0] != 1:
+        found.append(f"starts at h{headings[0][0]} {headings[0][1]!r}")
+    for (before, _), (level, text) in itertools.pairwise(headings):
+        if level > before + 1:
+            found.append(f"h{before} then h{level} {text!r}")
+    return found
+
+
+def test_a_heading_two_levels_below_the_one_before_it_is_out_of_order():
+    assert skipped_heading_levels([]) == []
+    in_order = [(1, "Page"), (2, "Section"), (3, "Part"), (3, "Part"), (2, "Key takeaways")]
+    assert skipped_heading_levels(in_order) == []
+    assert skipped_heading_levels([(1, "Page"), (3, "Key takeaways")]) == [
+        "h1 then h3 'Key takeaways'"
+    ]
+    assert skipped_heading_levels([(2, "Section"), (4, "Deep")]) == [
+        "starts at h2 'Section'",
+        "h2 then h4 'Deep'",
+    ]
+
+
+def headings_out_of_order(view: AppView) -> list[str]:
+    return skipped_heading_levels([tuple(h) for h in view.page.evaluate(_HEADINGS_JS)])
+
+
 @pytest.mark.parametrize("app_page", PAGES, ids=[page.stem for page in PAGES])
 def test_nothing_is_cut_or_spills_sideways_on_a_phone(view: AppView, app_page):
-    """At 390 px (a phone) on first load and once every prediction is revealed. The wide
-    screen is checked by test_browser_pages, on first load and after the main interaction."""
+    """At 390 px (a phone) on first load and once every prediction is revealed; the headings
+    go in order then too. The wide screen is checked by test_browser_pages, on first load and
+    after the main interaction."""
     view.page.set_viewport_size({"width": 390, "height": 844})
     view.goto(app_page.url_path)
     view.assert_no_exception()
     assert view.sideways_overflow() <= 0
     assert view.cut_text() == []
+    assert headings_out_of_order(view) == []
     view.reveal()
     view.assert_no_exception()
     assert view.sideways_overflow() <= 0
     assert view.cut_text() == []
+    assert headings_out_of_order(view) == []
 
 
 # Past every limit at once: the pages then explain the limits they applied.

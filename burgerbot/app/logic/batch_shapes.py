@@ -840,13 +840,13 @@ _FIGURE_STYLE = "margin: 0; text-align: center;"
 
 
 def heading(text: str) -> str:
-    """A level-3 heading, the size of ``st.subheader``.
+    """A level-2 heading, the size of ``st.header`` (the page's first section, under its h1).
 
     Example:
         >>> heading("Latest call: reset")
-        '### Latest call: reset'
+        '## Latest call: reset'
     """
-    return f"### {text}"
+    return f"## {text}"
 
 
 def small(text: str) -> str:
