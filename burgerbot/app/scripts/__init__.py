@@ -16,11 +16,23 @@ import re
 __all__ = [
     "FAILS_MARK",
     "FRAGMENT_MARK",
+    "LESSON_MAKE_ENV",
     "expected_error",
     "fails_header",
     "fragment_header",
     "is_fragment",
 ]
+
+LESSON_MAKE_ENV = """def make_env(seed):
+    def thunk():  # the zero-argument function a vector env calls
+        env = BurgerBotEnv()
+        env.reset(seed=seed)
+        return env
+
+    return thunk
+"""
+"""The lesson's factory, as the scripts that build BurgerBots from it define it (each script
+imports ``BurgerBotEnv`` itself)."""
 
 FRAGMENT_MARK = "# Fragment of "
 FAILS_MARK = "# This script fails on purpose with "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from burgerbot.app.scripts import LESSON_MAKE_ENV
+
 __all__ = ["FINAL_OBS_LINE", "final_obs_script"]
 
 FINAL_OBS_LINE = "step {step} env {env}: {final}"
@@ -29,14 +31,7 @@ STEPS = {steps}
 SEED = {seed}
 
 
-def make_env(seed):
-    def thunk():  # the zero-argument function SyncVectorEnv calls
-        env = BurgerBotEnv()
-        env.reset(seed=seed)
-        return env
-
-    return thunk
-
+{LESSON_MAKE_ENV}
 
 envs = gym.vector.SyncVectorEnv(
     [make_env(i) for i in range(NUM_ENVS)], autoreset_mode=AutoresetMode.NEXT_STEP

@@ -4,6 +4,7 @@ counts."""
 from __future__ import annotations
 
 from burgerbot.app.logic.counting_episodes import MODES, CountingSettings
+from burgerbot.app.scripts import LESSON_MAKE_ENV
 
 __all__ = ["COUNT_LINE", "counting_script"]
 
@@ -35,14 +36,7 @@ STEPS = {settings.steps}
 SEED = {settings.seed}
 
 
-def make_env(seed):
-    def thunk():  # the zero-argument function SyncVectorEnv calls
-        env = BurgerBotEnv()
-        env.reset(seed=seed)
-        return env
-
-    return thunk
-
+{LESSON_MAKE_ENV}
 
 for mode in ({modes}):
     envs = gym.vector.SyncVectorEnv(

@@ -4,6 +4,7 @@ thousands of times."""
 from __future__ import annotations
 
 from burgerbot.app.logic.goal_scaling import DEFAULT_RUNS
+from burgerbot.app.scripts import LESSON_MAKE_ENV
 
 __all__ = ["exercise_answer_script", "lesson_run_script"]
 
@@ -24,14 +25,7 @@ STEPS = 500  # step() calls, as in the lesson
 SEED = {seed}
 
 
-def make_env(seed):
-    def thunk():
-        env = BurgerBotEnv()
-        env.reset(seed=seed)
-        return env
-
-    return thunk
-
+{LESSON_MAKE_ENV}
 
 for num_envs in (4, 8):
     envs = SyncVectorEnv([make_env(i) for i in range(num_envs)])

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from burgerbot.app.scripts import LESSON_MAKE_ENV
+
 __all__ = ["EXERCISE_ANSWER"]
 
-EXERCISE_ANSWER = '''"""Exercise 2: time 4 BurgerBots x 1,000 step() calls, Sync against Async."""
+EXERCISE_ANSWER = (
+    '''"""Exercise 2: time 4 BurgerBots x 1,000 step() calls, Sync against Async."""
 
 import time
 from statistics import median
@@ -18,16 +21,9 @@ STEPS = 1_000
 ROUNDS = 3
 
 
-def make_env(seed):
-    """The lesson's factory: returns a zero-argument function that builds one BurgerBot."""
-
-    def thunk():
-        env = BurgerBotEnv()
-        env.reset(seed=seed)
-        return env
-
-    return thunk
-
+'''
+    + LESSON_MAKE_ENV
+    + '''
 
 def time_steps(vector_env_class, **options):
     """Seconds that STEPS step() calls take in a ``vector_env_class`` of NUM_ENVS BurgerBots."""
@@ -69,4 +65,5 @@ def main():
 if __name__ == "__main__":
     main()
 '''
+)
 """The answer to the lesson's exercise 2, a whole script (the page hides it behind a toggle)."""
