@@ -25,12 +25,12 @@ PREDICTED = re.compile(r"You predicted (.+?); (?:the|these)")
 # the revealed page matches and the page before lock-in must not).
 DECIDING: dict[str, list[str]] = {
     # "0 goals": the count the live run gave, and the exact expectation.
-    "goal_scaling_goals": [r"reached the goal \d+ times?", r"0\.0453"],
+    "goal_scaling_goals": [r"4 envs × 500 steps: goals\s+\d+", r"0\.0453"],
     # "fork": this machine's default, as the check states it (the Glossary's entries name
     # every start method, as they should).
     "glossary_start_method": [r"default start method here is '\w+'"],
-    # "SyncVectorEnv" (a class the page names throughout): the timed rounds that decide it.
-    "sync_vs_async_faster": [r"rounds taken in turns: Sync [\d.,]+"],
+    # "SyncVectorEnv" (a class the page names throughout): the timed call that decides it.
+    "sync_vs_async_faster": [r"took [\d.,]+ µs with Sync and [\d.,]+ µs with Async"],
 }
 # Pages whose check needs one more click once the prediction is answered (a run on demand).
 RUN_AFTER_LOCK_IN = {
