@@ -218,8 +218,9 @@ def step_buttons(slot: EnvSlot, seed: int) -> dict[str, Any]:
 
 def actions_note() -> None:
     """Where the live view's actions come from, and what happens when an episode ends (drawn
-    once, above it: auto-reset is first named on the lesson path here)."""
-    st.caption(
+    once, above it: auto-reset is first named on the lesson path here). Markdown, not a
+    caption: a link at a caption's fade fails AA contrast."""
+    st.markdown(
         "Actions are random (`envs.action_space.sample()`, seeded as in the script). An env "
         "whose episode ends starts a new one by itself "
         f"({term_link('autoreset', 'auto-reset')})."

@@ -301,7 +301,7 @@ frame.settings_done()
 run = cached_run(
     settings.mode, settings.num_envs, settings.steps, settings.max_steps, settings.seed
 )
-st.caption(
+st.markdown(  # not a caption: its links would fail AA contrast at a caption's fade
     f"Live: {counted(settings.num_envs, 'BurgerBot')} in Gymnasium's `SyncVectorEnv` "
     f"({term_link('vector-env')}), {settings.mode} {term_link('autoreset')}, "
     f"{settings.steps} `step()` calls of random actions. Row t, column i: what call t gave "

@@ -44,6 +44,8 @@ def test_text_captions_links_and_the_primary_colour_read_at_aa(background):
     assert contrast(faded(THEME["textColor"], behind, CAPTION_FADE), behind) >= 4.5
     assert contrast(THEME["linkColor"], behind) >= 4.5
     assert contrast(THEME["primaryColor"], behind) >= 4.5  # the slider's value label
+    # Inline code, in a caption too (the code background is a little darker than ``behind``).
+    assert contrast(faded(THEME["codeTextColor"], behind, CAPTION_FADE), behind) >= 4.5
 
 
 def test_white_text_on_a_primary_button_reads_at_aa():

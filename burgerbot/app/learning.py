@@ -85,27 +85,21 @@ def prediction(
         choice_key = f"{pid}_choice"
         if choice_key not in st.session_state and locked is not None:
             st.session_state[choice_key] = locked.choice
+        if skipped:  # no greyed-out radio (its faded label fails AA contrast): a plain note
+            st.caption("Skipped: the answer is shown below, and this question is not scored.")
+            return None
         # The button on a row of its own: beside the radio, in a narrow column, its label was cut.
-        st.radio(
-            "Your prediction",
-            list(options),
-            index=None,
-            key=choice_key,
-            horizontal=True,
-            disabled=skipped,
-        )
+        st.radio("Your prediction", list(options), index=None, key=choice_key, horizontal=True)
         st.button(
             "Lock in" if locked is None else "Change it",
             key=f"{pid}_lock",
             on_click=_lock,
             args=(pid, choice_key),
-            disabled=skipped or st.session_state.get(choice_key) is None,
+            disabled=st.session_state.get(choice_key) is None,
             type="primary" if locked is None else "secondary",
         )
         if locked is not None:
             st.caption(f"Locked in: **{locked.choice}**. The check is with the live run.")
-        elif skipped:
-            st.caption("Skipped: the answer is shown below, and this question is not scored.")
     return None if locked is None else locked.choice
 
 

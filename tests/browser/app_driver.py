@@ -500,3 +500,43 @@ class Report:
 
 def megabytes(n_bytes: float) -> float:
     return round(n_bytes / 2**20, 1)
+
+
+# --- Accessibility ---------------------------------------------------------------------------
+
+# Streamlit's own markup, not the app's (each also on a one-line app): the sidebar's page list
+# (`list`, `listitem`) and st.code blocks (`scrollable-region-focusable`; and the syntax
+# colours inside them, for contrast only).
+STREAMLIT_OWN_RULES = frozenset({"list", "listitem", "scrollable-region-focusable"})
+CODE_BLOCK = '[data-testid="stCode"]'
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
+
+
+def axe_violations(page: Any) -> dict[str, list[str]]:
+    """axe-core's violations on the page (WCAG 2.x A/AA and best practice), Streamlit's own
+    excepted: rule id -> the offending elements' selectors."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    options = {"resultTypes": ["violations"], "runOnly": {"type": "tag", "values": AXE_TAGS}}
+    found: dict[str, list[str]] = {}
+    for rule in Axe().run(page, options=options).response["violations"]:
+        if rule["id"] in STREAMLIT_OWN_RULES:
+            continue
+        targets = [" ".join(map(str, node["target"])) + _contrast(node) for node in rule["nodes"]]
+        if rule["id"] == "color-contrast":
+            inside_code = page.evaluate(
+                "([sels, code]) => sels.map(s => !!document.querySelector(s)?.closest(code))",
+                [[t.split(" @ ")[0] for t in targets], CODE_BLOCK],
+            )
+            targets = [t for t, inside in zip(targets, inside_code, strict=True) if not inside]
+        if targets:
+            found[rule["id"]] = targets
+    return found
+
+
+def _contrast(node: dict) -> str:
+    """A contrast finding's figures (" @ 3.9:1 #aaa on #fff"), else ""."""
+    data = next((check.get("data") for check in node.get("any", []) if check.get("data")), None)
+    if not isinstance(data, dict) or "contrastRatio" not in data:
+        return ""
+    return f" @ {data['contrastRatio']}:1 {data.get('fgColor')} on {data.get('bgColor')}"

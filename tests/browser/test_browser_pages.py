@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from app_driver import AppView, planned_pages
+from app_driver import AppView, axe_violations, planned_pages
 from interactions import MAIN_INTERACTIONS
 
 from burgerbot.app.library_wheel import library_wheel
@@ -32,6 +32,7 @@ def test_page_loads_without_exception(view: AppView, app_page, report):
     assert view.cut_text() == []
     report.record("render_s_first_visit", app_page.stem, round(seconds, 2))
     assert not view.console_errors, view.console_errors
+    check_accessibility(view, app_page.stem, "at load", report)
 
 
 def test_every_chart_fits_its_column_on_a_narrow_screen(view: AppView, app_page):
@@ -56,6 +57,16 @@ def test_main_interaction(view: AppView, app_page, report):
     assert view.cut_text() == []
     report.record("main_interaction_s", app_page.stem, round(seconds, 2))
     assert not view.console_errors, view.console_errors
+    view.reveal()  # any prediction the interaction left unanswered
+    check_accessibility(view, app_page.stem, "revealed", report)
+
+
+def check_accessibility(view: AppView, stem: str, when: str, report) -> None:
+    """axe-core finds nothing of the app's on the page (issue 38): WCAG 2.x A/AA and best
+    practice, Streamlit's own markup excepted (`app_driver.STREAMLIT_OWN_RULES`)."""
+    found = axe_violations(view.page)
+    report.record(f"axe_violations_{when.replace(' ', '_')}", stem, sum(map(len, found.values())))
+    assert not found, f"{stem} {when}: {found}"
 
 
 def test_every_planned_page_is_routed(view: AppView):
