@@ -69,7 +69,7 @@ def check_repeats(result: RepeatedRuns) -> bool:
     exact = goal_odds(500, 8).expected_goals / goal_odds(500, 4).expected_goals
     assert quotes(text, runs, round(exact, 2))
     # "1 run", never "1 runs"; "2 runs", never "2 run"
-    (noun,) = re.findall(rf"(?<![\d.,]){runs:,} (\S+)", text)
+    (noun,) = re.findall(rf"(?:Over |^\*\*){runs:,} (\S+)", text)
     assert noun == ("run" if runs == 1 else "runs"), text
     if doubled:
         assert bold(text)[1] == f"{goals[8].mean() / goals[4].mean():.2f}×"
