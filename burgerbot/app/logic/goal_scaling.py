@@ -17,6 +17,7 @@ import pandas as pd
 
 from burgerbot import world
 from burgerbot.app.caps import CAPS, Caps
+from burgerbot.app.labels import counted
 from burgerbot.app.palette import OKABE_ITO
 from burgerbot.app.settings import IntSetting
 from burgerbot.experiments import goal_scaling
@@ -35,6 +36,7 @@ __all__ = [
     "LESSON_NUM_ENVS",
     "LESSON_STEPS",
     "RUN_CHOICES",
+    "SHORT_RUN",
     "SPECS",
     "VISIBLE_GOALS",
     "LessonRun",
@@ -47,6 +49,7 @@ __all__ = [
     "lesson_odds",
     "lesson_verdict",
     "max_runs",
+    "rate_share",
     "repeat_chart",
     "repeat_lesson",
     "repeat_summary",
@@ -201,10 +204,31 @@ def takeaways(run: LessonRun, doubled: bool | None = None) -> list[str]:
     }[doubled]
     return [
         "Count goals with `rewards == 50.0`: one `step()` of N envs gives N env-steps.",
-        f"Goals follow the env-steps collected, not the number of envs, while each env runs "
-        f"far longer than the {fewest_steps_to_goal()} steps a goal takes at the least.",
+        _env_steps_takeaway(),
         last,
     ]
+
+
+SHORT_RUN = 50
+"""A run per env 10 times shorter than the lesson's: long next to the fewest steps a goal
+takes, yet far from enough for the goals to follow the env-steps."""
+
+
+def rate_share(steps_per_env: int) -> float:
+    """Goals per env-step of a run of ``steps_per_env`` calls, as a share of the long-run rate
+    (exact): episodes still going when the run stops lose their goals."""
+    expected = goal_odds(steps_per_env, 1).expected_goals
+    return expected / (steps_per_env * long_run_goal_rate())
+
+
+def _env_steps_takeaway() -> str:
+    """Where "goals follow the env-steps, not the number of envs" holds, in exact figures."""
+    return (
+        "Goals follow the env-steps collected, not the number of envs, only while each env's "
+        f"run is long: per env-step, runs of {LESSON_STEPS} steps reach "
+        f"{rate_share(LESSON_STEPS):.0%} of the long-run goal rate, runs of {SHORT_RUN} steps "
+        f"{rate_share(SHORT_RUN):.0%}, runs under {fewest_steps_to_goal()} steps none."
+    )
 
 
 def lesson_expectations() -> pd.DataFrame:
@@ -336,13 +360,13 @@ def repeat_verdict(summary: pd.DataFrame) -> tuple[bool, str]:
     if four["high"] < eight["low"]:
         ratio = eight["mean_goals"] / four["mean_goals"]
         return True, (
-            f"**Yes, roughly double, on average.** Over {runs:,} runs each, 8 envs reached "
-            f"**{ratio:.2f}×** the goals of 4 (exact: {exact:.2f}×); the intervals lie apart: "
-            "more than chance."
+            f"**Yes, roughly double, on average.** Over {counted(runs, 'run')} each, 8 envs "
+            f"reached **{ratio:.2f}×** the goals of 4 (exact: {exact:.2f}×); the intervals lie "
+            "apart: more than chance."
         )
     return False, (
-        f"**These {runs:,} run(s) cannot tell:** the intervals of 4 and 8 envs overlap (exact: "
-        f"{exact:.2f}×). Pick more runs."
+        f"**{counted(runs, 'run')} of each cannot tell:** the intervals of 4 and 8 envs overlap "
+        f"(exact: {exact:.2f}×). Pick more runs."
     )
 
 

@@ -245,25 +245,32 @@ def rows_explanation(run: TrainingRun) -> str:
             else "the env resets and ignores the action"
         )
         same = np.array_equal(~run.real, resets)
+        one_end = ends == 1
         return (
-            f"{checked} {counted(failing, 'row')} did not: each comes on the call after an "
-            f"episode ended, where {what}. "
+            f"{checked} {counted(failing, 'row')} did not: {'it' if failing == 1 else 'each'} "
+            f"comes on the call after an episode ended, where {what}. "
             + (
                 "The mask drops exactly these rows"
                 if same
                 else f"The mask drops {int(resets.sum())} rows, not exactly these"
             )
-            + f"; the {counted(ends, 'row')} that end an episode are real transitions and stay."
+            + f"; the {counted(ends, 'row')} that end{'s' * one_end} an episode "
+            + ("is a real transition and stays." if one_end else "are real transitions and stay.")
         )
     failing_text = (
         "every one replays"
         if failing == 0
         else f"{counted(failing, 'row')} did not replay (unexpected)"
     )
+    ending = (
+        f'Taking the next observation from `infos["final_obs"]` on the {counted(ends, "row")} '
+        f"that end{'s' * (ends == 1)} an episode"
+        if ends
+        else "No row ends an episode here, and"
+    )
     return (
-        f'{checked} Taking the next observation from `infos["final_obs"]` on the '
-        f"{counted(ends, 'row')} that end an episode, {failing_text}: SAME_STEP never spends "
-        "a call on a reset, so the mask keeps every row."
+        f"{checked} {ending}, {failing_text}: SAME_STEP never spends a call on a reset, so the "
+        "mask keeps every row."
     )
 
 
@@ -283,7 +290,7 @@ def targets_sentence(run: TrainingRun) -> str:
         )
     fake = np.unique(plain[differs].round(6))
     value_text = (
-        f"each {fmt(float(fake[0]))} = 0.0 + {GAMMA} × V([0, 0, 1, 1]) = "
+        f"{'each ' * (count > 1)}{fmt(float(fake[0]))} = 0.0 + {GAMMA} × V([0, 0, 1, 1]) = "
         f"{GAMMA} × {fmt(START_VALUE)}"
         if len(fake) == 1 and np.isclose(fake[0], GAMMA * START_VALUE)
         else "values " + ", ".join(fmt(float(v)) for v in fake)
@@ -294,11 +301,13 @@ def targets_sentence(run: TrainingRun) -> str:
         move = "about the same as"
     else:
         move = "lower than" if mean_without < mean_with else "higher than"
+    one = count == 1
     return (
-        f"Without the mask, {counted(count, 'made-up target')} ({value_text}) enter the batch "
-        f"of {plain.size}. They sit {'exactly' if same_rows else 'not only'} at the reset "
-        f"rows. The batch mean is {fmt(mean_without)} without the mask, {move} "
-        f"{fmt(mean_with)} with it over the {int(run.mask.sum())} real transitions."
+        f"Without the mask, {counted(count, 'made-up target')} ({value_text}) "
+        f"enter{'s' * one} the batch of {plain.size}. {'It sits' if one else 'They sit'} "
+        f"{'exactly' if same_rows else 'not only'} at the reset row{'' if one else 's'}. The "
+        f"batch mean is {fmt(mean_without)} without the mask, {move} {fmt(mean_with)} with it "
+        f"over the {counted(int(run.mask.sum()), 'real transition')}."
     )
 
 
@@ -653,6 +662,13 @@ def endings_sentence(run: TrainingRun, result: Endings) -> str:
             f"Bootstrapping from the returned `obs` would change {result.wrong_from_returned}: "
             "on those truncated rows it is already the next episode's start "
             f"(V = {fmt(START_VALUE)}), not the final observation."
+        )
+    elif result.truncated:  # truncated rows bootstrap, from a final obs valued as the start
+        parts.append(
+            "Bootstrapping from the returned `obs` changes none here: SAME_STEP returns the "
+            f"next start there, but {'the' if result.truncated == 1 else 'each'} truncated row "
+            f"of this buffer ended as far from the burger as the start (V = {fmt(START_VALUE)} "
+            "both ways). Other seeds show the difference."
         )
     else:
         parts.append(

@@ -326,13 +326,15 @@ def calls_explanation(batch_size: int, num_envs: int, calls: int, resets: int | 
     per_call = f"{num_envs} per call" if num_envs != 1 else "1 per call"
     text = f"{batch_size:,} rows ÷ {per_call} = {counted(calls, 'call')}"
     if rows != batch_size:
-        text += f", rounded up ({rows - batch_size:,} rows too many)"
+        text += f", rounded up ({counted(rows - batch_size, 'row')} too many)"
     text += "."
     if resets:
-        text += (
-            f" {resets:,} of the {rows:,} rows were NEXT_STEP reset rows, not transitions: the "
-            "update masks them out (drops them with a true/false array, a mask)."
+        were = (
+            "was a NEXT_STEP reset row, not a transition: the update masks it out (drops it"
+            if resets == 1
+            else "were NEXT_STEP reset rows, not transitions: the update masks them out (drops them"
         )
+        text += f" {resets:,} of the {rows:,} rows {were} with a true/false array, a mask)."
     elif resets == 0:
         text += " None of them was a NEXT_STEP reset row."
     return text
@@ -356,5 +358,6 @@ def takeaways(batch_size: int, num_envs: int, calls: int, resets: int | None) ->
         "network for the whole batch; for BurgerBot's microsecond step the gain is small.",
     ]
     if resets:
-        bullets.append(f"Here {resets:,} of the rows were reset rows, which the update masks out.")
+        were = "was a reset row" if resets == 1 else "were reset rows"
+        bullets.append(f"Here {resets:,} of the rows {were}, which the update masks out.")
     return bullets
