@@ -35,11 +35,11 @@ FINDING = {**defaults_of(SPECS)}  # the default script once held `RUNS = [` and 
 SPREADS = st.sampled_from([0.0, 0.05, 0.4])
 
 
-def timing_frame(runs: dict[str, tuple[int, ...]], steps: int, work_s: float, spread, seed):
-    """A `run_timing` frame: per-call times by a rough model, each round off by up to
-    ``spread`` (log-normal), so that some rounds overlap and some lie apart."""
+def timing_frame(runs, steps: int, work_s: float, spread, seed, per_call=None):
+    """A `run_timing` frame: per-call times by a rough model (or ``per_call``), each round off
+    by a log-normal factor of sigma ``spread``, so that some rounds overlap and some lie apart."""
     rng = np.random.default_rng(seed)
-    per_call = {
+    per_call = per_call or {
         "sync": lambda n: n * (5e-6 + work_s),
         "async": lambda n: 300e-6 + n * work_s / 2,
         "native": lambda n: 20e-6 + 5e-8 * n,
