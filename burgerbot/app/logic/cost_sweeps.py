@@ -26,6 +26,7 @@ from burgerbot.app.timing import (
     compare_backends,
     micros,
     plan,
+    step_rates,
 )
 from burgerbot.wrappers import WORK_KINDS
 
@@ -72,6 +73,12 @@ def resolve_settings(values: Mapping[str, Any]) -> tuple[TimingSettings, list[st
 def check_budget(settings: TimingSettings, caps: Caps = CAPS) -> str | None:
     """None if the sweep fits this app's caps, else a message saying what to lower."""
     runs, _ = plan(settings, caps)
+    if not runs:  # a step cost and every NUM_ENVS above Async's cap: nothing would run
+        return (
+            f"Nothing to time: with an extra cost per step only NUM_ENVS up to "
+            f"{caps.max_async_envs} run (Sync and Async alike). Add one of them, or set the "
+            "extra cost to 0."
+        )
     slow_envs = sum(runs.get("sync", ())) + sum(runs.get("async", ()))
     native_envs = sum(runs.get("native", ()))
     problems, steps_fit = [], []
@@ -167,14 +174,16 @@ def above_ceiling(speedups: pd.DataFrame, tolerance: float = 1.1) -> list[int]:
 
 
 def native_remark(sweep: pd.DataFrame) -> str | None:
-    """When native was slower per call than Sync at the smallest N: why, and how it stood at the
-    largest N (None when it was not slower, or there is one N only).
+    """When native was slower per call than Sync at the smallest N in every round: why, and how
+    it stood at the largest N (None when it was not, when the sweep has no rounds to compare,
+    or there is one N only).
 
     Example:
         >>> rows = [("sync", 1, 0.01), ("native", 1, 0.02), ("sync", 64, 0.5), ("native", 64, 0.05)]
         >>> sweep = pd.DataFrame(rows, columns=["backend", "num_envs", "step_s"]).assign(steps=100)
-        >>> native_remark(sweep).split(". ")[-1]
-        'But one call moves every robot, so at NUM_ENVS 64 native was 10.0× as fast as Sync.'
+        >>> sweep["step_s_rounds"] = [[0.9 * s, s, 1.1 * s] for s in sweep["step_s"]]
+        >>> native_remark(sweep).split(", so ")[-1].split(" (")[0]
+        'at NUM_ENVS 64 native was 10.0× as fast as Sync'
     """
     per_call = sweep.assign(call_s=sweep["step_s"] / sweep["steps"]).pivot_table(
         index="num_envs", columns="backend", values="call_s"
@@ -187,8 +196,7 @@ def native_remark(sweep: pd.DataFrame) -> str | None:
     smallest, largest = both.index.min(), both.index.max()
     first, last = per_call.loc[smallest], per_call.loc[largest]
     at_smallest = compare_backends(sweep, "native", "sync", smallest)
-    slower = first["native"] > first["sync"] if at_smallest is None else at_smallest[0] == "slower"
-    if not slower or largest == smallest:
+    if at_smallest is None or at_smallest[0] != "slower" or largest == smallest:
         return None
     head = (
         f"At NUM_ENVS {smallest}, native took {micros(first['native'])} per `step()` call "
@@ -196,11 +204,12 @@ def native_remark(sweep: pd.DataFrame) -> str | None:
         "however few robots there are. "
     )
     at_largest = compare_backends(sweep, "native", "sync", largest)
-    faster = last["native"] < last["sync"] if at_largest is None else at_largest[0] == "faster"
-    if faster:
+    if at_largest is not None and at_largest[0] == "faster":
+        native, sync = (step_rates(sweep, b, largest) for b in ("native", "sync"))
         return head + (
             f"But one call moves every robot, so at NUM_ENVS {largest} native was "
-            f"{last['sync'] / last['native']:,.1f}× as fast as Sync."
+            f"{at_largest[1]:,.1f}× as fast as Sync (ratio of medians; "
+            f"{min(native) / max(sync):,.1f}× to {max(native) / min(sync):,.1f}× over the rounds)."
         )
     return head + (
         f"At NUM_ENVS {largest} native was not clearly faster than Sync "

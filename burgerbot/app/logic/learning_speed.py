@@ -272,6 +272,8 @@ def _needed(values: Sequence[float], num_envs: int) -> str:
     learned = sorted(v for v in values if not math.isinf(v))
     missed, seeds = len(values) - len(learned), len(values)
     if not learned:
+        if seeds == 1:
+            return f"NUM_ENVS={num_envs} did not learn it (one seed)"
         return f"NUM_ENVS={num_envs} did not learn it with any of its {seeds} seeds"
     if learned[0] == learned[-1]:
         span = f"{learned[0]:,.0f} env-steps"
@@ -301,10 +303,16 @@ def sample_text(small: Sequence[float], large: Sequence[float], n_small: int, n_
     elif max(small) < min(large):
         direction = "more"
     else:
+        if all(math.isinf(v) for v in [*small, *large]):
+            return (
+                f"{spreads} Neither learned it, so this run **cannot tell** whether NUM_ENVS="
+                f"{n_large} needs more or fewer env-steps than NUM_ENVS={n_small}. More "
+                "env-steps per run would tell."
+            )
         return (
             f"{spreads} The seeds overlap, so this run **cannot tell** whether NUM_ENVS="
-            f"{n_large} needs more or fewer env-steps than NUM_ENVS={n_small}: the seed "
-            "matters more than NUM_ENVS here. More seeds would tell."
+            f"{n_large} needs more or fewer env-steps than NUM_ENVS={n_small}. More seeds "
+            "would tell."
         )
     chance = separation_chance(len(small), len(large))
     if chance >= LUCK_THRESHOLD:
@@ -383,18 +391,19 @@ def speed_text(small: Sequence[float], large: Sequence[float], n_small: int, n_l
     if result.verdict == "faster":
         return (
             f"NUM_ENVS={n_large} collected **{result.ratio:.1f}x** as many env-steps per second "
-            f"as NUM_ENVS={n_small}, in every seed ({figures}): one {term_link('step-call')} "
+            f"as NUM_ENVS={n_small} (ratio of medians), in every seed ({figures}): one "
+            f"{term_link('step-call')} "
             f"and one table update handle {n_large} env-steps, so their fixed cost is shared."
         )
     if result.verdict == "slower":
         return (
             f"NUM_ENVS={n_large} collected **fewer** env-steps per second than NUM_ENVS="
-            f"{n_small} in every seed ({result.ratio:.2f}x; {figures}): batching did not pay "
-            "here."
+            f"{n_small} in every seed ({result.ratio:.2f}x, ratio of medians; {figures}): "
+            "batching did not pay here."
         )
     return (
-        f"NUM_ENVS={n_large} collected about as many env-steps per second as NUM_ENVS="
-        f"{n_small}: their seeds overlap ({figures})."
+        f"NUM_ENVS={n_large} and NUM_ENVS={n_small} could not be told apart on this server in "
+        f"env-steps per second: their seeds overlap ({figures})."
     )
 
 
@@ -435,8 +444,14 @@ def _clock_text(per_run: pd.DataFrame, n_small: int, n_large: int) -> str:
     elif result.verdict == "slower":
         how = f"in **{1 / result.ratio:.1f}x more** wall-clock time than"
     else:
-        how = "in about as much wall-clock time as (the seeds overlap)"
-    return f"NUM_ENVS={n_large} learned it {how} NUM_ENVS={n_small} ({figures}).{mixes}"
+        return (
+            f"NUM_ENVS={n_large} and NUM_ENVS={n_small} could not be told apart on this server "
+            f"in wall-clock time to learn it: their seeds overlap ({figures}).{mixes}"
+        )
+    return (
+        f"NUM_ENVS={n_large} learned it {how} NUM_ENVS={n_small} (ratio of medians; "
+        f"{figures}).{mixes}"
+    )
 
 
 def env_steps_per_s(per_run: pd.DataFrame) -> dict[int, list[float]]:
