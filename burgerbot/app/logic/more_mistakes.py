@@ -31,6 +31,7 @@ from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 import burgerbot
+from burgerbot.app.labels import counted
 from burgerbot.app.processes import session_members
 from burgerbot.app.script_runner import CapturedError, ScriptRun, run_script, short_file
 from burgerbot.app.scripts import more_mistakes as snippets
@@ -487,8 +488,8 @@ def spaces_bullets(rows: Sequence[SpaceRow], num_envs: int) -> list[str]:
     agree = all(row.spaces_agree for row in rows)
     keys = ", ".join(f"`{key}` → `{shape}`" for key, shape in as_dict.obs_shape.items())
     return [
-        f"**BurgerBot** gives `{burgerbot.obs_shape}`: {num_envs} robots (first axis), each "
-        f"`[row, col, heading, sensor]`. Batching its `{single_kind}` space gives a "
+        f"**BurgerBot** gives `{burgerbot.obs_shape}`: {counted(num_envs, 'robot')} (first "
+        "axis), each `[row, col, heading, sensor]`. Batching its `{single_kind}` space gives a "
         f"**`{batched_kind}`**{kind_note}.",
         f"**CartPole** gives `{cartpole.obs_shape}`"
         + (" as well" if same_shape else "")
@@ -840,12 +841,16 @@ def leak_sentences(
         len(runs[key].values.get("alive_after_script", []))
         for key in ("fixed_finally", "fixed_closing")
     )
+    fixed_files = [
+        runs[key].values.get("left_after_exit") for key in ("fixed_finally", "fixed_closing")
+    ]
     if fixed_kept:
         fixes = f"The ✅ versions still left {fixed_kept} worker{'s' * (fixed_kept != 1)} running."
     else:
-        fixes = (
-            "Both ✅ versions closed their workers before the error left the block, so none "
-            "is left however the code runs."
+        fixes = "Both ✅ versions closed their workers before the error left the block" + (
+            ", so none is left however the code runs."
+            if fixed_files == [[], []]  # and none outlived their file runs (counted)
+            else "."
         )
     return [on_exit, going_on, fixes]
 

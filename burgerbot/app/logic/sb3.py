@@ -420,17 +420,26 @@ def takeaways(
                 f"{int(values['transitions per update']):,} transitions per update."
             )
     if side is not None and side.with_sb3:
-        same, nxt = side.agree[GYM_SAME_STEP], side.agree[GYM_NEXT_STEP]
-        like = "SAME_STEP" if same >= nxt else "NEXT_STEP"
-        bullets.append(
-            f"SB3 resets like Gymnasium's {like} ({max(same, nxt)} of {side.pairs} pairs matched "
-            'here), keeping the last observation in `infos[i]["terminal_observation"]`.'
-        )
+        matched = {"SAME_STEP": side.agree[GYM_SAME_STEP], "NEXT_STEP": side.agree[GYM_NEXT_STEP]}
+        bullets.append(_resets_bullet(matched, side.pairs, "here"))
     elif recorded_agreement and {"SAME_STEP", "NEXT_STEP"} <= set(recorded_agreement):
-        like = max(("SAME_STEP", "NEXT_STEP"), key=lambda mode: recorded_agreement[mode][0])
-        same, pairs = recorded_agreement[like]
-        bullets.append(
-            f"SB3 resets like Gymnasium's {like} ({same} of {pairs} pairs matched in the "
-            f'recorded run), keeping the last observation in `infos[i]["terminal_observation"]`.'
-        )
+        matched = {mode: recorded_agreement[mode][0] for mode in ("SAME_STEP", "NEXT_STEP")}
+        pairs = recorded_agreement["SAME_STEP"][1]
+        bullets.append(_resets_bullet(matched, pairs, "in the recorded run"))
     return bullets
+
+
+def _resets_bullet(matched: Mapping[str, int], pairs: int, where: str) -> str:
+    """Which Gymnasium mode SB3 resets like, from the pairs each matched; none when they tie
+    (no episode ended: every mode gave SB3's numbers)."""
+    same, nxt = matched["SAME_STEP"], matched["NEXT_STEP"]
+    if same == nxt:
+        return (
+            f"SB3 matched SAME_STEP and NEXT_STEP alike ({same} of {pairs} pairs {where}): "
+            "this run cannot tell which one it resets like; try more step() calls."
+        )
+    like = "SAME_STEP" if same > nxt else "NEXT_STEP"
+    return (
+        f"SB3 resets like Gymnasium's {like} ({max(same, nxt)} of {pairs} pairs matched "
+        f'{where}), keeping the last observation in `infos[i]["terminal_observation"]`.'
+    )
