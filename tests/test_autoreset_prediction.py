@@ -81,7 +81,7 @@ def test_the_explanation_follows_the_run():
     # The count and "episodes ended" say the same thing: the ends on the last call are told apart.
     assert calls.unfollowed == 1 and calls.ends == ended - 1
     text = prediction_explanation(calls, "NEXT_STEP")
-    assert text.startswith(f"All {calls.ends} episode ends in the timeline looked so; 1 episode")
+    assert text.startswith(f"All {calls.ends} episode ends in the timeline's run looked so; 1 ")
     assert "**NEXT_STEP** restarts a robot on the call after" in text
     other = prediction_explanation(calls, "SAME_STEP")
     assert "a NEXT_STEP run of these settings" in other

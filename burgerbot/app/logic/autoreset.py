@@ -69,10 +69,12 @@ __all__ = [
     "run_page_rollout",
     "same_step_end_keys",
     "stepper_calls",
+    "stepper_end",
     "stepper_views",
     "takeaway_bullets",
     "timeline_cells",
     "timeline_highlight",
+    "timeline_steps",
     "widget_values",
 ]
 
@@ -331,7 +333,7 @@ def prediction_explanation(calls: EndingCalls, run_mode: str) -> str:
     when it is not NEXT_STEP).
     """
     where = (
-        "the timeline"
+        "the timeline's run"
         if run_mode == "NEXT_STEP"
         else "a NEXT_STEP run of these settings (switch the mode to see it)"
     )
@@ -343,7 +345,8 @@ def prediction_explanation(calls: EndingCalls, run_mode: str) -> str:
     if ex is None:
         return f"{last if calls.unfollowed else 'No episode ended'} in {where}: try more steps."
     text = (
-        f"All {counted(calls.ends, 'episode end')} in {where} looked so"
+        f"{'All' if calls.ends > 1 else 'The'} {counted(calls.ends, 'episode end')} in {where} "
+        "looked so"
         if calls.truth is not None
         else f"The {counted(calls.ends, 'episode end')} in {where} did not all look alike"
     )
@@ -420,6 +423,16 @@ def _row_note(row: Mapping[str, Any], mode: str) -> str:
         f"Episode {k} ended ({cause}). obs is its final observation. Nothing resets by itself: "
         f"the page then called reset(options={{'reset_mask': mask}}) for env {env}."
     )
+
+
+def timeline_steps(num_envs: int, steps: int) -> int:
+    """How many of a run's ``steps`` the timeline draws: all, up to `TIMELINE_MAX_CELLS` cells.
+
+    Example:
+        >>> timeline_steps(4, 30), timeline_steps(64, 2000)
+        (30, 75)
+    """
+    return min(steps, max(1, TIMELINE_MAX_CELLS // num_envs))
 
 
 def timeline_cells(
@@ -748,7 +761,8 @@ def _infos_line(rows: pd.DataFrame, mode: str) -> str:
     if not ended:
         return '`infos` is `{}`: no episode ended in this call, so there is no `"final_obs"`.'
     return (
-        f'`infos["final_obs"]` holds the final observation of env {", ".join(map(str, ended))} '
+        f'`infos["final_obs"]` holds the final observation of env{"s" if len(ended) > 1 else ""} '
+        f"{', '.join(map(str, ended))} "
         f'(`infos["_final_obs"]` is True there).'
     )
 
@@ -757,7 +771,8 @@ def call_markdown(run: pd.DataFrame, step: int, mode: str, num_envs: int, steps:
     """The stepper's view of call ``step`` (0: the reset) of ``run`` in ``mode``."""
     title = "### " + call_title(step)
     if step == 0:
-        reset = f"`envs.reset(seed=...)`: all {num_envs} robots at the start, `{_START}`."
+        robots = f"all {num_envs} robots" if num_envs > 1 else "the robot"
+        reset = f"`envs.reset(seed=...)`: {robots} at the start, `{_START}`."
         return f"{title}\n\n{reset}"
     rows = _call(run, step)
     table, hidden = _table(rows, mode, MAX_STEPPER_ENVS)
@@ -765,12 +780,17 @@ def call_markdown(run: pd.DataFrame, step: int, mode: str, num_envs: int, steps:
     resets = int((rows["event"] == "reset").sum())
     endings = {0: "No episode ended", 1: "1 episode ended"}.get(ended, f"{ended} episodes ended")
     spent = f"{resets} env{'s' if resets > 1 else ''} spent it on an auto-reset"
+    column = f" (column {step} of the timeline)" if step <= timeline_steps(num_envs, steps) else ""
     summary = (
         f"`obs, rewards, terminated, truncated, infos = envs.step(actions)`: call {step} of "
-        f"{steps} in {mode} mode (column {step} of the timeline). {endings} in this call"
+        f"{steps} in {mode} mode{column}. {endings} in this call"
         + (f"; {spent}." if resets else ".")
     )
-    more = f"\n\n{hidden} more envs are in the timeline above." if hidden else ""
+    more = (
+        f"\n\n{counted(hidden, 'more env')} {'is' if hidden == 1 else 'are'} in the timeline above."
+        if hidden
+        else ""
+    )
     return f"{title}\n\n{summary}\n\n{markdown_table(table)}{more}\n\n{_infos_line(rows, mode)}"
 
 
@@ -790,14 +810,25 @@ def stepper_views(run: pd.DataFrame, mode: str, num_envs: int, steps: int) -> li
     that it is the last, and where the rest of the run is when the stepper stops early."""
     last = stepper_calls(num_envs, steps)
     texts = [call_markdown(run, step, mode, num_envs, steps) for step in range(last + 1)]
-    if last < steps:
-        texts[-1] += (
-            f"\n\nThe stepper stops at call {last} of {steps:,}: the timeline above and the "
-            "episode ends below cover the whole run."
-        )
-    else:
-        texts[-1] += "\n\nThat was the run's last call: raise `step() calls` above for more."
+    texts[-1] += "\n\n" + stepper_end(num_envs, steps)
     return [markdown_html(text) for text in texts]
+
+
+def stepper_end(num_envs: int, steps: int) -> str:
+    """What the stepper's last view adds: that the run ends there, or where the rest of it is.
+
+    Example:
+        >>> stepper_end(64, 2000)
+        'The stepper stops at call 100 of 2,000: the episode ends below cover the whole run.'
+    """
+    last = stepper_calls(num_envs, steps)
+    if last == steps:
+        return "That was the run's last call: raise `step() calls` above for more."
+    shown = "the timeline above and " if timeline_steps(num_envs, steps) == steps else ""
+    return (
+        f"The stepper stops at call {last} of {steps:,}: {shown}the episode ends below cover the "
+        "whole run."
+    )
 
 
 # --- Episode ends: every end of a run, and where its observations are -----------------------------

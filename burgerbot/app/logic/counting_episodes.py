@@ -18,6 +18,7 @@ from burgerbot.app.palette import OKABE_ITO, SHAPES, colour_scale
 from burgerbot.app.settings import IntSetting, parse_values
 from burgerbot.checks import MAX_SEED
 from burgerbot.experiments import MAX_ROLLOUT_ROWS, Progress, rollout
+from burgerbot.random_agent import episode_odds
 
 __all__ = [
     "BACKEND",
@@ -30,6 +31,7 @@ __all__ = [
     "count_finished_by_mode",
     "counting_sentence",
     "counts_table",
+    "fewer_from",
     "finished_episodes_chart",
     "finished_per_env",
     "prediction_truth",
@@ -229,15 +231,27 @@ def counting_sentence(counts: pd.DataFrame) -> str:
     if nxt == same == 0:
         return text + "No episode ended yet: more calls are needed to tell the modes apart."
     if nxt == same:
-        return text + (
-            "A tie: after a reset the same actions fall on other moments of the episodes, and "
-            "here that made up for NEXT_STEP's reset calls. With more calls it finishes fewer."
+        # Not "made up for its reset calls": in a short run it may have spent none, or spent
+        # them where SAME_STEP could not end one more episode anyway.
+        return (
+            text + "A tie: this run cannot tell the modes apart. With more calls it finishes fewer."
         )
     return text + (
         "NEXT_STEP spends a call on every reset, yet here its episodes were shorter by luck: "
         "after a reset the same actions fall on other moments of the episodes. With more "
         "calls it finishes fewer."
     )
+
+
+def fewer_from() -> int:
+    """The fewest calls in which NEXT_STEP's expected count is below SAME_STEP's: two of the
+    shortest episodes. Until then a reset call never costs an episode (4 calls).
+
+    Example:
+        >>> fewer_from()
+        4
+    """
+    return 2 * int(np.flatnonzero(episode_odds("SAME_STEP").ends_at)[0])
 
 
 def takeaway_bullets(counts: pd.DataFrame | None) -> list[str]:
@@ -252,7 +266,11 @@ def takeaway_bullets(counts: pd.DataFrame | None) -> list[str]:
     here = f"here {nxt:,} against SAME_STEP's {same:,}"
     bullets.append(
         "NEXT_STEP spends a call on every reset, so in as many calls it finishes fewer "
-        + (f"episodes ({here})." if nxt < same else f"on average (not always: {here}).")
+        + (
+            f"episodes ({here})."
+            if nxt < same
+            else f"on average, from {fewer_from()} calls on (not always: {here})."
+        )
     )
     return bullets
 
