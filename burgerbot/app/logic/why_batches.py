@@ -350,8 +350,8 @@ def takeaways(batch_size: int, num_envs: int, calls: int, resets: int | None) ->
         first += f"; 4 envs would take {math.ceil(batch_size / 4):,}"
     bullets = [
         first + ".",
-        "PPO (on-policy) needs N times fewer calls per update; DQN (off-policy) fills its "
-        "replay buffer N times faster.",
+        "PPO (on-policy) needs about N times fewer calls per update (one call at least, once "
+        "N reaches B); DQN (off-policy) fills its replay buffer N times faster.",
         "Rows from N episodes at once are more varied, which tends to make each update less "
         "noisy (not guaranteed).",
         "Batching pays where each call has a fixed cost, such as one forward pass of the policy "
