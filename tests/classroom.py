@@ -55,7 +55,7 @@ STEP_KEY = f"{PAGE}_live"
 BUDGET_TEXT = "Async worker processes are already running"
 ENV_CYCLE = ("BurgerBot", "CartPole-v1", "BurgerBot", "FrozenLake-v1")
 N_CYCLE = (4, 8, 16, 32, 64)
-SHAPE = re.compile(r"observations: shape \((\d+),")  # in the live view's text
+SHAPE = re.compile(r"observations\s+\((\d+),")  # the shape summary's row, in the view's text
 
 
 @dataclass(frozen=True)
@@ -146,8 +146,9 @@ def plan_visitors(config: Config, budget: int = Caps.max_live_async_workers) -> 
     return planned
 
 
-def _observed_n(tab: StreamlitSession) -> int | None:
-    for text in tab.live_views():
+def observed_n(views: list[str]) -> int | None:
+    """NUM_ENVS as the live view's shape summary shows it (axis 0 of observations)."""
+    for text in views:
         match = SHAPE.search(text)
         if match:
             return int(match.group(1))
@@ -158,7 +159,7 @@ def _check_own_state(tab: StreamlitSession, out: Outcome, n: int, expected_step:
     """The page shows this visitor's own env and step count, nobody else's; returns the step
     it shows (the count to go on from, so that one surprise is reported once)."""
     step = latest_step(tab.live_views())
-    shown_n = _observed_n(tab)
+    shown_n = observed_n(tab.live_views())
     url_n = parse_qs(tab.query).get("n", ["?"])[0]
     if step != expected_step or shown_n != n or url_n != str(n):
         problem = (

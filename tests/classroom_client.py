@@ -133,6 +133,11 @@ def latest_step(texts: list[str]) -> int | None:
     return None
 
 
+def view_text(view: str) -> str:
+    """A stepper view's HTML as the text a learner reads (tags stripped, entities decoded)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", view))
+
+
 class StreamlitSession:
     """One browser tab's worth of protocol: a websocket session on a running app."""
 
@@ -434,7 +439,7 @@ class StreamlitSession:
                     key = str(node.proto.id).rsplit("-", 1)[-1]
                     _, call = self._stepper(key)
                     view = data["calls"][call - data["first"]]
-                    views.append(html.unescape(re.sub(r"<[^>]+>", "", view)))
+                    views.append(view_text(view))
         return views
 
     def alerts(self) -> list[tuple[str, str]]:

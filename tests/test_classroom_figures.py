@@ -3,7 +3,13 @@ made-up visitors: those stepping together, and those arriving one by one."""
 
 from __future__ import annotations
 
-from classroom import Outcome, Visitor, steady_clicks
+import pytest
+from classroom import ENV_CYCLE, Outcome, Visitor, observed_n, steady_clicks
+from classroom_client import view_text
+
+from app_pages.batch_shapes import call_body
+from burgerbot.app.logic.batch_shapes import BatchRun, BatchSettings, build_vector_env
+from burgerbot.app.markdown import markdown_html
 
 
 def _visitor(opened_at: float, done_at: float) -> Outcome:
@@ -39,3 +45,17 @@ def test_visitors_arriving_one_by_one_are_measured_after_the_last_arrives():
     assert figures["window_s"] == 90.0
     assert figures["clicks"] == 130  # 40 + 90 clicks from 100 s to 190 s
     assert figures["server_cpu_ms_per_click"] == round(0.02 * 90 * 1000 / 130)
+
+
+@pytest.mark.parametrize("env", sorted(set(ENV_CYCLE)))
+@pytest.mark.parametrize("num_envs", [1, 4, 64])
+def test_the_classroom_reads_num_envs_from_the_live_view_the_page_draws(env, num_envs):
+    # The crossing check compares this with the visitor's own NUM_ENVS: if the view's
+    # wording changes and the client reads nothing, every click would count as a crossing.
+    settings = BatchSettings(env, num_envs, "sync", 0)
+    run = BatchRun(build_vector_env(settings), settings.seed)
+    try:
+        views = [markdown_html(call_body(call, settings)) for call in (run.reset(), run.step())]
+    finally:
+        run.envs.close()
+    assert [observed_n([view_text(view)]) for view in views] == [num_envs, num_envs]
