@@ -54,8 +54,7 @@ frame = ui.PageFrame(
 frame.settings_done()  # no settings: the page's URL carries no query
 learning.prediction(
     PREDICTION,
-    f"This app checks {len(CLAIMS)} of the lesson's claims (batch shapes, auto-reset timing, "
-    "the final observation's key, goal counts, speed, three on Stable-Baselines3). How many "
+    f"This app re-checks {len(CLAIMS)} of the lesson's claims, from the pages before. How many "
     "still hold today?",
     COUNT_OPTIONS,
 )
@@ -69,7 +68,7 @@ if learning.revealed(PREDICTION):
     recorded = sum(outcome.recorded for outcome in outcomes)
     explanation = count_explanation(CLAIMS, outcomes)
     if recorded:
-        explanation += f" The {recorded} SB3 claims were judged from the recorded run."
+        explanation += f" The {recorded} SB3 rows come from the recorded run."
     learning.check(
         PREDICTION, truth, explanation, run="these checks" if recorded else "the live run"
     )

@@ -3,6 +3,7 @@ the one table of claims (each row's kind decided by its live check), the scripts
 
 from __future__ import annotations
 
+import re
 import sys
 
 import pytest
@@ -131,7 +132,8 @@ def test_without_sb3_the_sb3_claims_are_judged_from_the_recording(monkeypatch):
         assert kinds["sb3_n_envs"] == kinds["sb3_gymnasium_vector"] == "never_valid"
         assert kinds["sb3_n_steps"] == "holds"
         explained = texts(app.info) + texts(app.success) + texts(app.warning)
-        assert "SB3 claims were judged from the recorded run" in explained
+        sb3_rows = sum(claim.name.startswith("sb3_") for claim in CLAIMS)
+        assert re.search(rf"\b{sb3_rows} SB3 rows\b[^.]*\brecorded\b", explained), explained
         app.selectbox(key="lesson_vs_today_script").set_value(CLAIMS[5].lesson_says).run()
         assert sb3_recording.load().label() in texts(app.caption)
     finally:
