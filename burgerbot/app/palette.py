@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import altair as alt
 
-__all__ = ["BACKEND_COLOURS", "OKABE_ITO", "SHAPES", "colour_scale"]
+__all__ = ["BACKEND_COLOURS", "OKABE_ITO", "SHAPES", "SHAPE_WORDS", "colour_scale"]
 
 OKABE_ITO = (
     "#E69F00",  # orange
@@ -28,6 +28,15 @@ BACKEND_COLOURS = {"Sync": OKABE_ITO[3], "Async": OKABE_ITO[4], "native": OKABE_
 
 SHAPES = ("circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "stroke")
 """Vega-Lite point shapes, in the order series get them."""
+
+SHAPE_WORDS = dict(
+    zip(
+        SHAPES,
+        ("circles", "squares", "triangles", "diamonds", "crosses", "upside-down triangles", "bars"),
+        strict=True,
+    )
+)
+"""How a chart's description names each shape's markers, for a screen reader."""
 
 
 def colour_scale(domain: Sequence[str]) -> alt.Scale:

@@ -18,7 +18,7 @@ from burgerbot import checks, world
 from burgerbot.app.caps import CAPS
 from burgerbot.app.labels import counted
 from burgerbot.app.markdown import markdown_html, markdown_table
-from burgerbot.app.palette import OKABE_ITO, SHAPES
+from burgerbot.app.palette import OKABE_ITO, SHAPE_WORDS, SHAPES
 from burgerbot.app.settings import ChoiceSetting, IntSetting, parse_values
 from burgerbot.app.versions import installed_version
 from burgerbot.checks import MAX_SEED
@@ -505,6 +505,13 @@ SEGMENT_COLOURS = {
 }
 """Cell fill (Okabe-Ito): episodes alternate two colours; NEXT_STEP's reset step is left blank."""
 
+SEGMENT_DASHES = {
+    "episodes 0, 2, 4, …": [1, 0],
+    "episodes 1, 3, 5, …": [3, 2],
+    "reset step": [1, 2],
+}
+"""Cell outline: solid, dashed or dotted, so the episodes alternate by more than colour."""
+
 END_MARKERS = {
     "goal": (SHAPES[3], _BLUISH_GREEN),  # diamond
     "hit": (SHAPES[4], _VERMILLION),  # cross
@@ -530,6 +537,8 @@ _RESET_OFFSET = {
     RESET_MARKERS["DISABLED"]: 0.5,
 }
 _MARKER_STYLE = {**END_MARKERS, **_RESET_STYLE}
+_SHAPE_NAMES = {**SHAPE_WORDS, _BAR_SHAPE: "upright bars"}
+"""How the chart's description names each marker shape."""
 
 _LABEL_LIMIT = 400
 _TOOLTIP = [
@@ -592,6 +601,15 @@ def episode_timeline(
     segments = list(SEGMENT_COLOURS)
     present = [s for s in segments if s in set(cells["segment"])]
     zoom = alt.selection_interval(bind="scales", encodings=["x"])
+    # Two columns, and the markers' legend below: side by side on one row the legends ran
+    # past a phone's screen (390 px) and were cut. Fill and dash share it (same title).
+    cell_legend = alt.Legend(
+        orient="top",
+        columns=2,
+        symbolStrokeColor="#525252",
+        symbolType="square",
+        labelLimit=_LABEL_LIMIT,
+    )
     rects = (
         alt.Chart(cells)
         .mark_rect(stroke="#525252", strokeWidth=0.6, clip=True)
@@ -604,15 +622,13 @@ def episode_timeline(
                 "segment:N",
                 title="cell colour",
                 scale=alt.Scale(domain=present, range=[SEGMENT_COLOURS[s] for s in present]),
-                # Two columns, and the markers' legend below: side by side on one row the
-                # legends ran past a phone's screen (390 px) and were cut.
-                legend=alt.Legend(
-                    orient="top",
-                    columns=2,
-                    symbolStrokeColor="#525252",
-                    symbolType="square",
-                    labelLimit=_LABEL_LIMIT,
-                ),
+                legend=cell_legend,
+            ),
+            strokeDash=alt.StrokeDash(
+                "segment:N",
+                title="cell colour",
+                scale=alt.Scale(domain=present, range=[SEGMENT_DASHES[s] for s in present]),
+                legend=cell_legend,
             ),
             tooltip=_TOOLTIP,
         )
@@ -654,6 +670,18 @@ def episode_timeline(
     # fit-x: the width fits the page; the height is the rows', and the legends and axis come
     # on top (Streamlit's default "fit" would squeeze the rows into the height).
     return alt.layer(*layers).properties(
+        description=(
+            "Episode timeline: one row per env (y), one cell per step() call (x). Episodes "
+            "alternate sky-blue cells with solid outlines and yellow cells with dashed ones"
+            + (
+                ", a reset step is a white cell with a dotted outline"
+                if "reset step" in present
+                else ""
+            )
+            + ". Markers: "
+            + ", ".join(f"{m}: {_SHAPE_NAMES[_MARKER_STYLE[m][0]]}" for m in order)
+            + "."
+        ),
         width="container",
         height=row * num_envs,
         autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),

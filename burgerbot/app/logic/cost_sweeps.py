@@ -230,6 +230,9 @@ def async_wins(sweep: pd.DataFrame) -> list[int]:
 BACKEND_SHAPES = dict(zip(BACKEND_COLOURS, SHAPES, strict=False))
 """Each backend's marker shape, so the lines differ by more than colour."""
 
+BACKEND_DASHES = dict(zip(BACKEND_COLOURS, ([1, 0], [6, 3], [2, 2]), strict=True))
+"""Each backend's line dash: solid Sync, dashed Async, dotted native."""
+
 NATIVE_LABEL = "native (BurgerBotVectorEnv: this project's, not Gymnasium's)"
 """How the legend names the native backend."""
 
@@ -290,7 +293,19 @@ def throughput_chart(frame: pd.DataFrame) -> alt.LayerChart:
     points = base.mark_point(filled=True, size=70).encode(shape=shape)
     # No title inside the chart: the page writes it above the chart's tabs, where a title
     # drawn by Vega sat half under the tab bar.
-    return (base.mark_line() + points).properties(height=420)
+    dash = alt.StrokeDash(
+        "backend:N",
+        scale=alt.Scale(domain=present, range=[BACKEND_DASHES[name] for name in present]),
+        legend=None,  # the legend's shapes name the backends; the dash is one cue more
+    )
+    return (base.mark_line().encode(strokeDash=dash) + points).properties(
+        height=420,
+        description=(
+            "Env-steps per second (y, log scale) against NUM_ENVS (x, log scale), one line per "
+            "backend: Sync solid with circles, Async dashed with squares, native dotted with "
+            "triangles."
+        ),
+    )
 
 
 def speedup_chart(speedups: pd.DataFrame, kind: str) -> alt.LayerChart:
@@ -348,7 +363,15 @@ def speedup_chart(speedups: pd.DataFrame, kind: str) -> alt.LayerChart:
         .mark_rule(strokeDash=[2, 3], color="black")
         .encode(y="y:Q")
     )
-    return (lines + even).properties(height=400)  # titled by the page, above its tabs
+    return (lines + even).properties(  # titled by the page, above its tabs
+        height=400,
+        description=(
+            "Async's speed-up over Sync (y, log scale) against NUM_ENVS (x, log scale): the "
+            "measured speed-up is a solid line with circles, the ceiling a dashed line with "
+            "squares; a dotted line at 1 separates Async faster (above) from Sync faster "
+            "(below)."
+        ),
+    )
 
 
 # --- The prediction and the takeaways --------------------------------------------------------

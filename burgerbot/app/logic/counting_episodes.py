@@ -285,14 +285,17 @@ COUNTING_HEIGHT = 130
 MODE_SHAPES = dict(zip(MODES, SHAPES, strict=False))
 """The chart marks each mode's bar top with its own shape, as well as its colour."""
 
+MODE_DASHES = dict(zip(MODES, ([1, 0], [4, 2]), strict=True))
+"""Each mode's bar outline: solid for NEXT_STEP, dashed for SAME_STEP."""
+
 
 def finished_episodes_chart(counts: pd.DataFrame) -> alt.LayerChart:
     """Bars: finished episodes per env, one bar per auto-reset mode side by side.
 
-    Each mode has its Okabe-Ito colour and a marker of its own shape on its bars' tops, so
-    the modes stay apart without colour. ``counts`` is long form as made by
-    ``count_finished_by_mode``: columns mode, env, finished episodes, goals, hits,
-    truncations.
+    Each mode has its Okabe-Ito colour, a marker of its own shape on its bars' tops and an
+    outline of its own dash, so the modes stay apart without colour. ``counts`` is long
+    form as made by ``count_finished_by_mode``: columns mode, env, finished episodes, goals,
+    hits, truncations.
     """
     modes = [m for m in MODES if m in set(counts["mode"])]
     legend = alt.Legend(orient="top", title="auto-reset mode")
@@ -311,7 +314,21 @@ def finished_episodes_chart(counts: pd.DataFrame) -> alt.LayerChart:
             legend=legend,
         )
     )
-    return alt.layer(base.mark_bar(), tops).properties(
+    bars = base.mark_bar(stroke=_BLACK, strokeWidth=1).encode(
+        # No legend of its own: the legend's shapes name the modes, the outline is one cue more.
+        strokeDash=alt.StrokeDash(
+            "mode:N",
+            sort=modes,
+            scale=alt.Scale(domain=modes, range=[MODE_DASHES[m] for m in modes]),
+            legend=None,
+        )
+    )
+    return alt.layer(bars, tops).properties(
+        description=(
+            "Finished episodes (y) of each sub-environment (x), one bar per auto-reset mode "
+            "side by side: NEXT_STEP bars have a solid outline and a circle on top, SAME_STEP "
+            "bars a dashed outline and a square on top."
+        ),
         width="container",
         height=COUNTING_HEIGHT,
         autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),

@@ -392,4 +392,10 @@ def repeat_chart(summary: pd.DataFrame) -> alt.LayerChart:
         x="mean_goals:Q"
     )
     exact = base.mark_tick(thickness=3, size=30, color=OKABE_ITO[3]).encode(x="expected_goals:Q")
-    return alt.layer(interval, exact, mean).properties(height=150)
+    return alt.layer(interval, exact, mean).properties(
+        height=150,
+        description=(
+            "Goals per run (x) for 4 and 8 envs (y): black diamonds are the mean, black bars "
+            "the 95% interval, blue ticks the exact value."
+        ),
+    )

@@ -840,6 +840,8 @@ LAYERS = {
 }
 # ...and these shapes, so no two marks differ by colour alone.
 LAYER_SHAPES = dict(zip(LAYERS, ("circle", "diamond", "stroke", "stroke"), strict=True))
+# ...and dashes, so the two strokes differ by more than colour (the points have no outline).
+LAYER_DASHES = dict(zip(LAYERS, ([1, 0], [1, 0], [1, 0], [6, 4]), strict=True))
 _POINT, _MEAN, _INTERVAL, _EXPECTED = LAYERS
 
 
@@ -859,6 +861,11 @@ def _panel(
     shape = alt.Shape(
         "layer:N",
         scale=alt.Scale(domain=list(LAYER_SHAPES), range=list(LAYER_SHAPES.values())),
+        legend=legend,
+    )
+    dash = alt.StrokeDash(
+        "layer:N",
+        scale=alt.Scale(domain=list(LAYER_DASHES), range=list(LAYER_DASHES.values())),
         legend=legend,
     )
     x_axis = alt.Axis(values=list(x_values), format="d", title="NUM_ENVS (log scale, base 2)")
@@ -894,6 +901,7 @@ def _panel(
             x=x_bands,
             y=alt.Y("expected:Q", scale=y_scale, title=title),
             color=colour,
+            strokeDash=dash,
             tooltip=[
                 alt.Tooltip("num_envs:Q", title="NUM_ENVS"),
                 alt.Tooltip("expected:Q", title="expected", format=",.3g"),
@@ -914,6 +922,7 @@ def _panel(
             y=alt.Y("low:Q", scale=y_scale, title=title),
             y2="high:Q",
             color=colour,
+            strokeDash=dash,
             tooltip=summary_tooltip,
         )
     )
@@ -929,6 +938,12 @@ def _panel(
         )
     )
     return alt.layer(expected, runs, interval, mean).properties(
+        description=(
+            f"{METRIC_TITLES[metric]} (y{', log scale' if log_y else ''}) against NUM_ENVS "
+            "(x, log scale): orange circles are the runs (bigger: more runs gave that count), "
+            "black diamonds the mean of the seeds, black vertical bars its 95% interval, and "
+            "the blue dashed line what the world's rules predict."
+        ),
         # Streamlit fits the whole chart (axes and legend too) into this height. The page
         # writes the chart's title above it (a title inside the chart got clipped).
         height=400,

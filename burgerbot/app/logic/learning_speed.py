@@ -16,7 +16,7 @@ import pandas as pd
 
 from burgerbot.app.caps import CAPS, Caps
 from burgerbot.app.glossary import term_link
-from burgerbot.app.palette import OKABE_ITO, SHAPES
+from burgerbot.app.palette import OKABE_ITO, SHAPE_WORDS, SHAPES
 from burgerbot.app.settings import IntListSetting, IntSetting
 from burgerbot.bench import compare_timings
 from burgerbot.env import BurgerBotEnv
@@ -180,13 +180,11 @@ def learning_curve(
     y_title, y_format = CURVE_METRICS[y]
     data = curves if x == "env_steps" else curves[curves["seconds"] > 0]
     if x == "env_steps":
-        x_enc = alt.X("env_steps:Q", title="env-steps collected")
+        x_title = "env-steps collected"
+        x_enc = alt.X("env_steps:Q", title=x_title)
     else:
-        x_enc = alt.X(
-            "seconds:Q",
-            title="seconds of training (log scale)",
-            scale=alt.Scale(type="log"),
-        )
+        x_title = "seconds of training (log scale)"
+        x_enc = alt.X("seconds:Q", title=x_title, scale=alt.Scale(type="log"))
     y_scale = alt.Scale(domain=[0, 1]) if y_format.endswith("%") else alt.Scale()
     sizes = sorted(int(n) for n in curves["num_envs"].unique())
     colours = [_CURVE_COLOURS[i % len(_CURVE_COLOURS)] for i in range(len(sizes))]
@@ -212,7 +210,15 @@ def learning_curve(
                 alt.Tooltip(f"{y}:Q", title=y_title, format=y_format),
             ],
         )
-        .properties(height=280)
+        .properties(
+            height=280,
+            description=(
+                f"{y_title[0].upper()}{y_title[1:]} (y) against {x_title} (x), one line per "
+                "NUM_ENVS, each with its own colour and marker shape ("
+                + ", ".join(f"{n}: {SHAPE_WORDS[s]}" for n, s in zip(sizes, shapes, strict=True))
+                + ")."
+            ),
+        )
     )
 
 

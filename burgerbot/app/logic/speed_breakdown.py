@@ -340,6 +340,9 @@ PLAIN = "plain loop (1 env)"
 SETUPS = (PLAIN, "Sync", "native")
 """The setups of `chart_frame`, in legend order."""
 
+SETUP_DASHES = ([6, 4], [1, 0], [2, 2])
+"""Each setup's line: the plain loop's rule dashed, Sync solid, native dotted."""
+
 
 def _x(values: list[int], field: str, title: str) -> alt.X:
     return alt.X(
@@ -367,6 +370,12 @@ def speed_chart(frame: pd.DataFrame) -> alt.FacetChart:
         scale=alt.Scale(domain=list(SETUPS), range=list(SHAPES[:3])),
         legend=alt.Legend(orient="top"),
     )
+    dash = alt.StrokeDash(
+        "setup:N",
+        title=None,
+        scale=alt.Scale(domain=list(SETUPS), range=list(SETUP_DASHES)),
+        legend=None,  # the legend's shapes name the setups; the dash is one cue more
+    )
     # No axis title: one per stacked panel is longer than the panel is tall (they overlapped);
     # the chart's title says what the axis is.
     y = alt.Y("transitions_per_s:Q", title=None, scale=alt.Scale(type="log"))
@@ -386,13 +395,13 @@ def speed_chart(frame: pd.DataFrame) -> alt.FacetChart:
         tooltip=tooltip,
     )
     vectors = base.transform_filter(alt.datum.setup != PLAIN)
-    lines = vectors.mark_line()
+    lines = vectors.mark_line().encode(strokeDash=dash)
     points = base.mark_point(filled=True, size=80, opacity=1).encode(shape=shape)
     plain = (
         alt.Chart()
         .transform_filter(alt.datum.setup == PLAIN)
         .mark_rule(strokeDash=[6, 4])
-        .encode(y=y, color=colour, tooltip=tooltip)
+        .encode(y=y, color=colour, strokeDash=dash, tooltip=tooltip)
     )
     steppings = list(dict.fromkeys(frame["stepping"]))
     # One panel above the other: Vega-Lite cannot fit a faceted chart to its container, and
@@ -412,7 +421,13 @@ def speed_chart(frame: pd.DataFrame) -> alt.FacetChart:
         )
         # Two lines: one would be wider than the narrow panel and spill past a phone's screen.
         .properties(
-            title=["Transitions collected per second (log scale),", "measured on this server"]
+            title=["Transitions collected per second (log scale),", "measured on this server"],
+            description=(
+                "Transitions collected per second (y, log scale) against N, envs per step() "
+                "call (x, log scale), one panel per way of picking actions: the plain loop "
+                "(1 env) is a circle at N = 1 and a dashed line across, Sync a solid line "
+                "with squares, native a dotted line with triangles."
+            ),
         )
     )
 
@@ -457,4 +472,12 @@ def forward_chart(frame: pd.DataFrame) -> alt.LayerChart:
     )
     return (
         base.mark_line() + base.mark_point(filled=True, size=70, opacity=1).encode(shape=shape)
-    ).properties(title=["One policy forward pass,", "measured on this server"], height=250)
+    ).properties(
+        title=["One policy forward pass,", "measured on this server"],
+        description=(
+            "Microseconds per policy forward pass (y, log scale) against observations per "
+            "pass (x, log scale): the measured cost is a solid line with circles, the cost if "
+            "it grew in proportion to the batch a dashed line with squares."
+        ),
+        height=250,
+    )

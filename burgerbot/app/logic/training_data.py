@@ -558,7 +558,14 @@ def targets_chart(counts: pd.DataFrame) -> alt.Chart:
             size=alt.Size("rows:Q", title="rows", scale=alt.Scale(range=[60, 600])),
             tooltip=["batch", "row", alt.Tooltip("target:Q", format=".2f"), "rows"],
         )
-        .properties(height=140)
+        .properties(
+            height=140,
+            description=(
+                "TD target values (x) in the batch without and with the mask (y); each point's "
+                "size is how many rows got that target. Blue circles are real transitions, "
+                "vermillion crosses reset rows."
+            ),
+        )
     )
 
 

@@ -26,6 +26,7 @@ from gymnasium.wrappers.utils import RunningMeanStd
 
 from burgerbot import world
 from burgerbot.app.labels import counted
+from burgerbot.app.palette import OKABE_ITO
 from burgerbot.app.settings import ChoiceSetting, IntSetting, parse_values
 from burgerbot.checks import MAX_SEED
 from burgerbot.factories import burgerbot_factory
@@ -888,16 +889,41 @@ def takeaway_bullets(table: pd.DataFrame, checks: list[LoopCheck], drift: Evalua
     return bullets
 
 
+DRIFT_STYLES = {
+    "keep updating": (OKABE_ITO[4], "circle", [1, 0]),
+    "frozen": (OKABE_ITO[3], "square", [6, 4]),
+}
+"""Each drift line's (colour, marker shape, dash): the two differ by more than colour."""
+
+
 def drift_chart(drift: pd.DataFrame) -> alt.Chart:
-    """Section 4's chart: the start observation's change per evaluation call, one line each."""
+    """Section 4's chart: the start observation's change per evaluation call, one line each
+    (solid with circles: statistics kept updating; dashed with squares: frozen)."""
+    settings = list(DRIFT_STYLES)
+    legend = alt.Legend(orient="top", symbolStrokeWidth=2)
+
+    def scale(part: int) -> alt.Scale:
+        return alt.Scale(domain=settings, range=[DRIFT_STYLES[s][part] for s in settings])
+
     return (
         alt.Chart(drift)
-        .mark_line(point=True)
+        .mark_line(point=alt.OverlayMarkDef(filled=True, size=45))
         .encode(
             x=alt.X("call:Q", title="evaluation step() call"),
             y=alt.Y("change:Q", title="change of the normalised start"),
-            color=alt.Color("statistics:N", title="statistics", legend=alt.Legend(orient="top")),
+            color=alt.Color("statistics:N", title="statistics", scale=scale(0), legend=legend),
+            shape=alt.Shape("statistics:N", title="statistics", scale=scale(1), legend=legend),
+            strokeDash=alt.StrokeDash(
+                "statistics:N", title="statistics", scale=scale(2), legend=legend
+            ),
             tooltip=["statistics", "call", "change"],
         )
-        .properties(height=260)
+        .properties(
+            height=260,
+            description=(
+                "Change of the normalised start observation (y) at each evaluation step() "
+                "call (x): solid line with circles, statistics kept updating; dashed line "
+                "with squares, statistics frozen."
+            ),
+        )
     )

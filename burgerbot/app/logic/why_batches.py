@@ -268,7 +268,16 @@ def buffer_heatmap(frame: pd.DataFrame, drawn_envs: int, drawn_steps: int) -> al
                 alt.Tooltip("episode:Q", title="episode of this env"),
             ],
         )
-        .properties(width=width, height=height)
+        .properties(
+            width=width,
+            height=height,
+            description=(
+                "The rollout buffer: one marker per row, env in the column (x) and step() call "
+                "in the row (y). Each event has its own marker shape and colour: triangle-up "
+                "move, circle turn or stop, cross hit, diamond goal, triangle-down time limit, "
+                "square reset row."
+            ),
+        )
     )
 
 
