@@ -72,3 +72,11 @@ def test_everything_is_released_after_the_sessions_close(classroom_result):
     assert children["left_after_release"] == []
     retained = memory["after_release"] - memory["baseline_after_one_visitor"]
     assert retained < RETAINED_LIMIT_MB, memory
+
+
+def test_the_server_log_holds_no_uncaught_error(classroom_result):
+    # The client sends only what a browser would; an error path would show here, not in
+    # the page (the app's showErrorDetails is "none").
+    log = (ARTIFACTS / "classroom-server.log").read_text()
+    assert "You can now view" in log  # the log of the server that served the classroom
+    assert "Traceback" not in log and "Uncaught" not in log, log[-3000:]

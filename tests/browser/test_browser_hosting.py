@@ -5,11 +5,13 @@ clean copy of the app, so that edits made in the working tree meanwhile cannot c
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 import tomllib
 
 import pytest
+import websockets
 from app_driver import (
     ROOT,
     TEST_SERVER_OPTIONS,
@@ -49,6 +51,29 @@ def test_config_is_served(view: AppView):
     view.assert_no_exception()
     # "minimal" hides the developer items (the Deploy button) even on localhost.
     assert view.page.locator('[data-testid="stAppDeployButton"]').count() == 0
+
+
+def test_a_10_mb_frame_is_refused_and_the_server_keeps_serving(view: AppView, server):
+    """`server.maxMessageSize` bounds what one client can make the server hold."""
+
+    async def send_10_mb() -> int | None:
+        url = server.base_url.replace("http://", "ws://") + "/_stcore/stream"
+        async with websockets.connect(url, subprotocols=["streamlit"], max_size=None) as ws:
+            await ws.send(b"\0" * 10_000_000)
+            try:
+                while True:  # whatever the server sends first, until it closes the socket
+                    await asyncio.wait_for(ws.recv(), 30)
+            except websockets.ConnectionClosed as closed:
+                return closed.rcvd.code if closed.rcvd else None
+        return None  # pragma: no cover (recv raises when the socket closes)
+
+    limit_mb = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"][
+        "maxMessageSize"
+    ]
+    assert limit_mb < 10
+    assert asyncio.run(send_10_mb()) == 1009  # "message too big"
+    view.goto("")
+    view.assert_no_exception()
 
 
 def visit_everything(browser, server: StreamlitServer) -> tuple[RssSampler, dict[str, float]]:

@@ -237,9 +237,9 @@ def counting_sentence(counts: pd.DataFrame) -> str:
             text + "A tie: this run cannot tell the modes apart. With more calls it finishes fewer."
         )
     return text + (
-        "NEXT_STEP spends a call on every reset, yet here its episodes were shorter by luck: "
-        "after a reset the same actions fall on other moments of the episodes. With more "
-        "calls it finishes fewer."
+        "NEXT_STEP spends a call on every reset, yet here it finished more by luck: after a "
+        "reset the same actions fall on other moments of the episodes. With more calls it "
+        "finishes fewer."
     )
 
 
