@@ -14,17 +14,18 @@ from burgerbot.app.logic.cost_sweeps import (
     SPECS,
     WINS_OPTIONS,
     above_ceiling,
-    async_wins,
     check_budget,
+    crossover_text,
     model_cost,
     native_remark,
-    predicted_crossover,
     prediction_truth,
     resolve_settings,
     speedup_chart,
+    speedup_text,
     speedups,
     takeaways,
     throughput_chart,
+    whole_us,
 )
 from burgerbot.app.scripts.cost_sweeps import snippet_for
 from burgerbot.app.settings import powers_of_two
@@ -78,11 +79,6 @@ def run(settings: TimingSettings, fresh: bool, visit: measured.Visit) -> dict | 
     else:
         return {"frame": frame, "caption": record.caption(visit=visit), "settings": settings}
     return None
-
-
-def us(seconds: float) -> str:
-    """Seconds as whole microseconds, e.g. ``"1,250 µs"``."""
-    return f"{seconds * 1e6:,.0f} µs"
 
 
 def sweep_controls(settings: TimingSettings, key: Mapping[str, str]) -> None:
@@ -143,25 +139,7 @@ def speedup_verdict(sweep: pd.DataFrame, swept: TimingSettings, cores: int) -> N
         learning.chart_spec(speedup_chart, ups, swept.work_kind),
         ups,
     )
-    best = ups.loc[ups["speedup"].idxmax()]
-    winning = async_wins(sweep)  # only where every round of Async beat every round of Sync
-    verdict = (
-        f"Async beat Sync in every round at NUM_ENVS {', '.join(str(n) for n in winning)}."
-        if winning
-        else "Async did not clearly beat Sync at any NUM_ENVS: raise the cost per step."
-    )
-    ceiling = (
-        f"For **busy** work the ceiling is min(NUM_ENVS, cores) = at most {cores}× "
-        "here: each worker needs a core to compute, and there are only that many."
-        if swept.work_kind == "busy"
-        else "For **sleep** the ceiling is NUM_ENVS: sleeping needs no core, so all "
-        "workers can wait at the same time."
-    )
-    st.markdown(
-        f"With {swept.work_us:,} µs of {swept.work_kind} work per env-step: {verdict} "
-        f"The best median speed-up was {best['speedup']:.2f}× at NUM_ENVS "
-        f"{int(best['num_envs'])}. {ceiling}"
-    )
+    st.markdown(speedup_text(sweep, swept.work_us, swept.work_kind, cores))
     if noisy := above_ceiling(ups):
         st.warning(
             f"At NUM_ENVS {', '.join(str(n) for n in noisy)} the measured speed-up is "
@@ -178,8 +156,8 @@ def overhead_table(sweep: pd.DataFrame) -> None:
     if not costs:
         return
     rows = "\n".join(
-        f"| {c.num_envs} | {us(c.sync_s)} | {us(c.async_s)} | {us(c.extra_s)} | "
-        f"{us(c.extra_per_env_s)} |"
+        f"| {c.num_envs} | {whole_us(c.sync_s)} | {whole_us(c.async_s)} | {whole_us(c.extra_s)} | "
+        f"{whole_us(c.extra_per_env_s)} |"
         for c in costs
     )
     st.markdown(
@@ -218,40 +196,7 @@ def sweep_panel(sweep: pd.DataFrame, swept: TimingSettings, cores: int) -> None:
 
 def when_async_wins(cost: CallCost | None, cores: int) -> None:
     """The step cost above which a rough model says Async would beat Sync."""
-    if cost is None:
-        st.markdown(
-            "The model starts from Async's extra time per `step()` call without any extra "
-            "cost: run a sweep with the extra cost set to 0 first."
-        )
-        return
-    busy = predicted_crossover(cost, cores, "busy")
-    sleep = predicted_crossover(cost, cores, "sleep")
-    if busy is not None:
-        busy_line = (
-            f"- **busy** (CPU work, like a heavier simulator): above about **{us(busy)}** "
-            f"per env-step. At best Async is {min(cost.num_envs, cores)}× as fast: only "
-            f"{cores} core(s) can compute at once."
-        )
-    else:
-        busy_line = (
-            "- **busy**: never, here: with one usable core (or one env) nothing runs in "
-            "parallel, so Async only adds its round trips."
-        )
-    lines = [busy_line]
-    if sleep is not None:
-        lines.append(
-            f"- **sleep** (waiting, like a device or a network): above about **{us(sleep)}** "
-            f"per env-step. Waiting needs no core, so Async can approach {cost.num_envs}× "
-            "as fast."
-        )
-    st.markdown(
-        f"From your last sweep without extra cost: with {cost.num_envs} envs one call took "
-        f"{us(cost.sync_s)} with Sync and {us(cost.async_s)} with Async. A rough model "
-        "(Sync pays every env's cost in turn, Async's workers in parallel, plus its round "
-        f"trip) predicts that Async beats Sync once each env-step costs extra work of\n"
-        + "\n".join(lines)
-        + "\n\nTry it: set that cost and run the sweep."
-    )
+    st.markdown(crossover_text(cost, cores))
 
 
 def caps_panel() -> None:

@@ -21,12 +21,15 @@ from burgerbot.app.logic.cost_sweeps import (
     PREDICTION,
     SPECS,
     check_budget,
+    crossover_text,
     model_cost,
     native_remark,
     predicted_crossover,
     prediction_truth,
     resolve_settings,
+    speedup_text,
     takeaways,
+    whole_us,
 )
 from burgerbot.app.scripts.cost_sweeps import snippet_for
 from burgerbot.app.timing import plan
@@ -92,11 +95,15 @@ def check_budget_advice(swept) -> None:
 
 
 @settings(max_examples=30, deadline=None)
-@given(values=settings_of(SPECS), spread=SPREADS, seed=st.integers(0, 2**16))
-@example(values=FINDING, spread=0.05, seed=0)
-@example(values={**FINDING, "work_us": 0}, spread=0.4, seed=1)
-@example(values={**FINDING, "n": (9,), "work_us": 1}, spread=0.0, seed=0)  # nothing ran
-def test_every_sentence_follows_the_sweep(values, spread, seed):
+@given(
+    values=settings_of(SPECS), spread=SPREADS, seed=st.integers(0, 2**16), cores=st.integers(1, 8)
+)
+@example(values=FINDING, spread=0.05, seed=0, cores=2)
+@example(values={**FINDING, "work_us": 0}, spread=0.4, seed=1, cores=2)
+@example(values={**FINDING, "n": (9,), "work_us": 1}, spread=0.0, seed=0, cores=2)  # nothing ran
+@example(values={**FINDING, "work_us": 0}, spread=0.0, seed=0, cores=1)  # "1 core(s)"
+@example(values={**FINDING, "n": (1, 2), "work_kind": "busy"}, spread=0.0, seed=0, cores=8)
+def test_every_sentence_follows_the_sweep(values, spread, seed, cores):
     swept, _ = resolve_settings(values)
     ast.parse(snippet_for(swept))
     check_budget_advice(swept)
@@ -114,7 +121,7 @@ def test_every_sentence_follows_the_sweep(values, spread, seed):
                     else "SyncVectorEnv" if beat(frame, "sync", "async", n) else None)  # fmt: skip
         assert truth[0] == expected, truth
     # The takeaway names exactly the NUM_ENVS where Async won every round.
-    said = takeaways(frame, swept, cores=2)[0]
+    said = takeaways(frame, swept, cores)[0]
     wins = [m for m in swept.num_envs if beat(frame, "async", "sync", m)]
     if swept.work_us:
         assert ("did not clearly beat" in said) == (not wins), said
@@ -136,6 +143,55 @@ def test_every_sentence_follows_the_sweep(values, spread, seed):
             left, right = cost.sync_s + cost.num_envs * w, cost.async_s + cost.num_envs * w / p
             assert abs(left - right) <= 1e-9 * left, (kind, cost)
         assert (w is None) == (p <= 1), (kind, cost)
+    check_speedup(frame, swept, cores, wins)
+    check_crossover(model_cost(frame, swept), cores)
+    assert numbers(takeaways(frame, swept, cores)[2].split("),")[1])[0] == cores
+
+
+def check_speedup(frame, swept, cores: int, wins: list[int]) -> None:
+    """With a step cost: Async's wins, its largest speed-up (of medians, with its range over
+    the rounds) and the busy ceiling, against the raw rounds."""
+    text = speedup_text(frame, swept.work_us, swept.work_kind, cores)
+    both = [m for m in swept.num_envs if rounds(frame, "sync", m) and rounds(frame, "async", m)]
+    assert (text is None) == (not both), text
+    if text is None:
+        return
+    verdict, rest = text.split(" The largest speed-up")
+    assert ("did not clearly beat" in verdict) == (not wins), verdict
+    assert not wins or numbers(verdict.split("NUM_ENVS")[-1]) == wins, verdict
+    ups = {
+        m: np.median(rounds(frame, "sync", m)) / np.median(rounds(frame, "async", m)) for m in both
+    }
+    best = max(ups, key=ups.__getitem__)
+    sync, fast = rounds(frame, "sync", best), rounds(frame, "async", best)
+    ratio, at, low, high = numbers(rest)[:4]
+    assert (ratio, at) == (round(ups[best], 2), best), rest
+    assert (low, high) == (round(min(sync) / max(fast), 2), round(max(sync) / min(fast), 2)), rest
+    if swept.work_kind == "busy":
+        assert numbers(rest.split("at most")[1])[0] == min(max(both), cores), rest
+
+
+def check_crossover(cost, cores: int) -> None:
+    """The model's thresholds as shown, and how many workers compute at once."""
+    text = crossover_text(cost, cores)
+    if cost is None:
+        return
+    busy, sleep = (predicted_crossover(cost, cores, kind) for kind in ("busy", "sleep"))
+    assert (f"above about **{whole_us(busy)}**" in text) if busy is not None else "never" in text
+    assert (
+        (f"above about **{whole_us(sleep)}**" in text)
+        if sleep is not None
+        else "**sleep**" not in text
+    )
+    if busy is not None:
+        line = text.split("- **busy**")[1].split("\n")[0]
+        at_once = min(cost.num_envs, cores)
+        assert numbers(line.split("At best Async is")[1])[:4] == [
+            at_once,
+            at_once,
+            cost.num_envs,
+            cores,
+        ], line
 
 
 def test_the_shown_script_parses_at_both_ends_of_every_range():

@@ -410,4 +410,5 @@ def test_takeaways_follow_the_last_sweep_or_invite_one():
     lost = takeaways(with_rounds([("sync", 8, 0.2), ("async", 8, 1.0)]), SLEPT, 2)[0]
     assert lost != won and not quotes(lost, 8)  # no NUM_ENVS where Async won
     assert "add a cost" in takeaways(sweep, TimingSettings((1, 8), 100), 2)[0]
-    assert "3 core(s) here" in takeaways(None, None, 3)[2]
+    assert "3 cores here" in takeaways(None, None, 3)[2]
+    assert "1 core here" in takeaways(None, None, 1)[2]

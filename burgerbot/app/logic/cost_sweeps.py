@@ -224,6 +224,80 @@ def async_wins(sweep: pd.DataFrame) -> list[int]:
     return [n for n, v in verdicts.items() if v is not None and v[0] == "faster"]
 
 
+def whole_us(seconds: float) -> str:
+    """Seconds as whole microseconds, e.g. ``"1,250 µs"``."""
+    return f"{seconds * 1e6:,.0f} µs"
+
+
+def speedup_text(sweep: pd.DataFrame, work_us: int, work_kind: str, cores: int) -> str | None:
+    """With a step cost: where Async beat Sync in every round, its largest speed-up (a ratio
+    of medians, with its range over the rounds) and the ceiling parallel stepping allows.
+    None when Sync and Async never ran at the same NUM_ENVS."""
+    ups = speedups(sweep, cores, work_kind)
+    if ups.empty:
+        return None
+    winning = async_wins(sweep)  # only where every round of Async beat every round of Sync
+    verdict = (
+        f"Async beat Sync in every round at NUM_ENVS {', '.join(str(n) for n in winning)}."
+        if winning
+        else "Async did not clearly beat Sync at any NUM_ENVS: raise the cost per step."
+    )
+    best = int(ups.loc[ups["speedup"].idxmax(), "num_envs"])
+    fast, slow = step_rates(sweep, "async", best), step_rates(sweep, "sync", best)
+    largest = f"{ups['speedup'].max():.2f}× at NUM_ENVS {best}"
+    spread = f"{min(fast) / max(slow):.2f}× to {max(fast) / min(slow):.2f}× over the rounds"
+    top = min(int(ups["num_envs"].max()), max(1, cores))
+    ceiling = (
+        f"For **busy** work the ceiling is min(NUM_ENVS, cores), at most {top}× in this "
+        "sweep: each worker needs a core to compute."
+        if work_kind == "busy"
+        else "For **sleep** the ceiling is NUM_ENVS: sleeping needs no core, so all "
+        "workers can wait at the same time."
+    )
+    return (
+        f"With {work_us:,} µs of {work_kind} work per env-step: {verdict} The largest "
+        f"speed-up (ratio of medians) was {largest} ({spread}). {ceiling}"
+    )
+
+
+def crossover_text(cost: CallCost | None, cores: int) -> str:
+    """The step cost above which the rough model (`predicted_crossover`) says Async would beat
+    Sync, for busy and for sleeping work, from a sweep without extra cost."""
+    if cost is None:
+        return (
+            "The model starts from Async's extra time per `step()` call without any extra "
+            "cost: run a sweep with the extra cost set to 0 first."
+        )
+    busy = predicted_crossover(cost, cores, "busy")
+    sleep = predicted_crossover(cost, cores, "sleep")
+    if busy is not None:
+        at_once = min(cost.num_envs, max(1, cores))
+        lines = [
+            f"- **busy** (CPU work, like a heavier simulator): above about **{whole_us(busy)}** "
+            f"per env-step. At best Async is {at_once}× as fast: {at_once} workers compute at "
+            f"once ({cost.num_envs} envs, {cores} cores)."
+        ]
+    else:
+        lines = [
+            "- **busy**: never, here: with one usable core (or one env) nothing runs in "
+            "parallel, so Async only adds its round trips."
+        ]
+    if sleep is not None:
+        lines.append(
+            f"- **sleep** (waiting, like a device or a network): above about **{whole_us(sleep)}** "
+            f"per env-step. Waiting needs no core, so Async can approach {cost.num_envs}× "
+            "as fast."
+        )
+    return (
+        f"From your last sweep without extra cost: with {cost.num_envs} envs one call took "
+        f"{whole_us(cost.sync_s)} with Sync and {whole_us(cost.async_s)} with Async. A rough model "
+        "(Sync pays every env's cost in turn, Async's workers in parallel, plus its round "
+        "trip) predicts that Async beats Sync once each env-step costs extra work of\n"
+        + "\n".join(lines)
+        + "\n\nTry it: set that cost and run the sweep."
+    )
+
+
 # --- Charts: env-steps per second, and Async's speed-up over Sync ----------------------------
 # Charts for the "Cost sweeps" page: env-steps per second, and Async's speed-up over Sync.
 
@@ -448,7 +522,8 @@ def takeaways(sweep: pd.DataFrame | None, swept: TimingSettings | None, cores: i
         measured,
         "Async pays off once each env-step costs more than its round trip per call: the workers "
         "then step in parallel.",
-        f"Its ceiling: for **busy** work (CPU) min(NUM_ENVS, cores), {cores} core(s) here; for "
+        f"Its ceiling: for **busy** work (CPU) min(NUM_ENVS, cores), {cores} "
+        f"core{'s' if cores != 1 else ''} here; for "
         "**sleep** (waiting on a device or a network) NUM_ENVS, since waiting needs no core.",
         "Each Async worker is a whole Python process with its own memory: many envs cost "
         "memory as well as start-up time.",
