@@ -580,7 +580,12 @@ def cost_text(speeds: Mapping[int, Sequence[float]], plain_us: float) -> str | N
     calls_per_s = {n: [rate / n for rate in usable[n]] for n in (n_small, n_large)}
     calls = compare_timings(calls_per_s[n_large], calls_per_s[n_small]).verdict
     if calls == "slower":
-        for_cost = f"{large_us * n_large / (small_us * n_small):.1f}x the cost"
+        small_calls, large_calls = calls_per_s[n_small], calls_per_s[n_large]
+        for_cost = (
+            f"{large_us * n_large / (small_us * n_small):.1f}x the cost (ratio of medians; "
+            f"{min(small_calls) / max(large_calls):.1f}x to "
+            f"{max(small_calls) / min(large_calls):.1f}x over the seeds)"
+        )
     elif calls == "similar":
         for_cost = (
             "a cost per call that could not be told apart on this server (the seeds' costs "
