@@ -89,6 +89,8 @@ def prediction(
             st.caption("Skipped: the answer is shown below, and this question is not scored.")
             return None
         # The button on a row of its own: beside the radio, in a narrow column, its label was cut.
+        # One type before and after: a primary button turning secondary is a new element in
+        # the browser, and the keyboard's focus fell to the page; only the label changes.
         st.radio("Your prediction", list(options), index=None, key=choice_key, horizontal=True)
         st.button(
             "Lock in" if locked is None else "Change it",
@@ -96,7 +98,7 @@ def prediction(
             on_click=_lock,
             args=(pid, choice_key),
             disabled=st.session_state.get(choice_key) is None,
-            type="primary" if locked is None else "secondary",
+            type="primary",
         )
         if locked is not None:
             st.caption(f"Locked in: **{locked.choice}**. The check is with the live run.")

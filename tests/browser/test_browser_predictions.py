@@ -14,6 +14,19 @@ pytestmark = pytest.mark.browser
 PAGES = planned_pages()
 
 
+def focused(view: AppView) -> tuple[str, str] | None:
+    """The Streamlit key of the element holding the keyboard's focus, and its text."""
+    found = view.page.evaluate(
+        """() => {
+            const element = document.activeElement;
+            const keyed = element && element.closest('[class*="st-key-"]');
+            if (!keyed) return null;
+            return [keyed.className.match(/st-key-(\\S+)/)[1], element.innerText.trim()];
+        }"""
+    )
+    return None if found is None else (found[0], found[1])
+
+
 @pytest.mark.parametrize("app_page", PAGES, ids=[page.stem for page in PAGES])
 def test_a_learner_answers_the_pages_first_prediction(view: AppView, app_page):
     view.goto(app_page.url_path)
@@ -28,9 +41,12 @@ def test_a_learner_answers_the_pages_first_prediction(view: AppView, app_page):
     view.act(options.first.click)
     lock = box.get_by_role("button", name="Lock in")
     assert lock.is_enabled()
-    view.act(lock.click)
+    lock.focus()  # by keyboard: focus stays on the button, which now offers to change it
+    view.act(lambda: view.page.keyboard.press("Enter"))
     view.assert_no_exception()
     assert "Locked in:" in box.inner_text()
+    assert focused(view) == (box.get_attribute("class").split("st-key-prediction_")[1].split()[0]
+                             + "_lock", "Change it")  # fmt: skip
     score = sidebar.inner_text()
     assert re.search(r"Predictions: 1 made, [01] of [01] checked right", score), score
     text = view.main_text()
