@@ -53,10 +53,10 @@ _CSS = """
   border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2));
   border-radius: var(--st-button-radius, var(--st-base-radius, 0.5rem));
 }
-.bb-stepper button:hover:not(:disabled), .bb-stepper button:focus-visible {
+.bb-stepper button:hover:not([aria-disabled="true"]), .bb-stepper button:focus-visible {
   border-color: var(--st-primary-color, #ff4b4b); color: var(--st-primary-color, #ff4b4b);
 }
-.bb-stepper button:disabled { opacity: 0.4; cursor: not-allowed; }
+.bb-stepper button[aria-disabled="true"] { opacity: 0.4; cursor: not-allowed; }
 .bb-call-view {
   font-family: var(--st-font, inherit); color: var(--st-text-color, inherit); overflow-x: auto;
 }
@@ -92,6 +92,9 @@ export default function ({ parentElement, data, key, setTriggerValue }) {
   const view = root.querySelector(".bb-call-view");
   const signature = JSON.stringify(data.buttons);
   if (row.dataset.buttons !== signature) {
+    // Play turning into Pause is a new button in the same place: the keyboard's focus
+    // moves to it instead of falling to the page.
+    const focusedAt = [...row.children].indexOf(document.activeElement);
     row.replaceChildren(...data.buttons.map(([name, label, help]) => {
       const button = document.createElement("button");
       button.type = "button";
@@ -101,6 +104,7 @@ export default function ({ parentElement, data, key, setTriggerValue }) {
       return button;
     }));
     row.dataset.buttons = signature;
+    if (focusedAt >= 0) row.children[Math.min(focusedAt, row.children.length - 1)].focus();
   }
   const button = (name) => row.querySelector(`button[data-call="${name}"]`);
   const first = data.first;
@@ -118,7 +122,12 @@ export default function ({ parentElement, data, key, setTriggerValue }) {
     for (const fold of view.querySelectorAll("details[data-name]")) {
       if (open.has(fold.dataset.name)) fold.open = true;
     }
-    const off = (name, disabled) => { const b = button(name); if (b) b.disabled = disabled; };
+    // aria-disabled rather than disabled: a disabled button drops the keyboard's focus
+    // (pressing Play, or a Step that waits for the server, would lose the learner's place).
+    const off = (name, disabled) => {
+      const b = button(name);
+      if (b) b.setAttribute("aria-disabled", disabled ? "true" : "false");
+    };
     const end = call >= last && (!data.more || pending);
     off("back", call <= first);
     off("step", end);
@@ -151,7 +160,10 @@ export default function ({ parentElement, data, key, setTriggerValue }) {
     play: () => ask("play", call),
     pause: () => ask("pause", call),
   };
-  for (const [name] of data.buttons) button(name).onclick = click[name];
+  for (const [name] of data.buttons) {
+    const b = button(name);
+    b.onclick = () => { if (b.getAttribute("aria-disabled") !== "true") click[name](); };
+  }
   show();
   if (data.more && last - call < data.low) ask("more", last + 1);
 }

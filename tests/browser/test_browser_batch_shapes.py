@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from app_driver import RUN_TIMEOUT_S, AppView, wait_until
-from interactions import batch_press, batch_reveal, batch_step
+from interactions import LIVE, batch_press, batch_reveal, batch_step
 from page_apptest import unrendered_markdown
 
 pytestmark = pytest.mark.browser
@@ -120,4 +120,36 @@ def test_cartpoles_chart_steps_in_the_page_and_keeps_its_open_table(view: AppVie
         assert now["open"] and len(now["rows"]) == 4 and len(now["bars"]) == 4
         assert now["bars"] not in seen  # the bars follow the call
         seen.append(now["bars"])
+    view.assert_no_exception()
+
+
+def _focused_call(view: AppView) -> str | None:
+    """The ``data-call`` of the stepper button holding the keyboard's focus (None: elsewhere)."""
+    return view.page.evaluate("() => document.activeElement?.dataset?.call ?? null")
+
+
+def test_the_keyboard_focus_stays_on_the_stepper_control_pressed(view: AppView):
+    """Enter on Step ×10 (in the page, then past the calls held: the page fetches), on Play
+    and on Pause: focus stays on that control (Play's place is Pause's once it plays)."""
+
+    def enter_on(call: str) -> None:
+        button = view.stepper_button(LIVE, call)
+        # While the page fetches, a button waits (aria-disabled) and keeps the focus.
+        wait_until(button.is_enabled, RUN_TIMEOUT_S, call)
+        view.page.keyboard.press("Enter")
+
+    view.goto("batch_shapes?n=4&seed=0")
+    batch_reveal(view)
+    view.stepper_button(LIVE, "steps").focus()
+    for target in (10, 20, 30, 40):  # 20 calls are held ahead: the third press fetches
+        enter_on("steps")
+        wait_until(lambda t=target: batch_step(view) == t, RUN_TIMEOUT_S, f"step {target}")
+        assert _focused_call(view) == "steps", target
+    view.stepper_button(LIVE, "play").focus()
+    enter_on("play")
+    wait_until(lambda: view.stepper_button(LIVE, "pause").count(), RUN_TIMEOUT_S, "Pause")
+    assert _focused_call(view) == "pause"
+    enter_on("pause")
+    wait_until(lambda: view.stepper_button(LIVE, "play").count(), RUN_TIMEOUT_S, "Play")
+    assert _focused_call(view) == "play"
     view.assert_no_exception()
