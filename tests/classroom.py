@@ -158,8 +158,8 @@ def observed_n(views: list[str]) -> int | None:
 def _check_own_state(tab: StreamlitSession, out: Outcome, n: int, expected_step: int) -> int:
     """The page shows this visitor's own env and step count, nobody else's; returns the step
     it shows (the count to go on from, so that one surprise is reported once)."""
-    step = latest_step(tab.live_views())
-    shown_n = observed_n(tab.live_views())
+    views = tab.live_views()
+    step, shown_n = latest_step(views), observed_n(views)
     url_n = parse_qs(tab.query).get("n", ["?"])[0]
     if step != expected_step or shown_n != n or url_n != str(n):
         problem = (

@@ -88,10 +88,10 @@ def prediction(
         if skipped:  # no greyed-out radio (its faded label fails AA contrast): a plain note
             st.caption("Skipped: the answer is shown below, and this question is not scored.")
             return None
+        st.radio("Your prediction", list(options), index=None, key=choice_key, horizontal=True)
         # The button on a row of its own: beside the radio, in a narrow column, its label was cut.
         # One type before and after: a primary button turning secondary is a new element in
         # the browser, and the keyboard's focus fell to the page; only the label changes.
-        st.radio("Your prediction", list(options), index=None, key=choice_key, horizontal=True)
         st.button(
             "Lock in" if locked is None else "Change it",
             key=f"{pid}_lock",
