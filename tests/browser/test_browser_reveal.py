@@ -21,6 +21,8 @@ PAGES = planned_pages()
 RIGHT = re.compile(r"Your prediction was right:\s*(.+?)\.(?:\s|$)")
 WRONG = re.compile(r"(?:the live run|the recorded run|these checks) gave (.+?)\.(?:\s|$)")
 PREDICTED = re.compile(r"You predicted (.+?); (?:the|these)")
+# A run that could not decide (a timing too close to call on a loaded machine): not scored.
+UNDECIDED = re.compile(r"could not decide this question, so it is not scored")
 # Answers too common to search for: the facts that decide them instead (regular expressions
 # the revealed page matches and the page before lock-in must not).
 DECIDING: dict[str, list[str]] = {
@@ -49,8 +51,9 @@ def _outside_predictions(view: AppView) -> str:
     return text
 
 
-def _verdicts(view: AppView) -> list[tuple[str, str]]:
-    """(what the learner predicted, what the run gave) for each verdict, in page order."""
+def _verdicts(view: AppView) -> list[tuple[str | None, str | None]]:
+    """(what the learner predicted, what the run gave) for each verdict, in page order;
+    (None, None) for a verdict the run could not decide."""
     found = []
     for alert in view.page.locator('[data-testid="stMain"] [data-testid="stAlert"]').all():
         text = alert.inner_text()
@@ -58,6 +61,8 @@ def _verdicts(view: AppView) -> list[tuple[str, str]]:
             found.append((right.group(1).strip(), right.group(1).strip()))
         elif (wrong := WRONG.search(text)) and (said := PREDICTED.search(text)):
             found.append((said.group(1).strip(), wrong.group(1).strip()))
+        elif UNDECIDED.search(text):
+            found.append((None, None))
     return found
 
 
@@ -89,9 +94,15 @@ def test_no_prediction_gives_its_answer_away_before_lock_in(view: AppView, app_p
     if app_page.stem in RUN_AFTER_LOCK_IN:
         view.click(RUN_AFTER_LOCK_IN[app_page.stem])
     verdicts = _verdicts(view)
-    assert [said for said, _ in verdicts] == choices, (verdicts, choices)
+    said = [said for said, _ in verdicts]
+    assert said == [None if s is None else c for s, c in zip(said, choices, strict=True)], (
+        verdicts,
+        choices,
+    )
     after = view.main_text()
     for pid, (_, truth) in zip(pids, verdicts, strict=True):
+        if truth is None:  # undecided: no answer to give away
+            continue
         for fact in DECIDING.get(pid, [re.escape(truth)]):
             assert re.search(fact, after), f"{pid}: the reveal does not show {fact!r}"
             assert not re.search(fact, before), f"{pid}: {fact!r} is on screen before lock-in"
