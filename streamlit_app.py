@@ -41,9 +41,18 @@ def main() -> None:
     # and should not pay for loading Streamlit.
     import streamlit as st
 
+    from burgerbot.app import widget_values
+
     st.set_page_config(
         page_title="BurgerBot: vectorised environments", page_icon="🍔", layout="wide"
     )
+    widget_values.guard()  # a value Streamlit cannot read is dropped, not a broken session
+    if widget_values.dropped():
+        st.warning(
+            "**A value sent for one of the page's controls could not be read** (text or NaN "
+            "where a number belongs, say), so it was ignored: that control kept its last "
+            "value, or its default. Everything else works as before."
+        )
     sections: dict[str, list] = {}
     for section, file, title, icon in PAGES:
         page = st.Page(f"app_pages/{file}", title=title, icon=icon, default=file == "home.py")

@@ -5,9 +5,12 @@ clean copy of the app, so that edits made in the working tree meanwhile cannot c
 
 from __future__ import annotations
 
+import asyncio
+import math
 import os
 import time
 import tomllib
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from app_driver import (
@@ -21,7 +24,9 @@ from app_driver import (
     planned_pages,
     wait_until,
 )
+from classroom_client import StreamlitSession
 from interactions import MAIN_INTERACTIONS
+from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 from websockets.typing import Subprotocol
@@ -76,6 +81,52 @@ def test_a_10_mb_frame_is_refused_and_the_server_keeps_serving(view: AppView, se
     assert send_10_mb() in (1009, None)  # 1009: "message too big"
     view.goto("")
     view.assert_no_exception()
+
+
+def test_a_value_streamlit_cannot_read_is_dropped_with_a_note(server):
+    """NaN and text for Batch shapes' whole-number NUM_ENVS, sent over the websocket (no
+    browser sends them), each give the page's note and no error; the session keeps working:
+    a good value afterwards is used. A huge number is Streamlit's own business (it falls back
+    to the widget's minimum, no error)."""
+
+    def sent(value: float | str) -> WidgetState:
+        state = WidgetState(id=tab.find("batch_shapes_n").proto.id)
+        if isinstance(value, str):
+            state.string_value = value
+        else:
+            state.double_value = value
+        return state
+
+    async def set_n(state: WidgetState) -> tuple[list[str], list[str]]:
+        tab._widgets[state.id] = state
+        run = await tab.rerun(tab.page_hash, "", None, tab.widget_states())
+        return run.exceptions, [body for kind, body in tab.alerts() if kind == "warning"]
+
+    def shown_n() -> int:
+        return int(tab.find("batch_shapes_n").proto.value)
+
+    async def visit() -> None:
+        await tab.connect()
+        try:
+            assert not (await tab.open("batch_shapes", "n=4")).exceptions
+            for bad in (math.nan, "lots"):
+                errors, warnings = await set_n(sent(bad))
+                assert not errors, errors
+                assert any("could not be read" in w for w in warnings), (bad, warnings)
+                assert shown_n() == 4  # the value it had
+                good = WidgetState(id=tab.find("batch_shapes_n").proto.id, int_value=7)
+                errors, warnings = await set_n(good)
+                assert not errors and not any("could not be read" in w for w in warnings)
+                assert shown_n() == 7
+                await set_n(WidgetState(id=good.id, int_value=4))
+            errors, warnings = await set_n(sent(1e300))
+            assert not errors and not any("could not be read" in w for w in warnings)
+        finally:
+            await tab.close()
+
+    tab = StreamlitSession(server.base_url.replace("http://", "ws://"), "forged")
+    with ThreadPoolExecutor(1) as pool:  # Playwright's own event loop holds this thread
+        pool.submit(asyncio.run, visit()).result()
 
 
 def visit_everything(browser, server: StreamlitServer) -> tuple[RssSampler, dict[str, float]]:
