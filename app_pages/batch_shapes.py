@@ -292,10 +292,6 @@ def guess_panel(run: BatchRun, envs: VectorEnv, env: str) -> bool:
     single = envs.single_observation_space
     shape_id, dtype_id = prediction_ids(env)
     skip = reveal_id(env)
-    if learning.is_revealed(skip):  # one skip stands for both questions: neither is scored
-        for pid in (shape_id, dtype_id):
-            if not learning.is_revealed(pid):
-                st.session_state[f"{pid}_skipped"] = True
     left, right = st.columns(2)
     with left:
         learning.prediction(
@@ -303,8 +299,9 @@ def guess_panel(run: BatchRun, envs: VectorEnv, env: str) -> bool:
         )
     with right:
         learning.prediction(dtype_id, "What is `observations.dtype`?", DTYPE_OPTIONS)
-    answered = learning.is_revealed(shape_id) and learning.is_revealed(dtype_id)
-    if not (answered or learning.revealed(skip)):
+    locked = learning.is_locked(shape_id) and learning.is_locked(dtype_id)
+    # One skip stands for both questions (neither is then scored).
+    if not (locked or learning.revealed(skip, covers=(shape_id, dtype_id))):
         return False
     left, right = st.columns(2)
     with left:

@@ -123,10 +123,12 @@ learning.prediction(
     calls_options(batch.batch_size, batch.num_envs),
 )
 # After a first answer (or skip) new settings show their batch at once: the learner knows
-# the rule by then, and hiding the buffer on every slider move would look broken.
-answered = learning.is_revealed(pid) or bool(st.session_state.get(ANSWERED))
+# the rule by then, and hiding the buffer on every slider move would look broken. A question
+# answered or skipped itself keeps its own button (Skip, show me / Hide the answer).
+asked = learning.is_revealed(pid) or learning.was_skipped(pid)
+shown = learning.revealed(pid) if asked or not st.session_state.get(ANSWERED) else True
 calls, resets = None, None
-if answered or learning.revealed(pid):
+if shown:
     st.session_state[ANSWERED] = True
     layout = buffers.buffer_layout(batch.batch_size, batch.num_envs)
     try:
@@ -153,5 +155,5 @@ ui.code_expander(
 
 frame.takeaways(
     [] if calls is None else takeaways(batch.batch_size, batch.num_envs, calls, resets),
-    after=None if answered else pid,
+    after=None if shown else pid,
 )

@@ -106,19 +106,41 @@ def test_after_skip_show_me_the_question_cannot_be_locked_in_or_scored():
     assert prediction_checks(app) == [] and prediction_score(app) == (0, 0, 0)
 
 
+def test_skip_turns_into_hide_the_answer_on_the_same_button_and_back():
+    """One button, its label changing (the keyboard's focus stays on it): Skip shows the
+    answer, Hide the answer hides it again, and the question stays unscored either way."""
+    app = AppTest.from_function(_undecided_app)
+    app.session_state["demo_truth"] = "B"
+    app.run()
+    assert app.button(key="demo_race_skip").label == "Skip, show me" and not app.info
+    app.button(key="demo_race_skip").click().run()
+    assert app.button(key="demo_race_skip").label == "Hide the answer"
+    assert "gave: B" in app.info[0].value
+    app.button(key="demo_race_skip").click().run()
+    assert app.button(key="demo_race_skip").label == "Skip, show me" and not app.info
+    keys = {widget.key for widget in [*app.radio, *app.button]}
+    assert "demo_race_choice" not in keys  # the answer was seen: not asked again
+    assert any("not scored" in c.value for c in app.caption)
+    app.button(key="demo_race_skip").click().run()
+    assert "gave: B" in app.info[0].value and prediction_score(app) == (0, 0, 0)
+
+
 def _forged_lock_app():
     import streamlit as st
 
     from burgerbot.app import learning
 
-    st.session_state["demo_skipped"] = True
+    st.session_state[st.session_state["flag"]] = True
     st.session_state["demo_choice"] = "B"
     learning._lock("demo", "demo_choice")  # what a click reaching the server would do
     learning.score()
 
 
-def test_a_lock_in_that_arrives_after_skip_is_ignored():
-    app = AppTest.from_function(_forged_lock_app).run()
+@pytest.mark.parametrize("flag", ["demo_skipped", "demo_seen"])  # shown; shown, hidden again
+def test_a_lock_in_that_arrives_after_skip_is_ignored(flag):
+    app = AppTest.from_function(_forged_lock_app)
+    app.session_state["flag"] = flag
+    app.run()
     assert not app.exception and prediction_score(app) == (0, 0, 0)
 
 

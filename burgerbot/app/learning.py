@@ -36,12 +36,14 @@ __all__ = [
     "check",
     "exercise",
     "fragment_block",
+    "is_locked",
     "is_revealed",
     "prediction",
     "revealed",
     "score",
     "script_block",
     "takeaways",
+    "was_skipped",
 ]
 
 _PREDICTIONS = "_predictions"
@@ -53,14 +55,29 @@ def _predictions() -> dict[str, Prediction]:
 
 
 def _skipped(pid: str) -> bool:
+    """Whether the answer to ``pid`` is shown by "Skip, show me" now."""
     return bool(st.session_state.get(f"{pid}_skipped"))
+
+
+def was_skipped(pid: str) -> bool:
+    """Whether "Skip, show me" ever showed the answer to ``pid`` (hidden again or not)."""
+    return bool(st.session_state.get(f"{pid}_seen")) or _skipped(pid)
 
 
 def _lock(pid: str, choice_key: str) -> None:
     choice = st.session_state.get(choice_key)
     # Once "Skip, show me" has shown the answer, locking one in would score a copied answer.
-    if choice is not None and not _skipped(pid):
+    if choice is not None and not was_skipped(pid):
         _predictions()[pid] = Prediction(str(choice))
+
+
+def _skip(pid: str, covers: Sequence[str]) -> None:
+    """Show the answer to ``pid`` (and to the questions it ``covers``), or hide it again."""
+    show = not _skipped(pid)
+    for each in (pid, *covers):
+        if each not in _predictions():  # a locked-in answer stays as it is
+            st.session_state[f"{each}_skipped"] = show
+            st.session_state[f"{each}_seen"] = True
 
 
 def prediction(
@@ -77,7 +94,7 @@ def prediction(
         st.session_state.pop(f"{pid}_choice", None)
         locked = None
     st.session_state.setdefault(_OPTIONS, {})[pid] = tuple(options)
-    skipped = locked is None and _skipped(pid)
+    skipped = locked is None and was_skipped(pid)
     with st.container(border=True, key=f"prediction_{pid}"):
         st.markdown(f"**🔮 Predict first.** {question}")
         if help:
@@ -86,7 +103,7 @@ def prediction(
         if choice_key not in st.session_state and locked is not None:
             st.session_state[choice_key] = locked.choice
         if skipped:  # no greyed-out radio (its faded label fails AA contrast): a plain note
-            st.caption("Skipped: the answer is shown below, and this question is not scored.")
+            st.caption("Skipped: this question is not scored.")
             return None
         st.radio("Your prediction", list(options), index=None, key=choice_key, horizontal=True)
         # The button on a row of its own: beside the radio, in a narrow column, its label was cut.
@@ -144,23 +161,32 @@ def is_revealed(pid: str) -> bool:
     return pid in _predictions() or bool(st.session_state.get(f"{pid}_skipped"))
 
 
-def revealed(pid: str) -> bool:
+def revealed(pid: str, covers: Sequence[str] = ()) -> bool:
     """Whether the page may show what answers ``pid``: locked in, or the learner skipped it.
 
-    Until then it offers a button to skip the prediction (not every learner wants to guess)
-    and returns False: the page keeps its results, verdicts and takeaways off the screen.
+    Until an answer is locked in it offers a button to skip the prediction (not every learner
+    wants to guess), which then offers to hide the answer again: one button whose label
+    changes, so the keyboard's focus stays on it. Returns False while the answer is hidden:
+    the page keeps its results, verdicts and takeaways off the screen. One skip can stand for
+    several questions, ``covers`` (none of them is then scored).
     """
-    skipped = f"{pid}_skipped"
-    if is_revealed(pid):
+    if pid in _predictions():
         return True
+    shown = _skipped(pid)
     st.button(
-        "Skip, show me",
+        "Hide the answer" if shown else "Skip, show me",
         key=f"{pid}_skip",
-        on_click=st.session_state.__setitem__,
-        args=(skipped, True),
+        on_click=_skip,
+        args=(pid, tuple(covers)),
     )
-    st.caption("🔮 The live results appear once you lock in a prediction or skip it.")
-    return False
+    if not shown:
+        st.caption("🔮 The live results appear once you lock in a prediction or skip it.")
+    return shown
+
+
+def is_locked(pid: str) -> bool:
+    """Whether the learner has locked in an answer to ``pid`` (draws nothing)."""
+    return pid in _predictions()
 
 
 def score(container=None) -> None:

@@ -322,7 +322,9 @@ class AppView:
             # Counted and clicked with the app idle: a button found during a run may be
             # redrawn by the time it is clicked.
             self.page.wait_for_function(SETTLED_JS, arg=None, timeout=RUN_TIMEOUT_S * 1000)
-            skip = self.page.locator('[class*="st-key-"][class*="_skip"] button')
+            skip = self.page.locator('[class*="st-key-"][class*="_skip"] button').filter(
+                has_text="Skip, show me"
+            )
             if not skip.count():
                 return clicked
             try:

@@ -71,7 +71,9 @@ def batch_shape(view: AppView) -> tuple[int, ...] | None:
 def batch_reveal(view: AppView) -> float:
     """Click Batch shapes' "Skip, show me" (its two questions wait for it, or for both
     answers): the live view appears at its reset. No-op once it is shown."""
-    skip = view.page.locator('[class*="st-key-batch_shapes_batch_"] button').first
+    skip = view.page.locator('[class*="st-key-batch_shapes_batch_"] button').filter(
+        has_text="Skip, show me"
+    )
     if not skip.count():
         return 0.0
     return view.act(skip.click, lambda: "Latest call: reset" in view.main_text())
