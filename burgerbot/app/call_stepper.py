@@ -7,6 +7,9 @@ Step once, Step xN, Play/Pause, as a page asks) swap the view in the page, so a 
 no script at all. A page whose run goes on (``more``) is asked for the next stretch of calls
 when fewer than ``low`` are left, or when a click goes past the last call it holds: the
 stepper sends one request (a trigger value) and the page answers it in one script run.
+Presses that come while it waits add up (every press counts: the stepper goes on to the
+call pressed once the answer arrives), and a line under the buttons says what it waits for;
+Reset always answers. A request with no answer after 15 s is sent again.
 
 The call a learner has reached is kept in the browser tab, per stepper and per run: a rerun
 of the page keeps it, a new run starts at the call the page names.
@@ -38,6 +41,7 @@ LOW = 5
 _HTML = (
     '<div class="bb-stepper">'
     '<div class="bb-stepper-row" role="group" aria-label="Step through the run"></div>'
+    '<p class="bb-stepper-status" role="status"></p>'
     '<div class="bb-call-view" aria-live="polite"></div></div>'
 )
 
@@ -57,6 +61,11 @@ _CSS = """
   border-color: var(--st-primary-color, #ff4b4b); color: var(--st-primary-color, #ff4b4b);
 }
 .bb-stepper button[aria-disabled="true"] { opacity: 0.4; cursor: not-allowed; }
+.bb-call-view[tabindex]:focus-visible, .bb-call-view div[tabindex]:focus-visible {
+  outline: 2px solid var(--st-primary-color, #ff4b4b); outline-offset: 2px;
+}
+.bb-stepper-status { margin: 0; color: var(--st-text-color, inherit); }
+.bb-stepper-status:not(:empty) { margin-bottom: 0.5rem; }
 .bb-call-view {
   font-family: var(--st-font, inherit); color: var(--st-text-color, inherit); overflow-x: auto;
 }
@@ -85,11 +94,16 @@ _CSS = """
 # calls this function again.
 _JS = """
 const reached = (window.__burgerbotStepper = window.__burgerbotStepper || new Map());
+const current = (window.__burgerbotStepperData = window.__burgerbotStepperData || new Map());
+const WATCHDOG_MS = 15000;
 
 export default function ({ parentElement, data, key, setTriggerValue }) {
   const root = parentElement.querySelector(".bb-stepper");
   const row = root.querySelector(".bb-stepper-row");
+  const status = root.querySelector(".bb-stepper-status");
   const view = root.querySelector(".bb-call-view");
+  const token = {};
+  current.set(key, token);
   const signature = JSON.stringify(data.buttons);
   if (row.dataset.buttons !== signature) {
     // Play turning into Pause is a new button in the same place: the keyboard's focus
@@ -110,11 +124,15 @@ export default function ({ parentElement, data, key, setTriggerValue }) {
   const first = data.first;
   const last = first + data.calls.length - 1;
   const before = reached.get(key);
-  let call = before && before.run === data.run ? Math.max(before.call, data.at) : data.at;
+  const same = before && before.run === data.run;
+  let call = same ? Math.max(before.call, data.at) : data.at;
   call = Math.min(Math.max(call, first), last);
+  // A call pressed for past those held: presses while the page fetches add to it, and the
+  // stepper goes on to it when the answer arrives (every press counts).
+  let want = same && before.want > call ? before.want : 0;
   let pending = false;
   const show = () => {
-    reached.set(key, { run: data.run, call });
+    reached.set(key, { run: data.run, call, want });
     // A fold the learner opened (a chart's data as a table) stays open on the next call.
     const open = new Set(
       [...view.querySelectorAll("details[data-name][open]")].map((d) => d.dataset.name));
@@ -122,41 +140,75 @@ export default function ({ parentElement, data, key, setTriggerValue }) {
     for (const fold of view.querySelectorAll("details[data-name]")) {
       if (open.has(fold.dataset.name)) fold.open = true;
     }
+    // A box whose content is wider than the screen scrolls sideways: by keyboard too, once
+    // it takes the focus (Tab to it, then the arrow keys).
+    for (const box of [view, ...view.querySelectorAll("div")]) {
+      const scrolls = ["auto", "scroll"].includes(getComputedStyle(box).overflowX)
+        && box.scrollWidth > box.clientWidth + 1;
+      if (scrolls) {
+        box.tabIndex = 0;
+        box.setAttribute("role", "region");
+        box.setAttribute("aria-label", "Wide content: scroll sideways with the arrow keys");
+      } else if (box.hasAttribute("tabindex")) {
+        box.removeAttribute("tabindex");
+        box.removeAttribute("role");
+        box.removeAttribute("aria-label");
+      }
+    }
     // aria-disabled rather than disabled: a disabled button drops the keyboard's focus
-    // (pressing Play, or a Step that waits for the server, would lose the learner's place).
+    // (pressing Play, or Pause, would lose the learner's place).
     const off = (name, disabled) => {
       const b = button(name);
       if (b) b.setAttribute("aria-disabled", disabled ? "true" : "false");
     };
-    const end = call >= last && (!data.more || pending);
+    const end = call >= last && !data.more;
     off("back", call <= first);
     off("step", end);
     off("steps", end);
-    off("reset", pending);
     off("play", pending);
     off("pause", pending);
     for (const name of data.disabled) off(name, true);
+    // What a waiting button waits for, in words (read out by screen readers too).
+    status.textContent = !pending ? ""
+      : want > last ? `Going to step ${want}: the server is taking the steps…`
+      : "Waiting for the server…";
   };
-  const ask = (kind, target) => {
-    if (pending) return;
+  const ask = (kind, target, force = false) => {
+    if (pending && !force) return;
     pending = true;
     show();
-    setTriggerValue("request", { kind, reached: call, target, run: data.run, serial: data.serial });
+    const value = { kind, reached: call, target, run: data.run, serial: data.serial };
+    setTriggerValue("request", value);
+    // An answer that never comes (a request lost on the way): ask again, once in a while.
+    setTimeout(() => {
+      if (current.get(key) === token && pending) ask(kind, Math.max(target, want), true);
+    }, WATCHDOG_MS);
   };
   const go = (target) => {
     if (target > last) {
-      if (data.more) ask("go", target);
-      return;
+      if (data.more) {
+        want = Math.max(want, target);
+        ask("go", want);
+        show();
+        return;
+      }
+      target = last;
     }
+    want = 0;
     call = Math.max(first, target);
     show();
     if (data.more && last - call < data.low) ask("more", last + 1);
   };
+  const ahead = () => Math.max(call, want);
   const click = {
-    reset: () => (data.resetHere ? go(first) : ask("reset", 0)),
+    reset: () => {
+      want = 0;
+      if (data.resetHere) go(first);
+      else ask("reset", 0, true);  // Reset always answers, even while the page fetches
+    },
     back: () => go(call - 1),
-    step: () => go(call + 1),
-    steps: () => go(call + data.stepTimes),
+    step: () => go(ahead() + 1),
+    steps: () => go(ahead() + data.stepTimes),
     play: () => ask("play", call),
     pause: () => ask("pause", call),
   };
@@ -165,7 +217,8 @@ export default function ({ parentElement, data, key, setTriggerValue }) {
     b.onclick = () => { if (b.getAttribute("aria-disabled") !== "true") click[name](); };
   }
   show();
-  if (data.more && last - call < data.low) ask("more", last + 1);
+  if (want > call) go(want);
+  else if (data.more && last - call < data.low) ask("more", last + 1);
 }
 """
 

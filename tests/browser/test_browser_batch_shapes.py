@@ -3,6 +3,8 @@ draw over each other, on a wide screen or a narrow one, whatever the env's colum
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from app_driver import RUN_TIMEOUT_S, AppView, wait_until
 from interactions import LIVE, batch_press, batch_reveal, batch_step
@@ -152,4 +154,59 @@ def test_the_keyboard_focus_stays_on_the_stepper_control_pressed(view: AppView):
     enter_on("pause")
     wait_until(lambda: view.stepper_button(LIVE, "play").count(), RUN_TIMEOUT_S, "Play")
     assert _focused_call(view) == "play"
+    view.assert_no_exception()
+
+
+def test_rapid_presses_end_at_the_step_count_pressed_and_reset_recovers(view: AppView):
+    """Step once clicked 200 times as fast as the mouse can (no wait between clicks, so many
+    land while the page fetches), then Enter held down on it for 40 repeats: the view ends at
+    exactly the calls pressed, and while presses wait for the page the stepper says why.
+    Reset then starts the run over."""
+    view.goto("batch_shapes?n=4&seed=0")
+    batch_reveal(view)
+    step = view.stepper_button(LIVE, "step")
+    box = step.bounding_box()
+    status = view.widget(LIVE).locator('[role="status"]')
+    said = set()
+    for press in range(200):
+        view.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        if press % 10 == 9:
+            said.add(status.inner_text() if status.count() else "")
+    wait_until(lambda: batch_step(view) == 200, RUN_TIMEOUT_S, "step 200")
+    step.focus()
+    for _ in range(40):
+        view.page.keyboard.down("Enter")  # a key held down: repeated keydowns
+    view.page.keyboard.up("Enter")
+    wait_until(lambda: batch_step(view) == 240, RUN_TIMEOUT_S, "step 240")
+    # What it said while presses waited (if the page answered slower than the presses came).
+    assert all(re.fullmatch(r"|Going to step \d+: .+|Waiting for the server…", t) for t in said)
+    print("stepper status while pressing:", sorted(said))
+    wait_until(lambda: not status.inner_text(), 30, "idle")
+    batch_press(view, "reset", lambda: batch_step(view) == 0, script=True)
+    batch_press(view, "step", lambda: batch_step(view) == 1, script=None)
+    view.assert_no_exception()
+
+
+_WIDE_JS = """() => [...document.querySelectorAll('.bb-call-view, .bb-call-view div')]
+  .filter((box) => ['auto', 'scroll'].includes(getComputedStyle(box).overflowX)
+                   && box.scrollWidth > box.clientWidth + 1)
+  .map((box) => ({tab: box.getAttribute('tabindex'), label: box.getAttribute('aria-label')}))"""
+
+
+@pytest.mark.parametrize("env", ["burgerbot", "cartpole-v1"])
+def test_the_live_views_wide_boxes_scroll_by_keyboard_on_a_phone(view: AppView, env):
+    """At 390 px, every box of the live view whose content is wider than it takes the focus
+    (Tab) and scrolls sideways with the arrow keys."""
+    view.page.set_viewport_size({"width": 390, "height": 800})
+    view.goto("batch_shapes", {"env": env})
+    batch_reveal(view)
+    batch_press(view, "step", lambda: batch_step(view) == 1, script=None)
+    wide = view.page.evaluate(_WIDE_JS)
+    assert wide, "nothing in the live view is wider than a 390 px screen: nothing to check"
+    assert all(box["tab"] == "0" and box["label"] for box in wide), wide
+    first = view.page.locator(".bb-call-view[tabindex='0'], .bb-call-view div[tabindex='0']")
+    first.first.focus()
+    for _ in range(5):
+        view.page.keyboard.press("ArrowRight")
+    assert first.first.evaluate("(box) => box.scrollLeft") > 0
     view.assert_no_exception()
