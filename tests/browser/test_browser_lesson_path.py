@@ -201,6 +201,37 @@ def test_nothing_is_cut_or_spills_sideways_on_a_phone(view: AppView, app_page):
     assert headings_out_of_order(view) == []
 
 
+# Points across a keyed widget's control (scrolled into view), and whether what the browser
+# finds at each (what a tap there would hit) belongs to that widget.
+_HIT_JS = """([key, selector]) => {
+  const widget = document.querySelector(`.st-key-${key}`);
+  const control = widget && widget.querySelector(selector);
+  if (!control) return null;
+  control.scrollIntoView({block: 'center'});
+  const box = control.getBoundingClientRect();
+  return [0.1, 0.5, 0.9].map((at) => widget.contains(document.elementFromPoint(
+    box.left + box.width * at, box.top + box.height / 2)));
+}"""
+
+
+@pytest.mark.parametrize("width", [390, 640])
+def test_small_screens_reach_the_controls_that_a_probe_found_covered(view: AppView, width):
+    """At 390 and 640 px: From batches to training data's mode can be set to SAME_STEP, and
+    nothing covers Goal scaling's "Runs of each" slider (a tap on it reaches it; the
+    keyboard moves it)."""
+    view.page.set_viewport_size({"width": width, "height": 844})
+    view.goto("training_data")
+    view.choose("training_data_mode", "SAME_STEP", until=lambda: "SAME_STEP" in view.query()
+                .get("mode", []))  # fmt: skip
+    view.goto("goal_scaling")
+    view.click("goal_scaling_goals_skip", until=lambda: view.has_widget("goal_scaling_runs"))
+    hits = view.page.evaluate(_HIT_JS, ["goal_scaling_runs", '[data-testid="stSlider"]'])
+    assert hits == [True, True, True], width
+    view.set_slider("goal_scaling_runs", 2)  # the third choice (counting from 0): 100 runs
+    assert view.query().get("runs") == ["100"]
+    view.assert_no_exception()
+
+
 # Past every limit at once: the pages then explain the limits they applied.
 OVER_THE_LIMITS = {"n": 1_000_000, "steps": 10**10, "seeds": 10_000}
 
