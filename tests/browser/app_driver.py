@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import itertools
 import json
 import os
 import time
@@ -262,6 +263,10 @@ class AppView:
     def cut_text(self) -> list[str]:
         """Every text in the main area a learner sees cut (see `_CUT_TEXT_JS`)."""
         return self.page.evaluate(_CUT_TEXT_JS)
+
+    def headings_out_of_order(self) -> list[str]:
+        """Each place the main area's headings do not go in order (`skipped_heading_levels`)."""
+        return skipped_heading_levels([tuple(h) for h in self.page.evaluate(_HEADINGS_JS)])
 
     def sideways_overflow(self) -> int:
         """How many pixels the page is wider than the window (0: no sideways scrolling)."""
@@ -542,3 +547,21 @@ def _contrast(node: dict) -> str:
     if not isinstance(data, dict) or "contrastRatio" not in data:
         return ""
     return f" @ {data['contrastRatio']}:1 {data.get('fgColor')} on {data.get('bgColor')}"
+
+
+# The main area's headings in document order, each as [level, text] (h1 -> 1).
+_HEADINGS_JS = """() => Array.from(
+    document.querySelectorAll('[data-testid="stMain"] :is(h1, h2, h3, h4, h5, h6)'),
+    h => [Number(h.tagName[1]), h.innerText.trim()])"""
+
+
+def skipped_heading_levels(headings: list[tuple[int, str]]) -> list[str]:
+    """Each place the headings do not go in order (axe's heading-order): the first is not
+    an h1, or a heading goes more than one level below the one before it."""
+    found = []
+    if headings and headings[0][0] != 1:
+        found.append(f"starts at h{headings[0][0]} {headings[0][1]!r}")
+    for (before, _), (level, text) in itertools.pairwise(headings):
+        if level > before + 1:
+            found.append(f"h{before} then h{level} {text!r}")
+    return found

@@ -1,7 +1,8 @@
 """The lesson path as a beginner walks it in Chromium (issues 21 and 36): about 30 minutes of
 reading (words per page within its budget once revealed and with everything open), no page
 taller than about two screens before the learner opens anything, each term taught before a
-page of the path uses it, and nothing cut off or spilling sideways at 1280 and 390 px.
+page of the path uses it. (Nothing cut off or spilling sideways at 1280 and 390 px, headings
+in order: `test_browser_pages`, on every page.)
 
 The figures (words and height per page) go to `test-artifacts/browser-report.json` and are
 printed, so a closing note can quote them.
@@ -9,12 +10,11 @@ printed, so a closing note can quote them.
 
 from __future__ import annotations
 
-import itertools
 import re
 from pathlib import Path
 
 import pytest
-from app_driver import AppView, planned_pages
+from app_driver import AppView, planned_pages, skipped_heading_levels
 from interactions import MAIN_INTERACTIONS
 from learner_text import internals
 
@@ -148,24 +148,6 @@ def test_an_earlier_page_showing_a_goal_count_gives_goal_scaling_away():
     assert given_away_earlier([("why_batches", "a goal pays +50"), ("goal_scaling", "")]) == []
 
 
-# The main area's headings in document order, each as [level, text] (h1 -> 1).
-_HEADINGS_JS = """() => Array.from(
-    document.querySelectorAll('[data-testid="stMain"] :is(h1, h2, h3, h4, h5, h6)'),
-    h => [Number(h.tagName[1]), h.innerText.trim()])"""
-
-
-def skipped_heading_levels(headings: list[tuple[int, str]]) -> list[str]:
-    """Each place the headings do not go in order (axe's heading-order): the first is not
-    an h1, or a heading goes more than one level below the one before it."""
-    found = []
-    if headings and headings[0][0] != 1:
-        found.append(f"starts at h{headings[0][0]} {headings[0][1]!r}")
-    for (before, _), (level, text) in itertools.pairwise(headings):
-        if level > before + 1:
-            found.append(f"h{before} then h{level} {text!r}")
-    return found
-
-
 def test_a_heading_two_levels_below_the_one_before_it_is_out_of_order():
     assert skipped_heading_levels([]) == []
     in_order = [(1, "Page"), (2, "Section"), (3, "Part"), (3, "Part"), (2, "Key takeaways")]
@@ -177,28 +159,6 @@ def test_a_heading_two_levels_below_the_one_before_it_is_out_of_order():
         "starts at h2 'Section'",
         "h2 then h4 'Deep'",
     ]
-
-
-def headings_out_of_order(view: AppView) -> list[str]:
-    return skipped_heading_levels([tuple(h) for h in view.page.evaluate(_HEADINGS_JS)])
-
-
-@pytest.mark.parametrize("app_page", PAGES, ids=[page.stem for page in PAGES])
-def test_nothing_is_cut_or_spills_sideways_on_a_phone(view: AppView, app_page):
-    """At 390 px (a phone) on first load and once every prediction is revealed; the headings
-    go in order then too. The wide screen is checked by test_browser_pages, on first load and
-    after the main interaction."""
-    view.page.set_viewport_size({"width": 390, "height": 844})
-    view.goto(app_page.url_path)
-    view.assert_no_exception()
-    assert view.sideways_overflow() <= 0
-    assert view.cut_text() == []
-    assert headings_out_of_order(view) == []
-    view.reveal()
-    view.assert_no_exception()
-    assert view.sideways_overflow() <= 0
-    assert view.cut_text() == []
-    assert headings_out_of_order(view) == []
 
 
 # Points across a keyed widget's control (scrolled into view), and whether what the browser
