@@ -264,6 +264,18 @@ class AppView:
         """Every text in the main area a learner sees cut (see `_CUT_TEXT_JS`)."""
         return self.page.evaluate(_CUT_TEXT_JS)
 
+    def focused(self) -> tuple[str, str] | None:
+        """The Streamlit key of the element holding the keyboard's focus, and its text."""
+        found = self.page.evaluate(
+            """() => {
+                const element = document.activeElement;
+                const keyed = element && element.closest('[class*="st-key-"]');
+                if (!keyed) return null;
+                return [keyed.className.match(/st-key-(\\S+)/)[1], element.innerText.trim()];
+            }"""
+        )
+        return None if found is None else (found[0], found[1])
+
     def headings_out_of_order(self) -> list[str]:
         """Each place the main area's headings do not go in order (`skipped_heading_levels`)."""
         return skipped_heading_levels([tuple(h) for h in self.page.evaluate(_HEADINGS_JS)])

@@ -1,7 +1,8 @@
 """Predict, then reveal, in Chromium (issue 21): for every prediction of every page, the
 page's visible text before "Lock in" holds none of the facts that decide the answer (the
 prediction's own box aside: its options are the candidate answers); after locking in, the
-verdict is there and so are those facts.
+verdict is there and so are those facts. The first is locked in by keyboard: the focus stays
+on its button, the sidebar counts it (issue 38).
 
 The deciding facts of each prediction are the live run's answer as the verdict states it,
 and, where that answer is a common word ("Sync", "yes"), the figures it rests on, listed in
@@ -43,6 +44,24 @@ RUN_AFTER_LOCK_IN = {
 PREDICTION_BOX = '[class*="st-key-prediction_"]'
 
 
+def locked_in_by_keyboard(view: AppView, box, lock, pid: str) -> None:
+    """Enter on Lock in: the answer locks in, the keyboard's focus stays on the button (now
+    "Change it"), the sidebar counts the prediction, and the page says whether it was right
+    exactly when the sidebar counts it as checked."""
+    assert "Predict first" in box.inner_text()
+    assert lock.is_enabled()
+    lock.focus()
+    view.act(lambda: view.page.keyboard.press("Enter"))
+    view.assert_no_exception()
+    assert "Locked in:" in box.inner_text()
+    assert view.focused() == (f"{pid}_lock", "Change it")
+    score = view.page.locator('[data-testid="stSidebar"]').inner_text()
+    assert re.search(r"Predictions: 1 made, [01] of [01] checked right", score), score
+    text = view.main_text()
+    checked = "of 1 checked right" in score
+    assert checked == ("Your prediction was right" in text or "You predicted" in text), score
+
+
 def _outside_predictions(view: AppView) -> str:
     """The main area's visible text without the prediction boxes (their options)."""
     text = view.main_text()
@@ -68,10 +87,13 @@ def _verdicts(view: AppView) -> list[tuple[str | None, str | None]]:
 
 @pytest.mark.parametrize("app_page", PAGES, ids=[page.stem for page in PAGES])
 def test_no_prediction_gives_its_answer_away_before_lock_in(view: AppView, app_page):
-    """Every prediction of the page is answered (its first option), then each verdict's
-    deciding facts are looked for in the text the page showed before any lock-in."""
+    """Every prediction of the page is answered (its first option; the first locked in by
+    keyboard), then each verdict's deciding facts are looked for in the text the page showed
+    before any lock-in."""
     view.goto(app_page.url_path)
     view.assert_no_exception()
+    sidebar = view.page.locator('[data-testid="stSidebar"]')
+    assert "Predictions: none yet" in sidebar.inner_text()
     boxes = view.page.locator(PREDICTION_BOX)
     assert boxes.count(), f"{app_page.file} asks for no prediction"
     before = _outside_predictions(view)
@@ -89,7 +111,11 @@ def test_no_prediction_gives_its_answer_away_before_lock_in(view: AppView, app_p
         option = box.locator('[role="radiogroup"] label').first
         choices.append(option.inner_text().strip())
         view.act(option.click)
-        view.act(box.get_by_role("button", name="Lock in").click)
+        lock = box.get_by_role("button", name="Lock in")
+        if index:
+            view.act(lock.click)
+        else:  # the first by keyboard, as `locked_in_by_keyboard` checks
+            locked_in_by_keyboard(view, box, lock, pids[0])
         view.assert_no_exception()
     if app_page.stem in RUN_AFTER_LOCK_IN:
         view.click(RUN_AFTER_LOCK_IN[app_page.stem])
