@@ -7,6 +7,7 @@ import inspect
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from typing import cast
 
 __all__ = ["CAPS", "Caps", "caps_table", "load_caps"]
 
@@ -106,11 +107,16 @@ def load_caps(environ: Mapping[str, str] | None = None) -> tuple[Caps, list[str]
 
 def caps_table() -> str:
     """The caps as Markdown table rows (variable, default, what it limits), for the README."""
-    (cls,) = ast.parse(inspect.getsource(Caps)).body
+    # The source of one class: its module holds that one statement.
+    (cls,) = cast(list[ast.ClassDef], ast.parse(inspect.getsource(Caps)).body)
     docs = {
         node.target.id: " ".join(following.value.value.split())
         for node, following in zip(cls.body, cls.body[1:], strict=False)
-        if isinstance(node, ast.AnnAssign) and isinstance(following, ast.Expr)
+        if isinstance(node, ast.AnnAssign)
+        and isinstance(node.target, ast.Name)
+        and isinstance(following, ast.Expr)
+        and isinstance(following.value, ast.Constant)
+        and isinstance(following.value.value, str)
     }
     return "\n".join(
         f"| `BURGERBOT_{f.name.upper()}` | {f.default:,} | {docs[f.name]} |" for f in fields(Caps)

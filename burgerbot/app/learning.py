@@ -18,7 +18,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import altair as alt
 import pandas as pd
@@ -254,7 +254,7 @@ def fragment_block(code: str, *, of: str) -> None:
 
 def lazy_expander(
     label: str,
-    draw: Callable[[], None],
+    draw: Callable[[], object],
     *,
     key: str | None = None,
     icon: str | None = None,
@@ -280,7 +280,7 @@ def _expander_key(label: str) -> str:
 
 @st.fragment
 def _lazy_expander(
-    label: str, draw: Callable[[], None], key: str, icon: str | None, expanded: bool
+    label: str, draw: Callable[[], object], key: str, icon: str | None, expanded: bool
 ) -> None:
     keep_state(key)
     box = st.expander(label, expanded=expanded, key=key, icon=icon, on_change="rerun")
@@ -332,7 +332,7 @@ def chart_with_table(
     caption: str | None = None,
     key: str | None = None,
     chart_data: Any = None,
-    width: str = "stretch",
+    width: Literal["stretch", "content"] = "stretch",
 ) -> None:
     """``chart`` with its data as a table one click away (an expander under it), for screen
     readers too.

@@ -97,7 +97,7 @@ class Measured:
         cores = f"{self.cores} core{'s' * (self.cores != 1)}"
         where = f"on this server ({self.host}, {cores}) at {clock} UTC"
         mine = visit is not None and bool(self.by) and self.by == visit.visitor
-        if mine and self.at >= visit.started:
+        if mine and visit is not None and self.at >= visit.started:
             when = f"just now, started by your visit, {where}"
         else:
             age = age_text(max(0.0, (now - self.at).total_seconds()))

@@ -75,7 +75,7 @@ class CapturedError:
     @classmethod
     def from_exception(cls, error: BaseException) -> CapturedError:
         """Describe ``error`` from its traceback, leaving out this module's own frames."""
-        frames = traceback.extract_tb(error.__traceback__)
+        frames: list[traceback.FrameSummary] = traceback.extract_tb(error.__traceback__)
         # Drop run_script's own frame: the path starts in the script.
         frames = [f for f in frames if f.filename != __file__] or frames
         path = tuple(f"script line {f.lineno}" if _in_script(f) else _compact(f) for f in frames)

@@ -569,10 +569,10 @@ def close_abandoned_slots(grace_seconds: float, now: float | None = None) -> int
     """
     now = time.monotonic() if now is None else now
     with _REGISTRY_LOCK:
-        slots = [slot for slot in _REGISTRY if slot.connected is not None]
+        watched = [(slot, slot.connected) for slot in _REGISTRY if slot.connected is not None]
     closed = 0
-    for slot in slots:
-        if slot.connected():
+    for slot, connected in watched:
+        if connected():
             slot.gone_since = None
             continue
         if slot.gone_since is None:
@@ -621,7 +621,7 @@ def shut_down_expired_sessions() -> int:
         if not Runtime.exists():
             return 0
         runtime = Runtime.instance()
-        manager = runtime._session_mgr
+        manager: Any = runtime._session_mgr  # private attributes of its concrete class
         lock = manager._storage_lock
         storage = manager._session_storage._cache
         loop = runtime._get_async_objs().eventloop

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -173,7 +174,8 @@ def _medians(every: pd.DataFrame, backends: list[str]) -> pd.DataFrame:
     rows = []
     for backend in backends:
         mine = every[every["backend"] == backend]
-        for n, group in mine.groupby("num_envs", sort=True):
+        for key, group in mine.groupby("num_envs", sort=True):
+            n = cast(int, key)  # a NUM_ENVS, an int
             first = group.iloc[0]
             row = {
                 "backend": backend,
@@ -284,7 +286,8 @@ def call_costs(frame: pd.DataFrame) -> list[CallCost]:
     per_call = frame.assign(call_s=frame["step_s"] / frame["steps"])
     table = per_call.pivot_table(index="num_envs", columns="backend", values="call_s")
     costs = []
-    for n, row in table.iterrows():
+    for label, row in table.iterrows():
+        n = cast(int, label)  # the table's index: NUM_ENVS, an int
         if pd.notna(row.get("sync")) and pd.notna(row.get("async")):
             native = row.get("native")
             costs.append(

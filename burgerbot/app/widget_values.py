@@ -51,8 +51,8 @@ def guard() -> None:
             # at the next run's start (it is not kept as the widget's last value).
             raise KeyError(key) from None
 
-    guarded._burgerbot_guard = True  # type: ignore[attr-defined]
-    WStates.__getitem__ = guarded  # type: ignore[method-assign]
+    guarded._burgerbot_guard = True  # type: ignore[attr-defined]  # a mark on our own wrapper
+    WStates.__getitem__ = guarded  # type: ignore[method-assign]  # the guard's one patch
 
 
 def dropped() -> list[str]:

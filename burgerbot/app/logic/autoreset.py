@@ -7,7 +7,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import altair as alt
 import numpy as np
@@ -310,11 +310,11 @@ def ending_calls(frame: pd.DataFrame) -> EndingCalls:
     if len(ends):
         first, next_row = int(ends[0]), int(after[0])
         example = {
-            "env": int(frame["env"].iat[first]),
-            "step": int(frame["step"].iat[first]),
+            "env": int(frame["env"].iloc[first]),
+            "step": int(frame["step"].iloc[first]),
             "obs": obs_text(obs[first]),
             "reward": float(rewards[first]),
-            "next action": int(frame["action"].iat[next_row]),
+            "next action": int(frame["action"].iloc[next_row]),
             "next obs": obs_text(obs[next_row]),
             "next reward": float(rewards[next_row]),
         }
@@ -464,10 +464,11 @@ def timeline_cells(
         "reset step",
         np.where(cells["episode"] % 2 == 0, "episodes 0, 2, 4, …", "episodes 1, 3, 5, …"),
     )
-    cells["end"] = np.where(ended, cells["event"].astype(str), None)
+    cells["end"] = np.where(ended, cells["event"].astype(str), np.array(None))
     resets = is_reset if mode == "NEXT_STEP" else ended
-    cells["reset"] = np.where(resets, RESET_MARKERS[mode], None)
-    cells["note"] = [_row_note(row, mode) for row in cells.to_dict("records")]
+    cells["reset"] = np.where(resets, RESET_MARKERS[mode], np.array(None))
+    records = cast(list[dict[str, Any]], cells.to_dict("records"))  # columns named by str
+    cells["note"] = [_row_note(row, mode) for row in records]
     cells["event"] = cells["event"].astype(str)
     return cells[_CELL_COLUMNS].reset_index(drop=True), shown_steps
 
@@ -669,7 +670,8 @@ def episode_timeline(
     # Streamlit fits the whole chart (legends and axis too) into the spec's height.
     # fit-x: the width fits the page; the height is the rows', and the legends and axis come
     # on top (Streamlit's default "fit" would squeeze the rows into the height).
-    return alt.layer(*layers).properties(
+    # `alt.layer` makes a FacetChart only of layers sharing a row, column or facet encoding.
+    return cast(alt.LayerChart, alt.layer(*layers)).properties(
         description=(
             "Episode timeline: one row per env (y), one cell per step() call (x). Episodes "
             "alternate sky-blue cells with solid outlines and yellow cells with dashed ones"
@@ -712,7 +714,10 @@ def call_title(step: int) -> str:
     return "Latest call: reset" if step == 0 else f"Latest call: step {step} since the reset"
 
 
-_HIT_WORDS = {"edge": "drove into the grid's edge", "obstacle": "hit an obstacle"}
+_HIT_WORDS: dict[str | None, str] = {
+    "edge": "drove into the grid's edge",
+    "obstacle": "hit an obstacle",
+}
 """A hit, in words, by what the robot drove into (`world.blocked_by`)."""
 
 
@@ -912,7 +917,8 @@ def episode_ends(frame: pd.DataFrame, mode: str) -> pd.DataFrame:
     observations = frame[list(OBS_COLUMNS)].to_numpy()
     positions = np.flatnonzero((frame["terminated"] | frame["truncated"]).to_numpy())
     rows = []
-    for position, row in zip(positions, frame.iloc[positions].to_dict("records"), strict=True):
+    records = cast(list[dict[str, Any]], frame.iloc[positions].to_dict("records"))
+    for position, row in zip(positions, records, strict=True):
         step, env = int(row["step"]), int(row["env"])
         final = obs_text(row[name] for name in FINAL_COLUMNS)
         # Plain text: a table cell shows no Markdown.

@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import gymnasium as gym
 import numpy as np
@@ -366,7 +366,7 @@ class BatchRun:
             self.reset()
         if number > self.steps:
             self.step(number - self.steps)
-        return self.latest
+        return cast(BatchCall, self.latest)  # `reset` or `step` has just shown a call
 
     def take_ahead(self, count: int) -> list[BatchCall]:
         """Take steps now, without showing them, until ``count`` calls wait ahead: the calls
@@ -413,7 +413,8 @@ def _own_infos(envs: VectorEnv, infos: Mapping[str, Any]) -> tuple[dict[str, Any
     if not any(_may_cut(key, value) for key, value in infos.items()):
         return None
     try:
-        return tuple(dict(info) for info in envs.get_attr("latest_info"))
+        get_attr = envs.get_attr  # type: ignore[attr-defined]  # Sync and Async envs only
+        return tuple(dict(info) for info in get_attr("latest_info"))
     except AttributeError:  # not built by `build_vector_env` with an InfoRecorder
         return None
 
@@ -653,12 +654,12 @@ def array_summary(call: BatchCall) -> pd.DataFrame:
     enough for a phone: the axes are named, not explained)."""
     observation_axes = "env" if call.observations.ndim == 1 else "env, number"
     arrays = [("observations", call.observations, observation_axes)]
-    if call.actions is not None:
+    if call.actions is not None:  # a step call: its rewards and flags are arrays too
         arrays += [
             ("actions (sent)", call.actions, "env"),
-            ("rewards", call.rewards, "env"),
-            ("terminated", call.terminated, "env"),
-            ("truncated", call.truncated, "env"),
+            ("rewards", cast(np.ndarray, call.rewards), "env"),
+            ("terminated", cast(np.ndarray, call.terminated), "env"),
+            ("truncated", cast(np.ndarray, call.truncated), "env"),
         ]
     return pd.DataFrame(
         [
@@ -679,10 +680,10 @@ def history_rows(run: BatchRun) -> list[dict[str, Any]]:
             "call": "reset(seed=...)" if call.kind == "reset" else f"step #{call.number}",
             "observations shape": str(call.observations.shape),
         }
-        if call.rewards is not None:
+        if call.rewards is not None:  # a step call: its flags are arrays too
             row["reward total"] = float(np.sum(call.rewards))
-            row["terminated"] = int(np.sum(call.terminated))
-            row["truncated"] = int(np.sum(call.truncated))
+            row["terminated"] = int(np.sum(cast(np.ndarray, call.terminated)))
+            row["truncated"] = int(np.sum(cast(np.ndarray, call.truncated)))
         rows.append(row)
     return rows
 
@@ -1160,6 +1161,7 @@ def cell_count_grid(cells: pd.DataFrame, title: str, name: str) -> str:
     parts += [f'<div style="{base}">{c}</div>' for c in range(size)]
     for r in range(size):
         parts.append(f'<div style="{base}">{r}</div>')
+        cell: Any  # a row from itertuples: its fields are the columns (`cell.count` too)
         for cell in cells[cells["row"] == r].sort_values("col").itertuples(index=False):
             count, kind = int(cell.count), str(cell.kind)
             if kind in _BLOCKED_KINDS:

@@ -10,7 +10,7 @@ waiting.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import altair as alt
 import pandas as pd
@@ -65,7 +65,7 @@ def resolve_settings(values: Mapping[str, Any]) -> tuple[TimingSettings, list[st
     if not sizes:
         sizes = SPECS[0].default
         notes.append("Pick at least one NUM_ENVS value: using the default list.")
-    kind = values.get("kind") if values.get("kind") in WORK_KINDS else "busy"
+    kind = values["kind"] if values.get("kind") in WORK_KINDS else "busy"
     settings = TimingSettings(sizes, int(values["steps"]), int(values["work_us"]), kind)
     return settings, notes
 
@@ -153,7 +153,8 @@ def speedups(frame: pd.DataFrame, cores: int, kind: str) -> pd.DataFrame:
     """
     table = frame.pivot_table(index="num_envs", columns="backend", values="step_s")
     rows = []
-    for n, row in table.iterrows():
+    for label, row in table.iterrows():
+        n = cast(int, label)  # the table's index: NUM_ENVS, an int
         if pd.isna(row.get("sync")) or pd.isna(row.get("async")):
             continue
         ceiling = n if kind == "sleep" else min(n, max(1, cores))
@@ -242,7 +243,7 @@ def speedup_text(sweep: pd.DataFrame, work_us: int, work_kind: str, cores: int) 
         if winning
         else "Async did not clearly beat Sync at any NUM_ENVS: raise the cost per step."
     )
-    best = int(ups.loc[ups["speedup"].idxmax(), "num_envs"])
+    best = int(ups["num_envs"].iloc[ups["speedup"].argmax()])  # N of the largest speed-up
     fast, slow = step_rates(sweep, "async", best), step_rates(sweep, "sync", best)
     largest = f"{ups['speedup'].max():.2f}× at NUM_ENVS {best}"
     spread = f"{min(fast) / max(slow):.2f}× to {max(fast) / min(slow):.2f}× over the rounds"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import altair as alt
 import numpy as np
@@ -323,7 +323,8 @@ def finished_episodes_chart(counts: pd.DataFrame) -> alt.LayerChart:
             legend=None,
         )
     )
-    return alt.layer(bars, tops).properties(
+    # `alt.layer` makes a FacetChart only of layers sharing a row, column or facet encoding.
+    return cast(alt.LayerChart, alt.layer(bars, tops)).properties(
         description=(
             "Finished episodes (y) of each sub-environment (x), one bar per auto-reset mode "
             "side by side: NEXT_STEP bars have a solid outline and a circle on top, SAME_STEP "

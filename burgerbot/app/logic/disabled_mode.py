@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -15,6 +15,7 @@ from burgerbot import world
 from burgerbot.app.caps import CAPS
 from burgerbot.app.settings import IntSetting, parse_values
 from burgerbot.checks import MAX_SEED
+from burgerbot.env import BurgerBotEnv
 from burgerbot.experiments import random_actions, rollout
 from burgerbot.factories import burgerbot_factory
 from burgerbot.vector import BurgerBotVectorEnv
@@ -130,7 +131,8 @@ def _disabled_sync(num_envs: int) -> SyncVectorEnv:
 
 def _episode_steps(envs: SyncVectorEnv) -> list[int]:
     """Each BurgerBot's step count in its current episode (it grows on every real step)."""
-    return [env.unwrapped._steps for env in envs.envs]
+    # `burgerbot_factory`'s envs: each unwraps to a BurgerBotEnv.
+    return [cast(BurgerBotEnv, env.unwrapped)._steps for env in envs.envs]
 
 
 def _try_step(envs: Any, actions: np.ndarray) -> str | None:

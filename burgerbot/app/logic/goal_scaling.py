@@ -9,7 +9,7 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import altair as alt
 import numpy as np
@@ -151,7 +151,8 @@ def run_lesson(seed: int = 0, backend: str = "sync") -> LessonRun:
 
 def lesson_odds() -> tuple[GoalOdds, GoalOdds]:
     """The lesson's runs (500 calls with 4 envs, with 8), exact from `burgerbot.random_agent`."""
-    return tuple(goal_odds(LESSON_STEPS, n) for n in LESSON_NUM_ENVS)
+    four, eight = LESSON_NUM_ENVS
+    return goal_odds(LESSON_STEPS, four), goal_odds(LESSON_STEPS, eight)
 
 
 def check_explanation(run: LessonRun) -> str:
@@ -354,7 +355,8 @@ def repeat_verdict(summary: pd.DataFrame) -> tuple[bool, str]:
     Shown when the 95% intervals of the mean goals per run at 4 and 8 envs lie apart.
     """
     rows = summary.set_index("num_envs")
-    four, eight = (rows.loc[n] for n in LESSON_NUM_ENVS)
+    # One row per NUM_ENVS (`repeat_summary`): each is a row, not a frame.
+    four, eight = (cast(pd.Series, rows.loc[n]) for n in LESSON_NUM_ENVS)
     runs = int(four["runs"])
     exact = eight["expected_goals"] / four["expected_goals"]
     if four["high"] < eight["low"]:
@@ -392,7 +394,8 @@ def repeat_chart(summary: pd.DataFrame) -> alt.LayerChart:
         x="mean_goals:Q"
     )
     exact = base.mark_tick(thickness=3, size=30, color=OKABE_ITO[3]).encode(x="expected_goals:Q")
-    return alt.layer(interval, exact, mean).properties(
+    # `alt.layer` makes a FacetChart only of layers sharing a row, column or facet encoding.
+    return cast(alt.LayerChart, alt.layer(interval, exact, mean)).properties(
         height=150,
         description=(
             "Goals per run (x) for 4 and 8 envs (y): black diamonds are the mean, black bars "

@@ -9,7 +9,7 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 import altair as alt
 import numpy as np
@@ -483,7 +483,8 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
     ``expected_episodes`` too (`burgerbot.random_agent.expected_episodes`).
     """
     rows = []
-    for n, group in frame.groupby("num_envs", sort=True):
+    for key, group in frame.groupby("num_envs", sort=True):
+        n = cast(int, key)  # a NUM_ENVS, an int
         runs = len(group)
         env_steps = float(group["env_steps"].mean())
         goals = int(group["goals"].sum())
@@ -740,8 +741,9 @@ def _total_budget_lead(summary: pd.DataFrame) -> str:
     )
     if len(rows) < 2:
         return text
-    top = rows.loc[rows["expected_goals"].idxmax()]
-    bottom = rows.loc[rows["expected_goals"].idxmin()]
+    # By position: `idxmax` is the label at `argmax`, and the summary's labels are unique.
+    top = rows.iloc[rows["expected_goals"].argmax()]
+    bottom = rows.iloc[rows["expected_goals"].argmin()]
     high, low = float(top["expected_goals"]), float(bottom["expected_goals"])
     where = (
         f"{high:.3g} at NUM_ENVS {int(top['num_envs'])} ({int(top['calls']):,} steps per env) "
@@ -937,7 +939,8 @@ def _panel(
             tooltip=summary_tooltip,
         )
     )
-    return alt.layer(expected, runs, interval, mean).properties(
+    # `alt.layer` makes a FacetChart only of layers sharing a row, column or facet encoding.
+    return cast(alt.LayerChart, alt.layer(expected, runs, interval, mean)).properties(
         description=(
             f"{METRIC_TITLES[metric]} (y{', log scale' if log_y else ''}) against NUM_ENVS "
             "(x, log scale): orange circles are the runs (bigger: more runs gave that count), "
@@ -1075,7 +1078,9 @@ def speed_reading(sync: pd.DataFrame, native: pd.DataFrame, *, interleaved: bool
             verdicts.append("one")
             parts.append(f"NUM_ENVS {n}: {float(ratios.iloc[0]):,.1f}× (one run)")
             continue
-        result = compare_timings(1 / group["seconds_native"], 1 / group["seconds_sync"])
+        result = compare_timings(
+            (1 / group["seconds_native"]).tolist(), (1 / group["seconds_sync"]).tolist()
+        )
         verdicts.append(result.verdict)
         spread = f"(runs {ratios.min():,.1f}× to {ratios.max():,.1f}×)"
         if result.verdict == "similar":

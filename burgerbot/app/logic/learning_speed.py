@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
+from typing import Any, SupportsInt, cast
 
 import altair as alt
 import numpy as np
@@ -363,7 +363,7 @@ def order_text(summary: pd.DataFrame) -> str | None:
     return f"Medians of the env-steps needed: {listed}: {trend}."
 
 
-def _finite(values: Sequence[float]) -> list[float]:
+def _finite(values: Iterable[float]) -> list[float]:
     return [float(v) for v in values if 0 < float(v) < math.inf]
 
 
@@ -463,7 +463,7 @@ def _clock_text(per_run: pd.DataFrame, n_small: int, n_large: int) -> str:
 def env_steps_per_s(per_run: pd.DataFrame) -> dict[int, list[float]]:
     """Each NUM_ENVS's env-steps per second, one figure per seed (`training.runs_frame`)."""
     return {
-        int(n): [float(x) for x in group["env_steps_per_s"]]
+        int(cast(SupportsInt, n)): [float(x) for x in group["env_steps_per_s"]]
         for n, group in per_run.groupby("num_envs", sort=True)
     }
 

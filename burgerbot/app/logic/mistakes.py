@@ -133,7 +133,7 @@ def takeaways(issues: Mapping[str, Mapping[str, ScriptRun]]) -> list[str]:
     scalar_error = scalar["wrong"].error if scalar else None
     return [
         "A vector env wants zero-argument functions: `make_env(seed)`, not `make_env`"
-        + (f" (here: {factory_outcome(factory['wrong'])})." if factory_error else "."),
+        + (f" (here: {factory_outcome(factory['wrong'])})." if factory and factory_error else "."),
         "A scalar observation stacks to shape `(N,)`, so `obs[:, 0]` "
         + (f"raised {scalar_error.type}" if scalar_error else "fails")
         + ": reshape to `(N, 1)`, or write the code for `(N,)`.",

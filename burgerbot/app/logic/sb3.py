@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -238,8 +238,9 @@ def side_by_side(
         for t, step_actions in enumerate(actions, start=1):
             sb3_obs = sb3_rewards = dones = None
             if sb3_envs is not None:
-                sb3_obs, sb3_rewards, dones, infos = sb3_envs.step(step_actions)
-                last = [info.get("terminal_observation") for info in infos]
+                sb3_obs, sb3_rewards, dones, sb3_infos = sb3_envs.step(step_actions)
+                sb3_obs = cast(np.ndarray, sb3_obs)  # BurgerBot's observations: one Box
+                last = [info.get("terminal_observation") for info in sb3_infos]
                 records += _records(
                     SB3, t, step_actions, sb3_obs, sb3_rewards, dones, last, np.zeros_like(dones)
                 )
@@ -407,9 +408,10 @@ def takeaways(
     else:
         n_envs, vector = calls["n_envs"], calls["gymnasium_vector"]
         said = [
-            f"`PPO(..., n_envs=4)` {'raised ' + n_envs.error.type if n_envs.raised else 'ran'}",
+            f"`PPO(..., n_envs=4)` "
+            f"{'raised ' + n_envs.error.type if n_envs.error is not None else 'ran'}",
             "a Gymnasium `SyncVectorEnv` "
-            + (f"raised {vector.error.type}" if vector.raised else "was accepted"),
+            + (f"raised {vector.error.type}" if vector.error is not None else "was accepted"),
         ]
         bullets.append(f"On stable-baselines3 {version}: {' and '.join(said)}{when}.")
         values = printed(calls["fixed"].output)

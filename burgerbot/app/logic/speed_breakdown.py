@@ -8,6 +8,8 @@ the slowest of the repeats (the spread), so its wording follows the data either 
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import altair as alt
 import pandas as pd
 
@@ -260,7 +262,7 @@ def speed_takeaways(speeds: Speeds) -> list[str]:
     n = PREDICTION_N
     sync, plain = speeds.rate("sync", n), speeds.rate("plain")
     sync_policy, plain_policy = speeds.rate("sync", n, True), speeds.rate("plain", 1, True)
-    forwards = speeds.forwards
+    forwards = cast(pd.DataFrame, speeds.forwards)  # `measure_speeds` always measures them
     largest = int(forwards["batch_size"].iloc[-1])
     verdict = {
         "slower": "batching alone does not speed up a world this cheap",
@@ -440,7 +442,7 @@ def forward_chart(frame: pd.DataFrame) -> alt.LayerChart:
     """
     values = sorted(int(n) for n in frame["batch_size"].unique())
     series = list(dict.fromkeys(frame["series"]))
-    encoding = {
+    encoding: dict[str, Any] = {
         "x": _x(values, "batch_size", "observations per forward pass (log scale)"),
         "y": alt.Y(
             # Short: a rotated title longer than the plot makes Vega's "fit" shrink the plot.

@@ -18,6 +18,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from multiprocessing.reduction import ForkingPickler
+from typing import SupportsInt, cast
 
 import numpy as np
 import pandas as pd
@@ -214,8 +215,11 @@ def extra_per_env_rounds(frame: pd.DataFrame, num_envs: int) -> list[float]:
     rows = frame[frame["num_envs"] == num_envs].set_index("backend")
     if not {"sync", "async"} <= set(rows.index) or "step_s_rounds" not in rows.columns:
         return []
-    steps = int(rows.loc["sync", "steps"])
-    pairs = zip(rows.loc["async", "step_s_rounds"], rows.loc["sync", "step_s_rounds"], strict=True)
+    steps = int(cast(SupportsInt, rows.loc["sync", "steps"]))
+    # Each row's seconds per round, a list (`timing._medians`).
+    async_rounds = cast(list[float], rows.loc["async", "step_s_rounds"])
+    sync_rounds = cast(list[float], rows.loc["sync", "step_s_rounds"])
+    pairs = zip(async_rounds, sync_rounds, strict=True)
     return [(a - s) / steps / num_envs for a, s in pairs]
 
 

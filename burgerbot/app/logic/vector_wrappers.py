@@ -14,7 +14,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import altair as alt
 import gymnasium as gym
@@ -373,6 +373,7 @@ def run_loop(loop: str, backend: str, mode: str, num_envs: int, steps: int, seed
     "right" runs on ``backend``; the other two need a factory, so they run on Sync.
     """
     found: list[tuple] = []
+    envs: VectorEnv
     if loop == "right":
         envs = vector_wrappers.RecordEpisodeStatistics(make_vector(backend, mode, num_envs))
         read: Callable = _log_vector
@@ -849,8 +850,8 @@ def takeaway_bullets(table: pd.DataFrame, checks: list[LoopCheck], drift: Evalua
         row = table[(table["wrapper"] == name) & (table["mode"] == mode)].iloc[0]
         return row["verdict"]
 
-    refused = sorted(
-        {row.wrapper for row in table.itertuples() if row.mode == "SAME_STEP"}
+    refused = sorted(  # the wrappers' names: strings
+        cast(set[str], {row.wrapper for row in table.itertuples() if row.mode == "SAME_STEP"})
         & {row.wrapper for row in table.itertuples() if row.verdict == "refused"}
     )
     wrong = table[(table["right"] == "no")]
