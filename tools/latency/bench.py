@@ -248,7 +248,9 @@ def _measure(
     log("Opening Batch shapes ...")
     app_tab.goto(BATCH_PAGE)
     # The batch waits for the page's questions to be answered or skipped: skip them, untimed.
-    skip = app_tab.page.locator('[class*="st-key-batch_shapes_batch_"] button').first
+    skip = app_tab.page.locator('[class*="st-key-batch_shapes_batch_"] button').filter(
+        has_text="Skip, show me"
+    )
     if skip.count():
         app_tab.timed(skip, text="Latest call: reset")
     n = options.clicks
@@ -263,8 +265,11 @@ def _measure(
     titles = dict(pages)
     log("Opening Auto-reset ...")
     bench.switch(AUTORESET_PAGE, titles[AUTORESET_PAGE], None)
-    if app_tab.has_widget(AUTORESET_SKIP_KEY):  # the run appears after the prediction
-        app_tab.timed(app_tab.widget(AUTORESET_SKIP_KEY).locator("button"), text="Latest call")
+    skip = app_tab.page.locator(f".st-key-{AUTORESET_SKIP_KEY} button").filter(
+        has_text="Skip, show me"
+    )
+    if skip.count():  # the run appears after the prediction
+        app_tab.timed(skip, text="Latest call")
     autoreset_entry = None
     if app_tab.has_widget(AUTORESET_STEP_KEY):
         log(f"Step clicks on Auto-reset, {n} measured ...")

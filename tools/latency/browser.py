@@ -81,9 +81,11 @@ WATCH_RESULT_JS = """
          settledAt: window.__benchW.settledAt, runs: window.__stRuns })
 """
 
-# The keys of the prediction skip buttons on the page (`learning.revealed`: key ``<id>_skip``).
+# The keys of the prediction skip buttons on the page that still offer to skip
+# (`learning.revealed`: key ``<id>_skip``; once pressed, the same button offers "Hide the answer").
 SKIP_KEYS_JS = """
 () => [...document.querySelectorAll('[data-testid="stMain"] [class*="st-key-"]')]
+  .filter((e) => e.querySelector("button")?.innerText.trim() === "Skip, show me")
   .flatMap((e) => [...e.classList])
   .filter((c) => c.startsWith("st-key-") && c.endsWith("_skip"))
   .map((c) => c.slice("st-key-".length))
@@ -173,8 +175,9 @@ class Tab:
 
     def skip_predictions(self, limit: int = 10) -> int:
         """Press every "Skip, show me" on the page (a prediction's skip button: its key ends
-        in ``_skip``), one at a time as a learner would, each until its run is drawn; returns
-        how many. A page is then as a learner sees it once its questions are answered."""
+        in ``_skip``; pressed, it says "Hide the answer"), one at a time as a learner would,
+        each until its run is drawn; returns how many. A page is then as a learner sees it
+        once its questions are answered."""
         pressed = 0
         while pressed < limit:
             keys = self.page.evaluate(SKIP_KEYS_JS)
