@@ -42,8 +42,7 @@ def test_page_loads_without_exception(view: AppView, app_page, report):
 
 
 def on_a_phone(view: AppView) -> None:
-    """At 390 px nothing is cut or spills sideways, and the headings go in order (on a page
-    drawn at 1280 px, only what a resize redraws: the page's layout, not its charts)."""
+    """At 390 px nothing is cut or spills sideways, and the headings go in order."""
     view.page.set_viewport_size({"width": 390, "height": 844})
     assert view.sideways_overflow() <= 0
     assert view.cut_text() == []
@@ -69,8 +68,8 @@ def test_main_interaction(view: AppView, app_page, report):
 
 def test_nothing_is_cut_or_spills_sideways_on_a_phone_once_revealed(view: AppView, app_page):
     """At 390 px (a phone) once every prediction is revealed (at load: checked above, after
-    a resize; content drawn at 1280 px is not redrawn for a phone by a resize, so this one
-    loads the page at 390 px)."""
+    a resize). Loaded at 390 px: checked right after a resize, a revealed page's code blocks
+    could still reach past the screen (their layout settles about a second later)."""
     view.page.set_viewport_size({"width": 390, "height": 844})
     view.goto(app_page.url_path)
     view.assert_no_exception()
