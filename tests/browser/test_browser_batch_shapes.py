@@ -4,6 +4,7 @@ draw over each other, on a wide screen or a narrow one, whatever the env's colum
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from app_driver import RUN_TIMEOUT_S, AppView, wait_until
@@ -204,9 +205,16 @@ def test_the_live_views_wide_boxes_scroll_by_keyboard_on_a_phone(view: AppView, 
     wide = view.page.evaluate(_WIDE_JS)
     assert wide, "nothing in the live view is wider than a 390 px screen: nothing to check"
     assert all(box["tab"] == "0" and box["label"] for box in wide), wide
-    first = view.page.locator(".bb-call-view[tabindex='0'], .bb-call-view div[tabindex='0']")
-    first.first.focus()
-    for _ in range(5):
-        view.page.keyboard.press("ArrowRight")
-    assert first.first.evaluate("(box) => box.scrollLeft") > 0
+    box = view.page.locator(".bb-call-view[tabindex='0'], .bb-call-view div[tabindex='0']").first
+
+    def scrolled_by_keyboard() -> bool:
+        # Again until it moves: a rerun arriving late may redraw the view (the focus then
+        # falls to the page), and Chromium scrolls smoothly, over a few frames.
+        box.focus()
+        for _ in range(5):
+            view.page.keyboard.press("ArrowRight")
+        time.sleep(0.3)
+        return box.evaluate("(box) => box.scrollLeft") > 0
+
+    wait_until(scrolled_by_keyboard, 20, "a wide box to scroll with the arrow keys")
     view.assert_no_exception()
